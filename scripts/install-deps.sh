@@ -1,0 +1,26 @@
+#!/bin/sh
+# Installs what gpusvm needs to build and test on Debian 12 / Ubuntu 24.04: the OpenCL loader and
+# headers, PoCL (a CPU OpenCL device for machines without a GPU), zlib, and the test oracle
+# (Debian's libsvm-tools: svm-train/svm-predict). Does nothing when everything is present.
+set -eu
+PKGS="ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd zlib1g-dev libsvm-tools python3 make gcc"
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+    exit 0
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-deps: missing packages:$missing (no apt-get here: install them by hand)" >&2
+    exit 1
+fi
+if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps: missing packages:$missing" >&2
+    echo "install-deps: run as root:  apt-get update && apt-get install -y$missing" >&2
+    exit 1
+fi
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

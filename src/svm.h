@@ -1,0 +1,25 @@
+/* svm.h — training entry point used by gpusvm-train: a problem and parameters in, a LIBSVM model
+ * out, LIBSVM's stdout lines through the log. Dispatches to the device solver. */
+#ifndef GS_SVM_H
+#define GS_SVM_H
+
+#include "data.h"
+#include "log.h"
+#include "model.h"
+#include "ocl.h"
+#include "param.h"
+
+/* Per-phase wall times of one training run (seconds), for --verbose and scripts/bench. */
+typedef struct gs_train_stats {
+    double cluster, setup, update, select, rows, subproblem, transfer, other, total;
+    long iterations, inner_steps;
+    double update_bytes;   /* bytes the row/update kernels read, for achieved bandwidth */
+    double duality_gap;    /* relative duality gap at the end (the paper's criterion) */
+} gs_train_stats;
+
+/* Trains per param (gamma already defaulted by the caller) on an open device.
+ * @return GS_OK with *model filled, or the error */
+gs_status gs_svm_train(gs_ocl *ocl, const gs_problem *prob, const gs_param *param,
+                       const gs_log *log, gs_model *model, gs_train_stats *stats);
+
+#endif
