@@ -1,0 +1,533 @@
+/* solver.cl — device side of the GTSVM working-set solver (binary C-SVC).
+ *
+ * Positions p in [0, NPOS) index the clustered layout (cluster p / WG, row p % WG); padding rows
+ * have y = 0 and never enter a working set. Per outer iteration the host enqueues:
+ *   k_update  : G_t += y_t * sum_u coef_u * K[slot_u][t]  (coef_u = y_u * dalpha_u), alpha writes
+ *   k_hist/k_pick x3 : radix select (11/11/10 bits) of the top-k heuristic keys of two lists:
+ *                      list 0 "up"  = -y G over I_up, list 1 "low" = y G over I_low (SVM-light's
+ *                      rule), excluding the rows kept in the working set; round 0 also reduces the
+ *                      maximal violating pair gap over every row
+ *   k_count/k_scan/k_write : ordered compaction of the selected rows (index order, deterministic)
+ *   k_merge   : puts the picks into the evicted ring slots of the working set
+ *   k_gather_u: copies the new working-set vectors into the dense block U[col][w]
+ *   k_rows    : kernel rows K[slot][t] for the new slots over every row (Algorithm 1's staging)
+ *   k_readback: gap, slot positions, G of the set and the new rows' Gram entries -> one buffer
+ * The host then does a single blocking read, solves the subproblem and starts the next round.
+ *
+ * Tunables (-D): WG (cluster size = work-group size), KTYPE (0 linear, 1 poly, 2 rbf, 3 sigmoid),
+ * WCH (working-set vectors per register block), CCH (columns staged per step), ITEMS (elements per
+ * work-item in the compaction kernels). */
+#ifndef WG
+#define WG 256
+#endif
+#ifndef KTYPE
+#define KTYPE 2
+#endif
+#ifndef WCH
+#define WCH 16
+#endif
+#ifndef CCH
+#define CCH 16
+#endif
+#ifndef ITEMS
+#define ITEMS 16
+#endif
+#define NBINS 2048
+#define EXCLUDED 0u
+
+/* Orderable unsigned image of a float: larger float -> larger uint; 0 is never produced for a
+ * finite value, so it marks "not eligible". */
+inline uint key_of(float f)
+{
+    uint u = as_uint(f);
+    uint k = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+    return k == 0u ? 1u : k;
+}
+
+/* Heuristic keys of row t for both lists; up_v and low_v receive the violation values (or -INF). */
+inline void row_keys(int t, __global const char *y, __global const double *G,
+                     __global const double *alpha, __global const double *cbound,
+                     __global const uchar *in_ws, uint *k_up, uint *k_low, double *up_v, double *low_v)
+{
+    const int yt = y[t];
+    *k_up = EXCLUDED; *k_low = EXCLUDED;
+    *up_v = -INFINITY; *low_v = -INFINITY;
+    if (yt == 0) return;
+    const double a = alpha[t], c = cbound[t], g = G[t];
+    const int up = (yt > 0) ? (a < c) : (a > 0.0);
+    const int low = (yt > 0) ? (a > 0.0) : (a < c);
+    const double yg = yt > 0 ? g : -g;
+    if (up) *up_v = -yg;
+    if (low) *low_v = yg;
+    if (in_ws[t]) return;
+    if (up) *k_up = key_of((float)(-yg));
+    if (low) *k_low = key_of((float)yg);
+}
+
+__kernel void k_init(__global double *G, __global double *alpha, __global uchar *in_ws,
+                     __global int *slot_of, __global const char *y, int npos)
+{
+    int t = get_global_id(0);
+    if (t >= npos) return;
+    G[t] = y[t] ? -1.0 : 0.0;
+    alpha[t] = 0.0;
+    in_ws[t] = 0;
+    slot_of[t] = -1;
+}
+
+/* upd_slot/upd_coef: the nonzero changes; upd_pos/upd_alpha: new alpha values to store. */
+/* upd (doubles, nupd entries each): [coef = y*dalpha][new alpha][slot][position]. Also resets the
+ * selection state for this round: k_up and k_low rows wanted. */
+__kernel void k_update(__global double *G, __global double *alpha, __global const char *y,
+                       __global const float *K, __global const double *upd, int nupd, int npos,
+                       __global uint *state, uint k_up, uint k_low)
+{
+    const int t = get_global_id(0);
+    if (t < nupd) alpha[(int)upd[3 * nupd + t]] = upd[nupd + t];
+    if (t == 0) {
+        state[0] = 0; state[1] = 0; state[2] = k_up; state[3] = 0;
+        state[4] = 0; state[5] = 0; state[6] = k_low; state[7] = 0;
+    }
+    if (t >= npos || y[t] == 0) return;
+    double acc = 0.0;
+    for (int u = 0; u < nupd; u++)
+        acc += upd[u] * (double)K[(long)upd[2 * nupd + u] * npos + t];
+    G[t] += y[t] > 0 ? acc : -acc;
+}
+
+/* state[L*4 + 0..3] = prefix, mask, k remaining, k taken in all (per list L). */
+__kernel void k_hist(__global const char *y, __global const double *G,
+                     __global const double *alpha, __global const double *cbound,
+                     __global const uchar *in_ws, __global const uint *state,
+                     __global uint *hist, __global double *gmax, int round, int npos)
+{
+    __local uint lh[2 * NBINS];
+    __local double lmax[2 * WG];
+    const int lid = get_local_id(0);
+    for (int i = lid; i < 2 * NBINS; i += WG) lh[i] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int shift = round == 0 ? 21 : (round == 1 ? 10 : 0);
+    const uint dmask = round == 2 ? 0x3FFu : 0x7FFu;
+    const uint p0 = state[0], m0 = state[1], p1 = state[4], m1 = state[5];
+    double mu = -INFINITY, ml = -INFINITY;
+    for (int t = get_global_id(0); t < npos; t += get_global_size(0)) {
+        uint ku, kl;
+        double vu, vl;
+        row_keys(t, y, G, alpha, cbound, in_ws, &ku, &kl, &vu, &vl);
+        mu = fmax(mu, vu);
+        ml = fmax(ml, vl);
+        if (ku != EXCLUDED && (ku & m0) == p0) atomic_inc(&lh[(ku >> shift) & dmask]);
+        if (kl != EXCLUDED && (kl & m1) == p1) atomic_inc(&lh[NBINS + ((kl >> shift) & dmask)]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int i = lid; i < 2 * NBINS; i += WG)
+        if (lh[i]) atomic_add(&hist[i], lh[i]);
+    if (round == 0) {
+        lmax[lid] = mu;
+        lmax[WG + lid] = ml;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int s = WG / 2; s > 0; s >>= 1) {
+            if (lid < s) {
+                lmax[lid] = fmax(lmax[lid], lmax[lid + s]);
+                lmax[WG + lid] = fmax(lmax[WG + lid], lmax[WG + lid + s]);
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid == 0) {
+            gmax[2 * get_group_id(0)] = lmax[0];
+            gmax[2 * get_group_id(0) + 1] = lmax[WG];
+        }
+    }
+}
+
+/* One work-group of WG: finds the digit holding the k-th largest key of each list. */
+__kernel void k_pick(__global uint *state, __global uint *hist, __global const double *gmax,
+                     __global double *gap, int round, int ngroups)
+{
+    __local uint h[NBINS];
+    __local uint part[WG];
+    __local double lm[2 * WG];
+    const int lid = get_local_id(0);
+    const int shift = round == 0 ? 21 : (round == 1 ? 10 : 0);
+    const uint dmask = round == 2 ? 0x3FFu : 0x7FFu;
+    const int per = NBINS / WG;
+    for (int L = 0; L < 2; L++) {
+        for (int i = lid; i < NBINS; i += WG) { h[i] = hist[L * NBINS + i]; hist[L * NBINS + i] = 0; }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* work-item lid owns bins NBINS-1-(lid*per) down to NBINS-per-(lid*per): from the top */
+        uint s = 0;
+        for (int i = 0; i < per; i++) s += h[NBINS - 1 - (lid * per + i)];
+        part[lid] = s;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int off = 1; off < WG; off <<= 1) { /* inclusive scan */
+            uint v = lid >= off ? part[lid - off] : 0u;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            part[lid] += v;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        uint need = state[L * 4 + 2];
+        if (round == 0) {
+            const uint total = part[WG - 1];
+            if (need > total) need = total;
+            if (lid == 0) state[L * 4 + 3] = need;
+        }
+        const uint above = lid ? part[lid - 1] : 0u;
+        if (need > 0 && above < need && need <= part[lid]) {
+            uint cum = above;
+            for (int i = 0; i < per; i++) {
+                const int b = NBINS - 1 - (lid * per + i);
+                if (cum + h[b] >= need) {
+                    state[L * 4 + 0] |= ((uint)b & dmask) << shift;
+                    state[L * 4 + 1] |= dmask << shift;
+                    state[L * 4 + 2] = need - cum;
+                    break;
+                }
+                cum += h[b];
+            }
+        }
+        if (need == 0 && lid == 0) { /* nothing to take: a threshold no key reaches */
+            state[L * 4 + 0] = 0xFFFFFFFFu;
+            state[L * 4 + 1] = 0xFFFFFFFFu;
+            state[L * 4 + 2] = 0u;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    }
+    if (round == 0) {
+        double a = -INFINITY, b = -INFINITY;
+        for (int g = lid; g < ngroups; g += WG) { a = fmax(a, gmax[2 * g]); b = fmax(b, gmax[2 * g + 1]); }
+        lm[lid] = a;
+        lm[WG + lid] = b;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int s = WG / 2; s > 0; s >>= 1) {
+            if (lid < s) { lm[lid] = fmax(lm[lid], lm[lid + s]); lm[WG + lid] = fmax(lm[WG + lid], lm[WG + lid + s]); }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid == 0) { gap[0] = lm[0]; gap[1] = lm[WG]; }
+    }
+}
+
+/* Per chunk of WG*ITEMS rows: how many keys are above the threshold and equal to it (per list). */
+__kernel void k_count(__global const char *y, __global const double *G,
+                      __global const double *alpha, __global const double *cbound,
+                      __global const uchar *in_ws, __global const uint *state,
+                      __global uint *gcnt, int npos)
+{
+    __local uint red[4 * WG];
+    const int lid = get_local_id(0);
+    const int base = get_group_id(0) * WG * ITEMS + lid * ITEMS;
+    const uint T0 = state[0], T1 = state[4];
+    uint c[4] = {0, 0, 0, 0};
+    for (int i = 0; i < ITEMS; i++) {
+        const int t = base + i;
+        if (t >= npos) break;
+        uint ku, kl;
+        double vu, vl;
+        row_keys(t, y, G, alpha, cbound, in_ws, &ku, &kl, &vu, &vl);
+        if (ku != EXCLUDED) { c[0] += ku > T0; c[1] += ku == T0; }
+        if (kl != EXCLUDED) { c[2] += kl > T1; c[3] += kl == T1; }
+    }
+    for (int j = 0; j < 4; j++) red[j * WG + lid] = c[j];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = WG / 2; s > 0; s >>= 1) {
+        if (lid < s)
+            for (int j = 0; j < 4; j++) red[j * WG + lid] += red[j * WG + lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid < 4) gcnt[get_group_id(0) * 4 + lid] = red[lid * WG];
+}
+
+/* One work-group: exclusive prefix sums of gcnt over the chunks, in place. */
+__kernel void k_scan(__global uint *gcnt, int nchunks)
+{
+    __local uint part[4 * WG];
+    const int lid = get_local_id(0);
+    const int per = (nchunks + WG - 1) / WG;
+    const int b = lid * per;
+    for (int j = 0; j < 4; j++) {
+        uint s = 0;
+        for (int g = b; g < b + per && g < nchunks; g++) s += gcnt[g * 4 + j];
+        part[j * WG + lid] = s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < WG; off <<= 1) {
+        uint v[4];
+        for (int j = 0; j < 4; j++) v[j] = lid >= off ? part[j * WG + lid - off] : 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int j = 0; j < 4; j++) part[j * WG + lid] += v[j];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (int j = 0; j < 4; j++) {
+        uint run = lid ? part[j * WG + lid - 1] : 0u;
+        for (int g = b; g < b + per && g < nchunks; g++) {
+            const uint c = gcnt[g * 4 + j];
+            gcnt[g * 4 + j] = run;
+            run += c;
+        }
+    }
+}
+
+/* Writes the selected rows of each list in index order to cand[L * qh + rank]. */
+__kernel void k_write(__global const char *y, __global const double *G,
+                      __global const double *alpha, __global const double *cbound,
+                      __global const uchar *in_ws, __global const uint *state,
+                      __global const uint *gcnt, __global int *cand, int qh, int npos)
+{
+    __local uint part[4 * WG];
+    const int lid = get_local_id(0);
+    const int g = get_group_id(0);
+    const int base = g * WG * ITEMS + lid * ITEMS;
+    const uint T[2] = {state[0], state[4]};
+    const uint need[2] = {state[2], state[6]};
+    uint c[4] = {0, 0, 0, 0};
+    for (int i = 0; i < ITEMS; i++) {
+        const int t = base + i;
+        if (t >= npos) break;
+        uint ku, kl;
+        double vu, vl;
+        row_keys(t, y, G, alpha, cbound, in_ws, &ku, &kl, &vu, &vl);
+        if (ku != EXCLUDED) { c[0] += ku > T[0]; c[1] += ku == T[0]; }
+        if (kl != EXCLUDED) { c[2] += kl > T[1]; c[3] += kl == T[1]; }
+    }
+    for (int j = 0; j < 4; j++) part[j * WG + lid] = c[j];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < WG; off <<= 1) {
+        uint v[4];
+        for (int j = 0; j < 4; j++) v[j] = lid >= off ? part[j * WG + lid - off] : 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int j = 0; j < 4; j++) part[j * WG + lid] += v[j];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    uint r[4];
+    for (int j = 0; j < 4; j++) r[j] = gcnt[g * 4 + j] + (lid ? part[j * WG + lid - 1] : 0u);
+    for (int i = 0; i < ITEMS; i++) {
+        const int t = base + i;
+        if (t >= npos) break;
+        uint k[2];
+        double vu, vl;
+        row_keys(t, y, G, alpha, cbound, in_ws, &k[0], &k[1], &vu, &vl);
+        for (int L = 0; L < 2; L++) {
+            if (k[L] == EXCLUDED) continue;
+            const uint gt = r[2 * L], eq = r[2 * L + 1];
+            if (k[L] > T[L]) {
+                cand[L * qh + gt + min(eq, need[L])] = t;
+                r[2 * L]++;
+            } else if (k[L] == T[L]) {
+                if (eq < need[L]) cand[L * qh + gt + eq] = t;
+                r[2 * L + 1]++;
+            }
+        }
+    }
+}
+
+/* One work-group of QMAX >= q work-items. Ring working set of q slots; this round replaces the
+ * q_new slots from head (E); the next round will replace q_next slots from head+q_new, and only
+ * the other slots are marked in_ws (excluded from the next selection). */
+#ifndef QMAX
+#define QMAX 1024
+#endif
+__kernel void k_merge(__global const uint *state, __global const int *cand, int qh,
+                      __global int *ws_pos, __global int *slot_of, __global uchar *in_ws,
+                      __global int *new_slots, __global int *n_new, int q, int head, int q_new,
+                      int q_next)
+{
+    __local int lc[QMAX];       /* combined candidates */
+    __local int keep[QMAX];
+    __local int scan[QMAX];
+    __local int taken[QMAX];    /* E slot k (offset from head) retains its occupant */
+    __local int placed[QMAX];
+    __local int freeslot[QMAX];
+    __local int need_row[QMAX];
+    __local int nc_sh, nfree_sh;
+    const int lid = get_local_id(0);
+    const int n_up = (int)state[3], n_low = (int)state[7];
+    /* a: candidates = up list, then low picks that the up list does not hold */
+    keep[lid] = 0;
+    if (lid < n_low) {
+        const int c = cand[qh + lid];
+        int dup = 0;
+        for (int i = 0; i < n_up; i++) dup |= cand[i] == c;
+        keep[lid] = !dup;
+    }
+    scan[lid] = keep[lid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < QMAX; off <<= 1) {
+        int v = lid >= off ? scan[lid - off] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        scan[lid] += v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid < n_up) lc[lid] = cand[lid];
+    if (keep[lid]) lc[n_up + scan[lid] - 1] = cand[qh + lid];
+    if (lid == 0) nc_sh = n_up + scan[QMAX - 1];
+    taken[lid] = 0;
+    placed[lid] = 0;
+    need_row[lid] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int nc = nc_sh;
+    /* b: a candidate already sitting in an E slot keeps it (its kernel row stays valid) */
+    if (lid < nc) {
+        const int s = slot_of[lc[lid]];
+        if (s >= 0) {
+            const int k = (s - head + q) % q;
+            if (k < q_new) { taken[k] = 1; placed[lid] = 1; }
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* c: rank the unplaced candidates and the free E slots */
+    scan[lid] = (lid < nc && !placed[lid]) ? 1 : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < QMAX; off <<= 1) {
+        int v = lid >= off ? scan[lid - off] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        scan[lid] += v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const int cand_rank = scan[lid] - 1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    scan[lid] = (lid < q_new && !taken[lid]) ? 1 : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < QMAX; off <<= 1) {
+        int v = lid >= off ? scan[lid - off] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        scan[lid] += v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid < q_new && !taken[lid]) freeslot[scan[lid] - 1] = lid;
+    if (lid == 0) nfree_sh = scan[QMAX - 1];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* d: evict the untaken E slots' occupants */
+    if (lid < q_new && !taken[lid]) {
+        const int s = (head + lid) % q;
+        const int old = ws_pos[s];
+        if (old >= 0) slot_of[old] = -1;
+        ws_pos[s] = -1;
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    if (lid < nc && !placed[lid] && cand_rank < nfree_sh) {
+        const int k = freeslot[cand_rank];
+        const int s = (head + k) % q;
+        ws_pos[s] = lc[lid];
+        slot_of[lc[lid]] = s;
+        need_row[s] = 1;
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    /* e: in_ws for the next selection = every filled slot outside the next eviction window */
+    if (lid < q) {
+        const int p = ws_pos[lid];
+        if (p >= 0) {
+            const int k = (lid - (head + q_new) % q + q) % q;
+            in_ws[p] = k < q_next ? 0 : 1;
+        }
+    }
+    /* f: list the slots whose kernel rows must be computed, in slot order */
+    scan[lid] = need_row[lid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < QMAX; off <<= 1) {
+        int v = lid >= off ? scan[lid - off] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        scan[lid] += v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (need_row[lid]) new_slots[scan[lid] - 1] = lid;
+    if (lid == 0) n_new[0] = scan[QMAX - 1];
+}
+
+/* Group k copies the vector of new slot k into column k of U (clearing the previous vector). */
+__kernel void k_gather_u(__global const int *ws_pos, __global const int *new_slots,
+                         __global const int *n_new, __global int *u_pos,
+                         __global const long *col_off, __global const int *cols,
+                         __global const float *vals, __global float *U, int qn)
+{
+    const int k = get_group_id(0), lid = get_local_id(0);
+    if (k >= n_new[0]) return;
+    const int old = u_pos[k];
+    if (old >= 0) {
+        const int c = old / WG;
+        for (long j = col_off[c] + lid; j < col_off[c + 1]; j += WG) U[(long)cols[j] * qn + k] = 0.0f;
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    const int p = ws_pos[new_slots[k]];
+    const int c = p / WG, t = p % WG;
+    const long b = col_off[c], n = col_off[c + 1] - b;
+    for (long j = lid; j < n; j += WG) U[(long)cols[b + j] * qn + k] = vals[(b + j) * WG + t];
+    if (lid == 0) u_pos[k] = p;
+}
+
+inline double kfun(double dot, double ni, double nj, double gamma, double coef0, int degree)
+{
+#if KTYPE == 0
+    return dot;
+#elif KTYPE == 1
+    double base = gamma * dot + coef0, r = 1.0;
+    for (int d = degree; d > 0; d >>= 1) { if (d & 1) r *= base; base *= base; }
+    return r;
+#elif KTYPE == 2
+    return exp(-gamma * fmax(ni + nj - 2.0 * dot, 0.0));
+#else
+    return tanh(gamma * dot + coef0);
+#endif
+}
+
+/* Work-group = cluster, work-item = row: K[slot][row] for every new slot. */
+__kernel void k_rows(__global const long *col_off, __global const int *cols,
+                     __global const float *vals, __global const double *norm2,
+                     __global const float *U, __global const int *ws_pos,
+                     __global const int *new_slots, __global const int *n_new,
+                     __global float *K, int qn, int npos, double gamma, double coef0, int degree)
+{
+    __local float lu[CCH * WCH];
+    const int c = get_group_id(0), t = get_local_id(0);
+    const int pos = c * WG + t;
+    const long b = col_off[c];
+    const int ncol = (int)(col_off[c + 1] - b);
+    __global const float *x = vals + b * WG + t;
+    const int nn = n_new[0];
+    const double ni = norm2[pos];
+    for (int w0 = 0; w0 < nn; w0 += WCH) {
+        float acc[WCH];
+        for (int w = 0; w < WCH; w++) acc[w] = 0.0f;
+        for (int j0 = 0; j0 < ncol; j0 += CCH) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int i = t; i < CCH * WCH; i += WG) {
+                const int jj = i / WCH, ww = i % WCH;
+                lu[i] = (j0 + jj < ncol && w0 + ww < nn) ? U[(long)cols[b + j0 + jj] * qn + w0 + ww] : 0.0f;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            const int jn = min(CCH, ncol - j0);
+            for (int jj = 0; jj < jn; jj++) {
+                const float xv = x[(long)(j0 + jj) * WG];
+                for (int w = 0; w < WCH; w++) acc[w] = fma(xv, lu[jj * WCH + w], acc[w]);
+            }
+        }
+        for (int w = 0; w < WCH && w0 + w < nn; w++) {
+            const int s = new_slots[w0 + w];
+            const int p = ws_pos[s];
+            const double dot = pos == p ? ni : (double)acc[w];
+            K[(long)s * npos + pos] = (float)kfun(dot, ni, norm2[p], gamma, coef0, degree);
+        }
+    }
+}
+
+/* rb layout (doubles): [0] max up, [1] max low, [2] n_new, [3] 0, [4..4+q) G per slot,
+ * [4+q..4+2q) ws_pos, [4+2q..4+3q) new_slots, then floats: Gram[k*q + s] = K[new_slots[k]][ws_pos[s]]. */
+__kernel void k_readback(__global const double *gap, __global const int *n_new,
+                         __global const int *ws_pos, __global const int *new_slots,
+                         __global const double *G, __global const float *K,
+                         __global double *rb, int q, int npos)
+{
+    const int i = get_global_id(0);
+    const int nn = n_new[0];
+    if (i < q) {
+        const int p = ws_pos[i];
+        rb[4 + i] = p >= 0 ? G[p] : 0.0;
+        rb[4 + q + i] = (double)p;
+        rb[4 + 2 * q + i] = i < nn ? (double)new_slots[i] : -1.0;
+    }
+    if (i == 0) { rb[0] = gap[0]; rb[1] = gap[1]; rb[2] = (double)nn; rb[3] = 0.0; }
+    __global float *gram = (__global float *)(rb + 4 + 3 * q);
+    for (int e = i; e < nn * q; e += get_global_size(0)) {
+        const int k = e / q, s = e % q;
+        const int p = ws_pos[s];
+        gram[e] = p >= 0 ? K[(long)new_slots[k] * npos + p] : 0.0f;
+    }
+}

@@ -1,0 +1,38 @@
+/* cluster.h — sparsity-pattern clustering (GTSVM Algorithm 2) and the clustered, column-major layout
+ * the device kernels read: rows are grouped into clusters of cluster_size (= work-group size); each
+ * cluster stores the union of its rows' columns, and values column-major over that union (zero
+ * padded), so neighbouring work-items read neighbouring addresses. Dense data gives dense blocks. */
+#ifndef GS_CLUSTER_H
+#define GS_CLUSTER_H
+
+#include <stdint.h>
+
+#include "status.h"
+
+typedef struct gs_clustered {
+    int32_t n;             /* rows clustered */
+    int32_t cluster_size;  /* rows per cluster (work-group size) */
+    int32_t n_clusters;
+    int32_t n_pos;         /* n_clusters * cluster_size: positions, padding included */
+    int32_t *perm;         /* [n_pos] original row at each position, -1 for padding */
+    int32_t *inv;          /* [n] position of original row i */
+    int64_t *col_off;      /* [n_clusters+1] offsets into cols */
+    int32_t *cols;         /* union column indices per cluster, ascending */
+    float *vals;           /* vals[col_off[c]*cluster_size + j*cluster_size + t]: column j of the
+                              cluster's union, row t of the cluster (0 where the row lacks it) */
+    double *norm2;         /* [n_pos] squared norms in double (0 for padding) */
+    int32_t max_col;       /* largest column index (0 when none) */
+    double raw_nnz_per_row;       /* average stored pairs per input row */
+    double clustered_nnz_per_row; /* average union size per row (the paper's Table 2) */
+    double seconds;        /* clustering time */
+} gs_clustered;
+
+/* Clusters rows [0,n) of a CSR matrix (row_ptr[n+1], idx, val) greedily in an order shuffled by
+ * seed, with `active` candidate clusters (Algorithm 2's k, e.g. 64) of cluster_size rows.
+ * @return GS_OK or GS_ERR_NOMEM / GS_ERR_ARG */
+gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const float *val, int32_t n,
+                           int32_t cluster_size, int32_t active, uint64_t seed, gs_clustered *out);
+/* Frees and zeroes; c may be NULL. */
+void gs_clustered_free(gs_clustered *c);
+
+#endif

@@ -1,0 +1,461 @@
+/* solver.c — host side of the working-set loop (see solver.h and kernels/solver.cl).
+ * Per round: one non-blocking write (the alpha changes), 13 queued kernels, one blocking read
+ * (gap, working set, its gradients and the new kernel rows' Gram entries); the CPU solves the
+ * subproblem between reads. Nothing is allocated inside the loop. */
+#include "solver.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster.h"
+#include "subproblem.h"
+
+#define ITEMS 16
+#define WCH 16
+#define CCH 16
+
+enum { K_INIT, K_UPDATE, K_HIST, K_PICK, K_COUNT, K_SCAN, K_WRITE, K_MERGE, K_GATHER, K_ROWS,
+       K_READBACK, K_COUNT_ALL };
+static const char *const k_names[K_COUNT_ALL] = {"k_init", "k_update", "k_hist", "k_pick",
+    "k_count", "k_scan", "k_write", "k_merge", "k_gather_u", "k_rows", "k_readback"};
+/* phase of each kernel for the --verbose breakdown */
+enum { PH_UPDATE, PH_SELECT, PH_ROWS, PH_TRANSFER, PH_N };
+static const int k_phase[K_COUNT_ALL] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SELECT, PH_SELECT,
+    PH_SELECT, PH_SELECT, PH_SELECT, PH_ROWS, PH_ROWS, PH_TRANSFER};
+
+struct gs_solver {
+    gs_ocl *ocl;
+    const gs_log *log;
+    int kernel_type, degree;
+    double gamma, coef0, eps;
+    int q, keep, wg;
+    int profile;
+    cl_program prog;
+    cl_kernel k[K_COUNT_ALL];
+    double build_seconds;
+};
+
+void gs_solver_free(gs_solver *s)
+{
+    if (!s) return;
+    for (int i = 0; i < K_COUNT_ALL; i++)
+        if (s->k[i]) clReleaseKernel(s->k[i]);
+    if (s->prog) clReleaseProgram(s->prog);
+    free(s);
+}
+
+gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log, gs_solver **out)
+{
+    gs_status st = GS_OK;
+    gs_solver *s = calloc(1, sizeof *s);
+    *out = NULL;
+    if (!s) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    s->ocl = ocl;
+    s->log = log;
+    s->kernel_type = param->kernel_type;
+    s->degree = param->degree;
+    s->gamma = param->gamma;
+    s->coef0 = param->coef0;
+    s->eps = param->eps;
+    s->q = param->ws_size;
+    s->keep = param->ws_keep;
+    s->wg = param->cluster_size;
+    if (s->q < 2 || s->keep < 0 || s->keep > s->q - 2) {
+        st = GS_FAIL(GS_ERR_ARG, "--ws-size %d / --ws-keep %d: need ws-size >= 2 and ws-keep <= ws-size - 2",
+                     s->q, s->keep);
+        goto cleanup;
+    }
+    if ((size_t)s->q > ocl->max_wg || (size_t)s->wg > ocl->max_wg) {
+        st = GS_FAIL(GS_ERR_ARG, "--ws-size %d / --cluster-size %d exceed the device's work-group limit %zu",
+                     s->q, s->wg, ocl->max_wg);
+        goto cleanup;
+    }
+    cl_command_queue_properties props = 0;
+    clGetCommandQueueInfo(ocl->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
+    s->profile = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
+    char opts[256];
+    snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d", s->wg,
+             s->kernel_type, WCH, CCH, ITEMS, s->q);
+    double t0 = gs_now();
+    st = gs_ocl_build(ocl, "solver", opts, &s->prog);
+    if (st != GS_OK) goto cleanup;
+    for (int i = 0; i < K_COUNT_ALL; i++) {
+        st = gs_ocl_kernel(s->prog, k_names[i], &s->k[i]);
+        if (st != GS_OK) goto cleanup;
+    }
+    size_t wgk = 0;
+    clGetKernelWorkGroupInfo(s->k[K_MERGE], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wgk, &wgk, NULL);
+    if (wgk < (size_t)s->q) {
+        st = GS_FAIL(GS_ERR_ARG, "--ws-size %d exceeds this device's limit for the merge kernel (%zu)", s->q, wgk);
+        goto cleanup;
+    }
+    s->build_seconds = gs_now() - t0;
+    *out = s;
+    return GS_OK;
+cleanup:
+    gs_solver_free(s);
+    return st;
+}
+
+/* Device buffers of one binary problem. */
+typedef struct dev {
+    cl_mem cols, col_off, vals, norm2, y, cb, G, alpha, in_ws, slot_of, state, hist, gmax, gap,
+        gcnt, cand, ws_pos, new_slots, n_new, u_pos, U, K, upd, rb;
+} dev;
+
+static void dev_release(dev *d)
+{
+    cl_mem *m = (cl_mem *)d;
+    for (size_t i = 0; i < sizeof *d / sizeof(cl_mem); i++)
+        if (m[i]) clReleaseMemObject(m[i]);
+    memset(d, 0, sizeof *d);
+}
+
+static gs_status make_buf(gs_ocl *o, cl_mem *out, size_t bytes, void *host, const char *what)
+{
+    cl_int e;
+    if (bytes == 0) bytes = 16;
+    *out = clCreateBuffer(o->ctx, CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), bytes, host, &e);
+    if (e != CL_SUCCESS)
+        return GS_FAIL(GS_ERR_OCL, "clCreateBuffer(%s, %zu bytes) failed: %s", what, bytes, gs_cl_error_name(e));
+    return GS_OK;
+}
+
+static gs_status fill(gs_ocl *o, cl_mem m, int pattern, size_t bytes)
+{
+    cl_int e = clEnqueueFillBuffer(o->queue, m, &pattern, sizeof pattern, 0, bytes, 0, NULL, NULL);
+    if (e != CL_SUCCESS) return GS_FAIL(GS_ERR_OCL, "clEnqueueFillBuffer failed: %s", gs_cl_error_name(e));
+    return GS_OK;
+}
+
+#define SETARG(kern, i, v)                                                                 \
+    do {                                                                                   \
+        cl_int e_ = clSetKernelArg(s->k[kern], (i), sizeof(v), &(v));                      \
+        if (e_ != CL_SUCCESS) {                                                            \
+            st = GS_FAIL(GS_ERR_OCL, "clSetKernelArg(%s, %d) failed: %s", k_names[kern], i, \
+                         gs_cl_error_name(e_));                                            \
+            goto cleanup;                                                                  \
+        }                                                                                  \
+    } while (0)
+
+/* Events of one round when profiling (--verbose with GPUSVM_PROFILE=1). */
+typedef struct prof {
+    cl_event ev[32];
+    int kern[32];
+    int n;
+} prof;
+
+static gs_status launch(gs_solver *s, prof *pf, int kern, size_t global, size_t local)
+{
+    cl_event *evp = NULL;
+    if (s->profile && pf->n < 32) { pf->kern[pf->n] = kern; evp = &pf->ev[pf->n++]; }
+    cl_int e = clEnqueueNDRangeKernel(s->ocl->queue, s->k[kern], 1, NULL, &global, local ? &local : NULL, 0,
+                                      NULL, evp);
+    if (e != CL_SUCCESS) {
+        if (evp) pf->n--;
+        return GS_FAIL(GS_ERR_OCL, "clEnqueueNDRangeKernel(%s, global %zu, local %zu) failed: %s",
+                       k_names[kern], global, local, gs_cl_error_name(e));
+    }
+    return GS_OK;
+}
+
+static void prof_collect(prof *pf, double *ph)
+{
+    for (int i = 0; i < pf->n; i++) {
+        cl_ulong a = 0, b = 0;
+        clGetEventProfilingInfo(pf->ev[i], CL_PROFILING_COMMAND_START, sizeof a, &a, NULL);
+        clGetEventProfilingInfo(pf->ev[i], CL_PROFILING_COMMAND_END, sizeof b, &b, NULL);
+        if (b > a) ph[k_phase[pf->kern[i]]] += (double)(b - a) * 1e-9;
+        clReleaseEvent(pf->ev[i]);
+    }
+    pf->n = 0;
+}
+
+static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
+
+gs_status gs_solver_binary(gs_solver *s, const int64_t *row_ptr, const int32_t *idx,
+                           const float *val, int32_t n, const int8_t *y, double Cp, double Cn,
+                           double *alpha, gs_binary_result *res, gs_train_stats *stats)
+{
+    gs_status st = GS_OK;
+    gs_ocl *o = s->ocl;
+    gs_clustered cl = {0};
+    dev d = {0};
+    prof pf = {.n = 0};
+    int8_t *yp = NULL;
+    double *cb = NULL, *ah = NULL, *Gh = NULL, *rb = NULL, *upd = NULL, *asub = NULL, *gsub = NULL,
+           *csub = NULL;
+    float *Kslot = NULL;
+    int *wsp = NULL, *map = NULL;
+    int8_t *ysub = NULL;
+    double ph[PH_N] = {0};
+    double t_sub = 0, t_wait = 0, t_setup0 = gs_now(), t_loop0 = 0;
+    double bytes_rows = 0, bytes_update = 0;
+    memset(res, 0, sizeof *res);
+
+    st = gs_cluster_build(row_ptr, idx, val, n, s->wg, 64, 1, &cl);
+    if (st != GS_OK) goto cleanup;
+    gs_log_verbose(s->log, "gpusvm: clustering: %d rows into %d clusters of %d, %.2f nonzeros/row raw, %.2f "
+                   "per clustered row, %.4f s\n", n, cl.n_clusters, cl.cluster_size, cl.raw_nnz_per_row,
+                   cl.clustered_nnz_per_row, cl.seconds);
+    if (stats) stats->cluster += cl.seconds;
+    t_setup0 = gs_now();
+
+    const int q = s->q, keep = s->keep, wg = s->wg;
+    const int npos = cl.n_pos;
+    const int ncl = cl.n_clusters;
+    const int nchunks = (npos + wg * ITEMS - 1) / (wg * ITEMS);
+    int ng = nchunks < 1 ? 1 : nchunks;
+    if (ng > 256) ng = 256;
+    const size_t ucols = (size_t)cl.max_col + 1;
+    const size_t rb_bytes = (4 + 3 * (size_t)q) * sizeof(double) + (size_t)q * (size_t)q * sizeof(float);
+
+    yp = calloc((size_t)npos, sizeof *yp);
+    cb = calloc((size_t)npos, sizeof *cb);
+    ah = calloc((size_t)npos, sizeof *ah);
+    Gh = calloc((size_t)npos, sizeof *Gh);
+    rb = malloc(rb_bytes);
+    upd = calloc(4 * (size_t)q, sizeof *upd);
+    Kslot = calloc((size_t)q * (size_t)q, sizeof *Kslot);
+    wsp = malloc(sizeof *wsp * (size_t)q);
+    map = malloc(sizeof *map * (size_t)q);
+    ysub = malloc((size_t)q);
+    asub = malloc(sizeof *asub * (size_t)q);
+    gsub = malloc(sizeof *gsub * (size_t)q);
+    csub = malloc(sizeof *csub * (size_t)q);
+    if (!yp || !cb || !ah || !Gh || !rb || !upd || !Kslot || !wsp || !map || !ysub || !asub || !gsub || !csub) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the solver's host arrays");
+        goto cleanup;
+    }
+    for (int p = 0; p < npos; p++) {
+        const int r = cl.perm[p];
+        if (r < 0) continue;
+        yp[p] = y[r] > 0 ? 1 : -1;
+        cb[p] = y[r] > 0 ? Cp : Cn;
+    }
+    for (int i = 0; i < q; i++) wsp[i] = -1;
+
+    const size_t ncols_total = (size_t)cl.col_off[ncl];
+    if ((st = make_buf(o, &d.cols, ncols_total * sizeof(int32_t), cl.cols, "cols")) ||
+        (st = make_buf(o, &d.col_off, ((size_t)ncl + 1) * sizeof(int64_t), cl.col_off, "col_off")) ||
+        (st = make_buf(o, &d.vals, ncols_total * (size_t)wg * sizeof(float), cl.vals, "vals")) ||
+        (st = make_buf(o, &d.norm2, (size_t)npos * sizeof(double), cl.norm2, "norm2")) ||
+        (st = make_buf(o, &d.y, (size_t)npos, yp, "y")) ||
+        (st = make_buf(o, &d.cb, (size_t)npos * sizeof(double), cb, "C")) ||
+        (st = make_buf(o, &d.G, (size_t)npos * sizeof(double), NULL, "G")) ||
+        (st = make_buf(o, &d.alpha, (size_t)npos * sizeof(double), NULL, "alpha")) ||
+        (st = make_buf(o, &d.in_ws, (size_t)npos, NULL, "in_ws")) ||
+        (st = make_buf(o, &d.slot_of, (size_t)npos * sizeof(int), NULL, "slot_of")) ||
+        (st = make_buf(o, &d.state, 8 * sizeof(cl_uint), NULL, "state")) ||
+        (st = make_buf(o, &d.hist, 2 * 2048 * sizeof(cl_uint), NULL, "hist")) ||
+        (st = make_buf(o, &d.gmax, 2 * (size_t)ng * sizeof(double), NULL, "gmax")) ||
+        (st = make_buf(o, &d.gap, 2 * sizeof(double), NULL, "gap")) ||
+        (st = make_buf(o, &d.gcnt, 4 * (size_t)nchunks * sizeof(cl_uint), NULL, "gcnt")) ||
+        (st = make_buf(o, &d.cand, 2 * (size_t)q * sizeof(int), NULL, "cand")) ||
+        (st = make_buf(o, &d.ws_pos, (size_t)q * sizeof(int), wsp, "ws_pos")) ||
+        (st = make_buf(o, &d.new_slots, (size_t)q * sizeof(int), NULL, "new_slots")) ||
+        (st = make_buf(o, &d.n_new, sizeof(int), NULL, "n_new")) ||
+        (st = make_buf(o, &d.u_pos, (size_t)q * sizeof(int), wsp, "u_pos")) ||
+        (st = make_buf(o, &d.U, ucols * (size_t)q * sizeof(float), NULL, "U")) ||
+        (st = make_buf(o, &d.K, (size_t)q * (size_t)npos * sizeof(float), NULL, "kernel rows")) ||
+        (st = make_buf(o, &d.upd, 4 * (size_t)q * sizeof(double), NULL, "upd")) ||
+        (st = make_buf(o, &d.rb, rb_bytes, NULL, "readback")))
+        goto cleanup;
+    if ((st = fill(o, d.hist, 0, 2 * 2048 * sizeof(cl_uint))) ||
+        (st = fill(o, d.U, 0, ucols * (size_t)q * sizeof(float))))
+        goto cleanup;
+
+    /* fixed kernel arguments */
+    SETARG(K_INIT, 0, d.G); SETARG(K_INIT, 1, d.alpha); SETARG(K_INIT, 2, d.in_ws);
+    SETARG(K_INIT, 3, d.slot_of); SETARG(K_INIT, 4, d.y); SETARG(K_INIT, 5, npos);
+    SETARG(K_UPDATE, 0, d.G); SETARG(K_UPDATE, 1, d.alpha); SETARG(K_UPDATE, 2, d.y);
+    SETARG(K_UPDATE, 3, d.K); SETARG(K_UPDATE, 4, d.upd); SETARG(K_UPDATE, 6, npos);
+    SETARG(K_UPDATE, 7, d.state);
+    SETARG(K_HIST, 0, d.y); SETARG(K_HIST, 1, d.G); SETARG(K_HIST, 2, d.alpha); SETARG(K_HIST, 3, d.cb);
+    SETARG(K_HIST, 4, d.in_ws); SETARG(K_HIST, 5, d.state); SETARG(K_HIST, 6, d.hist);
+    SETARG(K_HIST, 7, d.gmax); SETARG(K_HIST, 9, npos);
+    SETARG(K_PICK, 0, d.state); SETARG(K_PICK, 1, d.hist); SETARG(K_PICK, 2, d.gmax);
+    SETARG(K_PICK, 3, d.gap); SETARG(K_PICK, 5, ng);
+    SETARG(K_COUNT, 0, d.y); SETARG(K_COUNT, 1, d.G); SETARG(K_COUNT, 2, d.alpha); SETARG(K_COUNT, 3, d.cb);
+    SETARG(K_COUNT, 4, d.in_ws); SETARG(K_COUNT, 5, d.state); SETARG(K_COUNT, 6, d.gcnt);
+    SETARG(K_COUNT, 7, npos);
+    SETARG(K_SCAN, 0, d.gcnt); SETARG(K_SCAN, 1, nchunks);
+    SETARG(K_WRITE, 0, d.y); SETARG(K_WRITE, 1, d.G); SETARG(K_WRITE, 2, d.alpha); SETARG(K_WRITE, 3, d.cb);
+    SETARG(K_WRITE, 4, d.in_ws); SETARG(K_WRITE, 5, d.state); SETARG(K_WRITE, 6, d.gcnt);
+    SETARG(K_WRITE, 7, d.cand); SETARG(K_WRITE, 8, q); SETARG(K_WRITE, 9, npos);
+    SETARG(K_MERGE, 0, d.state); SETARG(K_MERGE, 1, d.cand); SETARG(K_MERGE, 2, q);
+    SETARG(K_MERGE, 3, d.ws_pos); SETARG(K_MERGE, 4, d.slot_of); SETARG(K_MERGE, 5, d.in_ws);
+    SETARG(K_MERGE, 6, d.new_slots); SETARG(K_MERGE, 7, d.n_new); SETARG(K_MERGE, 8, q);
+    SETARG(K_GATHER, 0, d.ws_pos); SETARG(K_GATHER, 1, d.new_slots); SETARG(K_GATHER, 2, d.n_new);
+    SETARG(K_GATHER, 3, d.u_pos); SETARG(K_GATHER, 4, d.col_off); SETARG(K_GATHER, 5, d.cols);
+    SETARG(K_GATHER, 6, d.vals); SETARG(K_GATHER, 7, d.U); SETARG(K_GATHER, 8, q);
+    SETARG(K_ROWS, 0, d.col_off); SETARG(K_ROWS, 1, d.cols); SETARG(K_ROWS, 2, d.vals);
+    SETARG(K_ROWS, 3, d.norm2); SETARG(K_ROWS, 4, d.U); SETARG(K_ROWS, 5, d.ws_pos);
+    SETARG(K_ROWS, 6, d.new_slots); SETARG(K_ROWS, 7, d.n_new); SETARG(K_ROWS, 8, d.K);
+    SETARG(K_ROWS, 9, q); SETARG(K_ROWS, 10, npos); SETARG(K_ROWS, 11, s->gamma);
+    SETARG(K_ROWS, 12, s->coef0); SETARG(K_ROWS, 13, s->degree);
+    SETARG(K_READBACK, 0, d.gap); SETARG(K_READBACK, 1, d.n_new); SETARG(K_READBACK, 2, d.ws_pos);
+    SETARG(K_READBACK, 3, d.new_slots); SETARG(K_READBACK, 4, d.G); SETARG(K_READBACK, 5, d.K);
+    SETARG(K_READBACK, 6, d.rb); SETARG(K_READBACK, 7, q); SETARG(K_READBACK, 8, npos);
+
+    if ((st = launch(s, &pf, K_INIT, (size_t)npos, 0))) goto cleanup;
+    if (stats) stats->setup += gs_now() - t_setup0;
+    t_loop0 = gs_now();
+
+    const long max_inner = n > 100000 ? 100L * n : 10000000L;
+    const double clustered_bytes = (double)ncols_total * wg * sizeof(float);
+    int head = 0, nupd = 0;
+    long round = 0;
+    for (;;) {
+        /* ---- queue one round: update, select, merge, rows, readback ---- */
+        const int q_new = round == 0 ? q : q - keep;
+        const int q_next = q - keep;
+        const cl_uint kup = (cl_uint)(q_new / 2), klow = (cl_uint)(q_new - q_new / 2);
+        if (nupd > 0) {
+            GS_CL_CHECK(clEnqueueWriteBuffer(o->queue, d.upd, CL_FALSE, 0, 4 * (size_t)nupd * sizeof(double),
+                                             upd, 0, NULL, NULL));
+        }
+        SETARG(K_UPDATE, 5, nupd); SETARG(K_UPDATE, 8, kup); SETARG(K_UPDATE, 9, klow);
+        if ((st = launch(s, &pf, K_UPDATE, round_up((size_t)(npos > nupd ? npos : nupd), (size_t)wg), (size_t)wg)))
+            goto cleanup;
+        bytes_update += (double)nupd * npos * sizeof(float) + (double)npos * 16;
+        for (int r = 0; r < 3; r++) {
+            SETARG(K_HIST, 8, r);
+            SETARG(K_PICK, 4, r);
+            if ((st = launch(s, &pf, K_HIST, (size_t)ng * wg, (size_t)wg)) ||
+                (st = launch(s, &pf, K_PICK, (size_t)wg, (size_t)wg)))
+                goto cleanup;
+        }
+        if ((st = launch(s, &pf, K_COUNT, (size_t)nchunks * wg, (size_t)wg)) ||
+            (st = launch(s, &pf, K_SCAN, (size_t)wg, (size_t)wg)) ||
+            (st = launch(s, &pf, K_WRITE, (size_t)nchunks * wg, (size_t)wg)))
+            goto cleanup;
+        SETARG(K_MERGE, 9, head); SETARG(K_MERGE, 10, q_new); SETARG(K_MERGE, 11, q_next);
+        if ((st = launch(s, &pf, K_MERGE, (size_t)q, (size_t)q)) ||
+            (st = launch(s, &pf, K_GATHER, (size_t)q_new * wg, (size_t)wg)) ||
+            (st = launch(s, &pf, K_ROWS, (size_t)ncl * wg, (size_t)wg)) ||
+            (st = launch(s, &pf, K_READBACK, round_up((size_t)q * 16, 256), 256)))
+            goto cleanup;
+        head = (head + q_new) % q;
+        const size_t rd = (4 + 3 * (size_t)q) * sizeof(double) + (size_t)q_new * q * sizeof(float);
+        double tw = gs_now();
+        GS_CL_CHECK(clEnqueueReadBuffer(o->queue, d.rb, CL_TRUE, 0, rd, rb, 0, NULL, NULL));
+        t_wait += gs_now() - tw;
+        if (s->profile) prof_collect(&pf, ph);
+
+        /* ---- host: absorb the readback ---- */
+        const int nn = (int)rb[2];
+        const double *Gs = rb + 4;
+        const float *gram = (const float *)(rb + 4 + 3 * q);
+        for (int i = 0; i < q; i++) wsp[i] = (int)rb[4 + q + i];
+        bytes_rows += clustered_bytes * (double)((nn + WCH - 1) / WCH);
+        for (int k = 0; k < nn; k++) {
+            const int sl = (int)rb[4 + 2 * q + k];
+            for (int j = 0; j < q; j++) {
+                const float v = gram[(size_t)k * q + j];
+                Kslot[(size_t)sl * q + j] = v;
+                Kslot[(size_t)j * q + sl] = v;
+            }
+        }
+        const double gap = rb[0] + rb[1];
+        if (!(gap >= s->eps)) break; /* also stops on NaN or an empty side */
+        if (res->inner_steps >= max_inner) { res->max_iter_hit = 1; break; }
+
+        /* ---- host: the subproblem ---- */
+        double ts = gs_now();
+        int m = 0;
+        for (int i = 0; i < q; i++) {
+            const int p = wsp[i];
+            if (p < 0) continue;
+            map[m] = i;
+            ysub[m] = yp[p];
+            csub[m] = cb[p];
+            asub[m] = ah[p];
+            gsub[m] = Gs[i];
+            m++;
+        }
+        gs_subproblem sp = {.n = m, .map = map, .K = Kslot, .ld = q, .y = ysub, .C = csub,
+                            .alpha = asub, .g = gsub, .eps = s->eps, .rel = 0.1,
+                            .max_steps = 100L * m + 1000};
+        double g0;
+        res->inner_steps += gs_subproblem_solve(&sp, &g0);
+        nupd = 0;
+        for (int i = 0; i < m; i++) {
+            const int p = wsp[map[i]];
+            if (asub[i] != ah[p]) nupd++;
+        }
+        int u = 0;
+        for (int i = 0; i < m; i++) {
+            const int p = wsp[map[i]];
+            if (asub[i] == ah[p]) continue;
+            upd[u] = (double)ysub[i] * (asub[i] - ah[p]);
+            upd[nupd + u] = asub[i];
+            upd[2 * nupd + u] = (double)map[i];
+            upd[3 * nupd + u] = (double)p;
+            ah[p] = asub[i];
+            u++;
+        }
+        t_sub += gs_now() - ts;
+        round++;
+        if (nupd == 0 && nn == 0) break; /* nothing moved and nothing new: no progress is possible */
+    }
+    res->iterations = round;
+    GS_CL_CHECK(clEnqueueReadBuffer(o->queue, d.G, CL_TRUE, 0, (size_t)npos * sizeof(double), Gh, 0, NULL, NULL));
+
+    /* rho as LIBSVM: mean of y G over free variables, else the midpoint of the bounds */
+    {
+        double ub = INFINITY, lb = -INFINITY, sum_free = 0, obj2 = 0;
+        long nfree = 0;
+        for (int p = 0; p < npos; p++) {
+            if (!yp[p]) continue;
+            const double yg = yp[p] * Gh[p];
+            const double a = ah[p];
+            if (a >= cb[p]) { if (yp[p] < 0) ub = fmin(ub, yg); else lb = fmax(lb, yg); }
+            else if (a <= 0) { if (yp[p] > 0) ub = fmin(ub, yg); else lb = fmax(lb, yg); }
+            else { nfree++; sum_free += yg; }
+            obj2 += a * (Gh[p] - 1.0);
+        }
+        res->rho = nfree > 0 ? sum_free / (double)nfree : (ub + lb) / 2;
+        res->obj = obj2 / 2;
+        /* relative duality gap (the paper's criterion), for --verbose */
+        double wtw = 0, suma = 0, hinge = 0;
+        for (int p = 0; p < npos; p++) {
+            if (!yp[p]) continue;
+            wtw += ah[p] * (Gh[p] + 1.0);
+            suma += ah[p];
+            const double h = yp[p] * res->rho - Gh[p];
+            if (h > 0) hinge += cb[p] * h;
+        }
+        const double primal = 0.5 * wtw + hinge, dual = suma - 0.5 * wtw;
+        if (stats) stats->duality_gap = primal != 0 ? (primal - dual) / fabs(primal) : 0;
+    }
+    for (int p = 0; p < npos; p++)
+        if (cl.perm[p] >= 0) alpha[cl.perm[p]] = ah[p];
+    if (stats) {
+        const double loop = gs_now() - t_loop0;
+        stats->subproblem += t_sub;
+        if (s->profile) {
+            stats->update += ph[PH_UPDATE];
+            stats->select += ph[PH_SELECT];
+            stats->rows += ph[PH_ROWS];
+            stats->transfer += ph[PH_TRANSFER];
+            stats->other += loop - t_sub - ph[PH_UPDATE] - ph[PH_SELECT] - ph[PH_ROWS] - ph[PH_TRANSFER];
+        } else {
+            stats->transfer += t_wait; /* device work and transfers, not separable without profiling */
+            stats->other += loop - t_sub - t_wait;
+        }
+        stats->iterations += res->iterations;
+        stats->inner_steps += res->inner_steps;
+        stats->update_bytes += bytes_rows + bytes_update;
+    }
+
+cleanup:
+    if (pf.n) for (int i = 0; i < pf.n; i++) clReleaseEvent(pf.ev[i]);
+    dev_release(&d);
+    gs_clustered_free(&cl);
+    free(yp); free(cb); free(ah); free(Gh); free(rb); free(upd); free(Kslot); free(wsp); free(map);
+    free(ysub); free(asub); free(gsub); free(csub);
+    return st;
+}

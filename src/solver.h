@@ -1,0 +1,38 @@
+/* solver.h — the GTSVM working-set loop for one binary C-SVC problem on the device:
+ *   min 1/2 a'Qa - e'a,  0 <= a_i <= C_{y_i},  y'a = 0,  Q_ij = y_i y_j K(x_i, x_j)
+ * (Cotter, Srebro, Keshet, KDD 2011, Algorithms 1-2, with a working set of --ws-size rows of
+ * which --ws-keep are kept from the previous round together with their kernel rows). Stops on
+ * LIBSVM's criterion m(a) - M(a) < eps, so the answer matches LIBSVM's. */
+#ifndef GS_SOLVER_H
+#define GS_SOLVER_H
+
+#include <stdint.h>
+
+#include "data.h"
+#include "log.h"
+#include "ocl.h"
+#include "param.h"
+#include "svm.h"
+
+typedef struct gs_solver gs_solver;
+
+/* Builds the device program for param's kernel and working-set size. One solver serves every
+ * binary problem of a training run. @return GS_OK or GS_ERR_OCL/GS_ERR_ARG */
+gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log, gs_solver **out);
+/* NULL is fine. */
+void gs_solver_free(gs_solver *s);
+
+typedef struct gs_binary_result {
+    double rho, obj;
+    long iterations;   /* working-set rounds */
+    long inner_steps;  /* 2-variable steps of the subproblems */
+    int max_iter_hit;
+} gs_binary_result;
+
+/* Solves one binary problem over rows (CSR of n rows, labels y = +1/-1, bounds Cp for +1 and Cn
+ * for -1). alpha[n] receives the solution. stats (may be NULL) accumulates per-phase times. */
+gs_status gs_solver_binary(gs_solver *s, const int64_t *row_ptr, const int32_t *idx,
+                           const float *val, int32_t n, const int8_t *y, double Cp, double Cn,
+                           double *alpha, gs_binary_result *res, gs_train_stats *stats);
+
+#endif

@@ -1,0 +1,245 @@
+/* svm.c — gs_svm_train: LIBSVM's classification driver around the device solver. Classes are
+ * grouped by (int)label in first-appearance order (a -1/+1 pair is stored as "1 -1"), each
+ * one-vs-one pair (i,j) is solved with class i as +1 and class j as -1 and C_i = C*w_i, and the
+ * model takes LIBSVM's layout (SVs grouped by class, coefficient column j-1 for class i and i for
+ * class j). Prints LIBSVM's per-pair lines and "Total nSV". */
+#include "svm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver.h"
+
+/* Class grouping: label[k] per class, count[k], and for every row its class. */
+typedef struct classes {
+    int k;
+    int *label, *count, *start, *of_row, *order; /* order: rows grouped by class, file order kept */
+} classes;
+
+static void classes_free(classes *c)
+{
+    free(c->label); free(c->count); free(c->start); free(c->of_row); free(c->order);
+    memset(c, 0, sizeof *c);
+}
+
+static gs_status group_classes(const gs_problem *prob, classes *c)
+{
+    const int l = prob->l;
+    int cap = 16;
+    memset(c, 0, sizeof *c);
+    c->label = malloc(sizeof(int) * (size_t)cap);
+    c->count = malloc(sizeof(int) * (size_t)cap);
+    c->of_row = malloc(sizeof(int) * (size_t)(l ? l : 1));
+    c->order = malloc(sizeof(int) * (size_t)(l ? l : 1));
+    if (!c->label || !c->count || !c->of_row || !c->order) goto nomem;
+    for (int i = 0; i < l; i++) {
+        const int lab = (int)prob->y[i];
+        int j = 0;
+        while (j < c->k && c->label[j] != lab) j++;
+        if (j == c->k) {
+            if (c->k == cap) {
+                cap *= 2;
+                int *a = realloc(c->label, sizeof(int) * (size_t)cap);
+                if (!a) goto nomem;
+                c->label = a;
+                int *b = realloc(c->count, sizeof(int) * (size_t)cap);
+                if (!b) goto nomem;
+                c->count = b;
+            }
+            c->label[c->k] = lab;
+            c->count[c->k] = 0;
+            c->k++;
+        }
+        c->count[j]++;
+        c->of_row[i] = j;
+    }
+    /* LIBSVM stores a -1/+1 problem whose first row is -1 as "label 1 -1" */
+    if (c->k == 2 && c->label[0] == -1 && c->label[1] == 1) {
+        c->label[0] = 1; c->label[1] = -1;
+        int t = c->count[0]; c->count[0] = c->count[1]; c->count[1] = t;
+        for (int i = 0; i < l; i++) c->of_row[i] = 1 - c->of_row[i];
+    }
+    c->start = malloc(sizeof(int) * (size_t)(c->k + 1));
+    if (!c->start) goto nomem;
+    c->start[0] = 0;
+    for (int j = 0; j < c->k; j++) c->start[j + 1] = c->start[j] + c->count[j];
+    {
+        int *fillp = calloc((size_t)(c->k ? c->k : 1), sizeof(int));
+        if (!fillp) goto nomem;
+        for (int i = 0; i < l; i++) c->order[c->start[c->of_row[i]] + fillp[c->of_row[i]]++] = i;
+        free(fillp);
+    }
+    return GS_OK;
+nomem:
+    classes_free(c);
+    return GS_FAIL(GS_ERR_NOMEM, "out of memory grouping classes");
+}
+
+/* Copies rows (in the given order) into a CSR of their own. */
+static gs_status subset_csr(const gs_problem *prob, const int *rows, int n, int64_t **rp, int32_t **ix, float **vl)
+{
+    int64_t nnz = 0;
+    for (int i = 0; i < n; i++) nnz += prob->row_ptr[rows[i] + 1] - prob->row_ptr[rows[i]];
+    *rp = malloc(sizeof **rp * ((size_t)n + 1));
+    *ix = malloc(sizeof **ix * (size_t)(nnz ? nnz : 1));
+    *vl = malloc(sizeof **vl * (size_t)(nnz ? nnz : 1));
+    if (!*rp || !*ix || !*vl) {
+        free(*rp); free(*ix); free(*vl);
+        *rp = NULL; *ix = NULL; *vl = NULL;
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory copying %d rows", n);
+    }
+    int64_t o = 0;
+    (*rp)[0] = 0;
+    for (int i = 0; i < n; i++) {
+        const int64_t b = prob->row_ptr[rows[i]], e = prob->row_ptr[rows[i] + 1];
+        memcpy(*ix + o, prob->idx + b, sizeof(int32_t) * (size_t)(e - b));
+        memcpy(*vl + o, prob->val + b, sizeof(float) * (size_t)(e - b));
+        o += e - b;
+        (*rp)[i + 1] = o;
+    }
+    return GS_OK;
+}
+
+gs_status gs_svm_train(gs_ocl *ocl, const gs_problem *prob, const gs_param *param,
+                       const gs_log *log, gs_model *model, gs_train_stats *stats)
+{
+    gs_status st = GS_OK;
+    classes cls = {0};
+    gs_solver *solver = NULL;
+    double *cw = NULL, *alpha_pair = NULL, *coef_rows = NULL;
+    int8_t *ysub = NULL;
+    int *rows = NULL, *nonzero = NULL;
+    int64_t *rp = NULL;
+    int32_t *ix = NULL;
+    float *vl = NULL;
+    const double t_start = gs_now();
+    memset(model, 0, sizeof *model);
+    if (stats) memset(stats, 0, sizeof *stats);
+    if (param->svm_type != GS_C_SVC)
+        return GS_FAIL(GS_ERR_UNSUPPORTED, "svm_type %d is not supported yet (only -s 0, C-SVC)", param->svm_type);
+
+    model->svm_type = param->svm_type;
+    model->kernel_type = param->kernel_type;
+    model->degree = param->degree;
+    model->gamma = param->gamma;
+    model->coef0 = param->coef0;
+
+    if ((st = group_classes(prob, &cls))) goto cleanup;
+    const int k = cls.k, l = prob->l;
+    model->nr_class = k;
+    model->n_coef = k > 1 ? k - 1 : 0;
+    const int npair = k * (k - 1) / 2;
+    model->rho = calloc((size_t)(npair ? npair : 1), sizeof(double));
+    model->label = malloc(sizeof(int) * (size_t)(k ? k : 1));
+    model->nSV = calloc((size_t)(k ? k : 1), sizeof(int));
+    cw = malloc(sizeof *cw * (size_t)(k ? k : 1));
+    nonzero = calloc((size_t)(l ? l : 1), sizeof *nonzero);
+    /* coefficients for every row (grouped order) and pair column, kept until the SVs are known */
+    coef_rows = calloc((size_t)(l ? l : 1) * (size_t)(k > 1 ? k - 1 : 1), sizeof *coef_rows);
+    if (!model->rho || !model->label || !model->nSV || !cw || !nonzero || !coef_rows) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    memcpy(model->label, cls.label, sizeof(int) * (size_t)k);
+    for (int j = 0; j < k; j++) cw[j] = param->C;
+    for (int w = 0; w < param->nr_weight; w++) {
+        int j = 0;
+        while (j < k && cls.label[j] != param->weight_label[w]) j++;
+        if (j == k) fprintf(stderr, "WARNING: class label %d specified in weight is not found\n", param->weight_label[w]);
+        else cw[j] *= param->weight[w];
+    }
+    if (k == 1) gs_log_info(log, "WARNING: training data in only one class. See README for details.\n");
+
+    if (npair > 0) {
+        if (!ocl) { st = GS_FAIL(GS_ERR_NODEVICE, "no OpenCL device"); goto cleanup; }
+        if ((st = gs_solver_create(ocl, param, log, &solver))) goto cleanup;
+        if (stats) stats->setup += gs_now() - t_start;
+        alpha_pair = malloc(sizeof *alpha_pair * (size_t)l);
+        ysub = malloc((size_t)l);
+        rows = malloc(sizeof *rows * (size_t)l);
+        if (!alpha_pair || !ysub || !rows) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    }
+    int p = 0;
+    for (int i = 0; i < k; i++) {
+        for (int j = i + 1; j < k; j++, p++) {
+            const int ni = cls.count[i], nj = cls.count[j], n = ni + nj;
+            memcpy(rows, cls.order + cls.start[i], sizeof(int) * (size_t)ni);
+            memcpy(rows + ni, cls.order + cls.start[j], sizeof(int) * (size_t)nj);
+            for (int t = 0; t < n; t++) ysub[t] = t < ni ? 1 : -1;
+            if ((st = subset_csr(prob, rows, n, &rp, &ix, &vl))) goto cleanup;
+            gs_binary_result res;
+            st = gs_solver_binary(solver, rp, ix, vl, n, ysub, cw[i], cw[j], alpha_pair, &res, stats);
+            free(rp); free(ix); free(vl);
+            rp = NULL; ix = NULL; vl = NULL;
+            if (st) goto cleanup;
+            if (res.max_iter_hit) fprintf(stderr, "\nWARNING: reaching max number of iterations\n");
+            double suma = 0;
+            int nsv = 0, nbsv = 0;
+            for (int t = 0; t < n; t++) {
+                const double a = alpha_pair[t];
+                suma += a;
+                if (a > 0) {
+                    nsv++;
+                    if (a >= (t < ni ? cw[i] : cw[j])) nbsv++;
+                    nonzero[rows[t]] = 1;
+                }
+                /* column j-1 for class i's rows (y=+1), column i for class j's rows (y=-1) */
+                const int grouped = t < ni ? cls.start[i] + t : cls.start[j] + (t - ni);
+                coef_rows[(size_t)grouped * (size_t)(k - 1) + (size_t)(t < ni ? j - 1 : i)] = t < ni ? a : -a;
+            }
+            model->rho[p] = res.rho;
+            gs_log_info(log, "*\noptimization finished, #iter = %ld\n", res.iterations);
+            if (cw[i] == cw[j]) gs_log_info(log, "nu = %f\n", suma / (cw[i] * n));
+            gs_log_info(log, "obj = %f, rho = %f\n", res.obj, res.rho);
+            gs_log_info(log, "nSV = %d, nBSV = %d\n", nsv, nbsv);
+            gs_log_verbose(log, "gpusvm: pair %d-%d: %ld rounds, %ld inner steps\n", cls.label[i], cls.label[j],
+                           res.iterations, res.inner_steps);
+        }
+    }
+    /* support vectors: grouped by class, file order within a class */
+    int total = 0;
+    int64_t nnz = 0;
+    for (int g = 0; g < l; g++) {
+        const int r = cls.order[g];
+        if (!nonzero[r]) continue;
+        total++;
+        model->nSV[cls.of_row[r]]++;
+        nnz += prob->row_ptr[r + 1] - prob->row_ptr[r];
+    }
+    model->l = total;
+    model->sv_coef = calloc((size_t)(total ? total : 1) * (size_t)(k > 1 ? k - 1 : 1), sizeof(double));
+    model->sv_ptr = malloc(sizeof(int64_t) * ((size_t)total + 1));
+    model->sv_idx = malloc(sizeof(int32_t) * (size_t)(nnz ? nnz : 1));
+    model->sv_val = malloc(sizeof(double) * (size_t)(nnz ? nnz : 1));
+    if (!model->sv_coef || !model->sv_ptr || !model->sv_idx || !model->sv_val) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the model");
+        goto cleanup;
+    }
+    {
+        int s = 0;
+        int64_t o = 0;
+        model->sv_ptr[0] = 0;
+        for (int g = 0; g < l; g++) {
+            const int r = cls.order[g];
+            if (!nonzero[r]) continue;
+            if (k > 1) memcpy(model->sv_coef + (size_t)s * (size_t)(k - 1), coef_rows + (size_t)g * (size_t)(k - 1),
+                              sizeof(double) * (size_t)(k - 1));
+            for (int64_t e = prob->row_ptr[r]; e < prob->row_ptr[r + 1]; e++, o++) {
+                model->sv_idx[o] = prob->idx[e];
+                model->sv_val[o] = prob->val[e];
+            }
+            model->sv_ptr[++s] = o;
+        }
+    }
+    gs_log_info(log, "Total nSV = %d\n", total);
+    if (stats) stats->total = gs_now() - t_start;
+
+cleanup:
+    if (st != GS_OK) gs_model_free(model);
+    gs_solver_free(solver);
+    classes_free(&cls);
+    free(cw); free(alpha_pair); free(coef_rows); free(ysub); free(rows); free(nonzero);
+    free(rp); free(ix); free(vl);
+    return st;
+}
