@@ -8,6 +8,10 @@
 #include "param.h"
 #include "status.h"
 
+/* Layout of gpusvm's "cs_svc" (Crammer–Singer) models, which LIBSVM has no format for: the same
+ * header as C-SVC (label and nr_sv required), but one decision function per class,
+ * f_m(x) = sum_s sv_coef[s][m] K(s,x) - rho[m], so rho has nr_class values and every SV line has
+ * nr_class coefficients. gs_model_rho_count/gs_model_coef_count encode this; use them. */
 typedef struct gs_model {
     int svm_type;        /* GS_C_SVC .. GS_NU_SVR; GS_CS_SVC for gpusvm's Crammer–Singer */
     int kernel_type;
@@ -16,13 +20,14 @@ typedef struct gs_model {
     double coef0;
     int nr_class;        /* k (2 for one-class and SVR) */
     int32_t l;           /* total_sv */
-    double *rho;         /* [k(k-1)/2] (1 for one-class/SVR) */
+    double *rho;         /* [gs_model_rho_count()]: k(k-1)/2, 1 for one-class/SVR, k for cs_svc */
     int *label;          /* [k] or NULL (classification only) */
     int *nSV;            /* [k] or NULL */
-    double *probA;       /* NULL when absent */
-    double *probB;       /* NULL when absent */
+    double *probA;       /* [k(k-1)/2] or NULL when absent */
+    double *probB;       /* [k(k-1)/2] or NULL when absent */
     double *prob_density_marks; /* [10] or NULL (3.30+ one-class -b 1) */
-    int n_coef;          /* columns of sv_coef: nr_class-1 (1 for one-class/SVR) */
+    int n_coef;          /* columns of sv_coef = gs_model_coef_count(): k-1 (1 for one-class/SVR,
+                            0 when k <= 1), k for cs_svc */
     double *sv_coef;     /* [n_coef * l], row-major by SV: sv_coef[s * n_coef + c] */
     /* support vectors, CSR with double values (exactly what the file holds) */
     int64_t *sv_ptr;     /* [l+1] */
@@ -33,12 +38,28 @@ typedef struct gs_model {
 #define GS_CS_SVC 5      /* gpusvm extension "cs_svc" (Crammer–Singer); svm-predict refuses it */
 
 /* Reads and validates a model. Errors (GS_ERR_IO / GS_ERR_FORMAT) name the file and line, e.g.
- * "model.txt:12: SV section has 3 lines, total_sv says 5". *out is empty on error. */
+ * "model.txt:9: expected 132 SV lines, found 57". GS_ERR_IO says "can't open model file <path>".
+ * *out is zeroed first and stays zeroed on error (gs_model_free on it is still fine). */
 gs_status gs_model_read(const char *path, gs_model *out);
-/* Writes LIBSVM's exact format to path via "<path>.tmpXXXXXX" + rename.
- * @return GS_OK or GS_ERR_IO ("can't save model to file <path>") */
+/* Writes LIBSVM's exact format to path via "<path>.XXXXXX" (same directory) + rename, so an
+ * existing model is never left half-written; a path that exists and is not a regular file
+ * (/dev/stdout, a FIFO) is written directly. A new file gets 0666 & ~umask, a replaced one keeps
+ * its mode; a symlink is followed.
+ * @return GS_OK; GS_ERR_IO ("can't save model to file <path>", no temporary file left behind);
+ *         GS_ERR_ARG when m is inconsistent (a caller bug: wrong n_coef, NULL arrays, ...). */
 gs_status gs_model_write(const char *path, const gs_model *m);
 /* Frees and zeroes; m may be NULL. */
 void gs_model_free(gs_model *m);
+
+/* 1 for the types with labels and nr_sv: c_svc, nu_svc, cs_svc. */
+int gs_model_is_classification(int svm_type);
+/* Number of rho values (also of probA/probB pairs for the one-vs-one types): nr_class*(nr_class-1)/2,
+ * nr_class for cs_svc; 0 when nr_class <= 1. */
+int64_t gs_model_rho_count(int svm_type, int nr_class);
+/* Coefficient columns per SV: nr_class-1 (0 when nr_class <= 1), nr_class for cs_svc. */
+int gs_model_coef_count(int svm_type, int nr_class);
+/* The names in model files ("c_svc", "rbf", ...), or NULL for an unknown value. */
+const char *gs_svm_type_name(int svm_type);
+const char *gs_kernel_type_name(int kernel_type);
 
 #endif

@@ -1,0 +1,707 @@
+/* model.c — LIBSVM model files. The writer reproduces svm_save_model byte for byte (compat §3.1);
+ * the reader accepts what svm_load_model accepts (§3.5: any whitespace between header tokens, any
+ * keyword order, CRLF, tabs, a missing trailing space, lines after the SV section) but checks
+ * everything svm_load_model trusts, and names file and line in each error. */
+#include "model.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const svm_names[] = {"c_svc", "nu_svc", "one_class", "epsilon_svr", "nu_svr",
+                                        "cs_svc"};
+static const char *const kernel_names[] = {"linear", "polynomial", "rbf", "sigmoid",
+                                           "precomputed"};
+#define N_SVM_NAMES ((int)(sizeof svm_names / sizeof svm_names[0]))
+#define N_KERNEL_NAMES ((int)(sizeof kernel_names / sizeof kernel_names[0]))
+
+const char *gs_svm_type_name(int t) { return t >= 0 && t < N_SVM_NAMES ? svm_names[t] : NULL; }
+
+const char *gs_kernel_type_name(int t)
+{
+    return t >= 0 && t < N_KERNEL_NAMES ? kernel_names[t] : NULL;
+}
+
+int gs_model_is_classification(int t) { return t == GS_C_SVC || t == GS_NU_SVC || t == GS_CS_SVC; }
+
+static int64_t pair_count(int k) { return k <= 1 ? 0 : (int64_t)k * (k - 1) / 2; }
+
+int64_t gs_model_rho_count(int t, int k)
+{
+    if (t == GS_CS_SVC) return k < 0 ? 0 : k;
+    return pair_count(k);
+}
+
+int gs_model_coef_count(int t, int k)
+{
+    if (t == GS_CS_SVC) return k < 0 ? 0 : k;
+    return k <= 1 ? 0 : k - 1;
+}
+
+void gs_model_free(gs_model *m)
+{
+    if (!m) return;
+    free(m->rho);
+    free(m->label);
+    free(m->nSV);
+    free(m->probA);
+    free(m->probB);
+    free(m->prob_density_marks);
+    free(m->sv_coef);
+    free(m->sv_ptr);
+    free(m->sv_idx);
+    free(m->sv_val);
+    memset(m, 0, sizeof *m);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Writer */
+
+static int needs_degree(int kt) { return kt == GS_KERNEL_POLY; }
+static int needs_gamma(int kt)
+{
+    return kt == GS_KERNEL_POLY || kt == GS_KERNEL_RBF || kt == GS_KERNEL_SIGMOID;
+}
+static int needs_coef0(int kt) { return kt == GS_KERNEL_POLY || kt == GS_KERNEL_SIGMOID; }
+
+/* Caller bugs caught before any file is touched, so the writer never reads out of bounds. */
+static gs_status check_for_write(const gs_model *m)
+{
+    if (!gs_svm_type_name(m->svm_type))
+        return GS_FAIL(GS_ERR_ARG, "model to save has unknown svm_type %d", m->svm_type);
+    if (!gs_kernel_type_name(m->kernel_type))
+        return GS_FAIL(GS_ERR_ARG, "model to save has unknown kernel_type %d", m->kernel_type);
+    if (m->nr_class < 0 || m->l < 0)
+        return GS_FAIL(GS_ERR_ARG, "model to save has nr_class %d, total_sv %d", m->nr_class,
+                       (int)m->l);
+    if (!gs_model_is_classification(m->svm_type) && m->nr_class != 2)
+        return GS_FAIL(GS_ERR_ARG, "model to save: nr_class must be 2 for %s",
+                       svm_names[m->svm_type]);
+    if (m->n_coef != gs_model_coef_count(m->svm_type, m->nr_class))
+        return GS_FAIL(GS_ERR_ARG, "model to save has n_coef %d, expected %d", m->n_coef,
+                       gs_model_coef_count(m->svm_type, m->nr_class));
+    if (gs_model_rho_count(m->svm_type, m->nr_class) > 0 && !m->rho)
+        return GS_FAIL(GS_ERR_ARG, "model to save has no rho");
+    if (gs_model_is_classification(m->svm_type) && m->nr_class > 0 && (!m->label || !m->nSV))
+        return GS_FAIL(GS_ERR_ARG, "model to save has no label or nr_sv");
+    if (m->l > 0 && (!m->sv_ptr || (m->n_coef > 0 && !m->sv_coef)))
+        return GS_FAIL(GS_ERR_ARG, "model to save has no support vectors");
+    if (m->l > 0 && m->sv_ptr[0] != 0)
+        return GS_FAIL(GS_ERR_ARG, "model to save: sv_ptr[0] is not 0");
+    for (int32_t s = 0; s < m->l; s++) {
+        const int64_t a = m->sv_ptr[s], b = m->sv_ptr[s + 1];
+        if (b < a)
+            return GS_FAIL(GS_ERR_ARG, "model to save: sv_ptr decreases at SV %d", (int)s);
+        if (m->kernel_type == GS_KERNEL_PRECOMPUTED) {
+            /* LIBSVM writes (int)value of the first node; out of range would be undefined. */
+            const double id = b > a ? m->sv_val[a] : NAN;
+            if (!(id >= INT_MIN && id <= INT_MAX))
+                return GS_FAIL(GS_ERR_ARG, "model to save: precomputed SV %d has no 0:ID", (int)s);
+        }
+    }
+    return GS_OK;
+}
+
+static void put_doubles(FILE *f, const char *key, const double *v, int64_t n)
+{
+    fputs(key, f);
+    for (int64_t i = 0; i < n; i++) fprintf(f, " %.17g", v[i]);
+    fputc('\n', f);
+}
+
+static void put_ints(FILE *f, const char *key, const int *v, int64_t n)
+{
+    fputs(key, f);
+    for (int64_t i = 0; i < n; i++) fprintf(f, " %d", v[i]);
+    fputc('\n', f);
+}
+
+/* Writes the whole model; stdio errors are sticky, so the caller checks ferror/fflush once. */
+static void put_model(FILE *f, const gs_model *m)
+{
+    const int k = m->nr_class, kt = m->kernel_type;
+    const int cls = gs_model_is_classification(m->svm_type);
+    fprintf(f, "svm_type %s\n", svm_names[m->svm_type]);
+    fprintf(f, "kernel_type %s\n", kernel_names[kt]);
+    if (needs_degree(kt)) fprintf(f, "degree %d\n", m->degree);
+    if (needs_gamma(kt)) fprintf(f, "gamma %.17g\n", m->gamma);
+    if (needs_coef0(kt)) fprintf(f, "coef0 %.17g\n", m->coef0);
+    fprintf(f, "nr_class %d\n", k);
+    fprintf(f, "total_sv %d\n", (int)m->l);
+    put_doubles(f, "rho", m->rho, gs_model_rho_count(m->svm_type, k));
+    /* LIBSVM writes label/nr_sv when the arrays exist; they always do for classification, even
+     * for nr_class 0, which gives the bare "label" and "nr_sv" lines of §3.4. */
+    if (cls || m->label) put_ints(f, "label", m->label, k);
+    if (m->probA) put_doubles(f, "probA", m->probA, pair_count(k));
+    if (m->probB) put_doubles(f, "probB", m->probB, pair_count(k));
+    if (m->prob_density_marks) put_doubles(f, "prob_density_marks", m->prob_density_marks, 10);
+    if (cls || m->nSV) put_ints(f, "nr_sv", m->nSV, k);
+    fputs("SV\n", f);
+    for (int32_t s = 0; s < m->l; s++) {
+        const double *c = m->sv_coef + (int64_t)s * m->n_coef;
+        for (int j = 0; j < m->n_coef; j++) fprintf(f, "%.17g ", c[j]);
+        const int64_t a = m->sv_ptr[s], b = m->sv_ptr[s + 1];
+        if (kt == GS_KERNEL_PRECOMPUTED) {
+            fprintf(f, "0:%d ", (int)m->sv_val[a]);
+        } else {
+            for (int64_t p = a; p < b; p++) fprintf(f, "%d:%.8g ", (int)m->sv_idx[p], m->sv_val[p]);
+        }
+        fputc('\n', f);
+    }
+}
+
+/* The process umask without changing it (umask() would, briefly, for every thread). */
+static mode_t current_umask(void)
+{
+    mode_t um = 022;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f) {
+        char line[256];
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "Umask:", 6) == 0) {
+                um = (mode_t)strtoul(line + 6, NULL, 8);
+                fclose(f);
+                return um;
+            }
+        }
+        fclose(f);
+    }
+    um = umask(022);
+    umask(um);
+    return um;
+}
+
+/* Every failure of the writer is this one message, as in LIBSVM (the CLI prints it). */
+static gs_status save_failed(const char *path)
+{
+    return GS_FAIL(GS_ERR_IO, "can't save model to file %s", path);
+}
+
+/* put_model, then flush and close; fails on any stdio error. Always closes f. */
+static int put_and_close(FILE *f, const gs_model *m)
+{
+    put_model(f, m);
+    const int bad = ferror(f) | fflush(f);
+    return (fclose(f) | bad) == 0;
+}
+
+gs_status gs_model_write(const char *path, const gs_model *m)
+{
+    gs_status st = check_for_write(m);
+    char *target = NULL, *tmp = NULL;
+    FILE *f = NULL;
+    int fd = -1, tmp_made = 0;
+    struct stat sb;
+    mode_t mode;
+    if (st != GS_OK) return st;
+
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        /* A device or FIFO cannot be replaced by rename; write into it like fopen("w") would. */
+        f = fopen(path, "w");
+        if (!f || !put_and_close(f, m)) st = save_failed(path);
+        f = NULL;
+        goto cleanup;
+    }
+    if (stat(path, &sb) == 0) {
+        mode = sb.st_mode & 07777;
+        target = realpath(path, NULL); /* follow a symlink: replace its target, not the link */
+    } else {
+        mode = 0666 & ~current_umask();
+    }
+    const char *dest = target ? target : path;
+    const size_t n = strlen(dest);
+    tmp = malloc(n + 8);
+    if (!tmp) { st = save_failed(path); goto cleanup; }
+    memcpy(tmp, dest, n);
+    memcpy(tmp + n, ".XXXXXX", 8);
+    fd = mkstemp(tmp);
+    if (fd < 0) { st = save_failed(path); goto cleanup; }
+    tmp_made = 1;
+    (void)fchmod(fd, mode); /* best effort: some file systems have no modes */
+    f = fdopen(fd, "w");
+    if (!f) { st = save_failed(path); goto cleanup; }
+    fd = -1;
+    const int ok = put_and_close(f, m);
+    f = NULL;
+    if (!ok || rename(tmp, dest) != 0) { st = save_failed(path); goto cleanup; }
+    tmp_made = 0;
+cleanup:
+    if (fd >= 0) close(fd);
+    if (tmp_made) remove(tmp);
+    free(tmp);
+    free(target);
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Reader. The file is read whole and NUL-terminated; a cursor hands out whitespace-separated
+ * tokens with their line numbers (fscanf("%80s") semantics, without the 80-character limit). */
+
+typedef struct reader {
+    const char *path;
+    const char *buf;
+    size_t len;
+    size_t pos;
+    int line;           /* line of buf[pos], from 1 */
+} reader;
+
+typedef struct token {
+    const char *s;
+    size_t n;           /* 0 at end of file */
+    int line;
+} token;
+
+static int is_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static token next_token(reader *r)
+{
+    token t = {NULL, 0, 0};
+    while (r->pos < r->len && is_ws(r->buf[r->pos])) {
+        if (r->buf[r->pos] == '\n') r->line++;
+        r->pos++;
+    }
+    t.s = r->buf + r->pos;
+    t.line = r->line;
+    while (r->pos < r->len && !is_ws(r->buf[r->pos])) r->pos++;
+    t.n = (size_t)(r->buf + r->pos - t.s);
+    return t;
+}
+
+static token peek_token(const reader *r)
+{
+    reader c = *r;
+    return next_token(&c);
+}
+
+/* Messages quote at most this much of a token (a binary file has very long "tokens"). */
+#define QUOTE(t) (int)((t).n < 40 ? (t).n : 40), (t).s
+
+/* strtod over exactly [s, s+n); the buffer's NUL or a separator always ends the number. */
+static int parse_double(const char *s, size_t n, double *v)
+{
+    char *end;
+    if (n == 0) return 0;
+    *v = strtod(s, &end);
+    return end == s + n;
+}
+
+static int parse_int(const char *s, size_t n, int *v)
+{
+    char *end;
+    if (n == 0) return 0;
+    errno = 0;
+    const long x = strtol(s, &end, 10);
+    if (end != s + n || errno == ERANGE || x < INT_MIN || x > INT_MAX) return 0;
+    *v = (int)x;
+    return 1;
+}
+
+static gs_status slurp(const char *path, char **out, size_t *out_len)
+{
+    gs_status st = GS_OK;
+    char *buf = NULL;
+    size_t len = 0, cap = 1 << 16;
+    FILE *f = fopen(path, "rb");
+    if (!f) return GS_FAIL(GS_ERR_IO, "can't open model file %s", path);
+    buf = malloc(cap + 1);
+    if (!buf) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory reading model file %s", path); goto cleanup; }
+    for (;;) {
+        len += fread(buf + len, 1, cap - len, f);
+        if (len < cap) break;
+        if (cap > SIZE_MAX / 2 - 1) {
+            st = GS_FAIL(GS_ERR_NOMEM, "model file %s is too large", path);
+            goto cleanup;
+        }
+        char *nb = realloc(buf, cap * 2 + 1);
+        if (!nb) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory reading model file %s", path); goto cleanup; }
+        buf = nb;
+        cap *= 2;
+    }
+    if (ferror(f)) { st = GS_FAIL(GS_ERR_IO, "can't open model file %s", path); goto cleanup; }
+    buf[len] = '\0';
+    *out = buf;
+    *out_len = len;
+    buf = NULL;
+cleanup:
+    free(buf);
+    fclose(f);
+    return st;
+}
+
+enum {
+    K_SVM_TYPE, K_KERNEL_TYPE, K_DEGREE, K_GAMMA, K_COEF0, K_NR_CLASS, K_TOTAL_SV, K_RHO, K_LABEL,
+    K_PROBA, K_PROBB, K_PDM, K_NR_SV, K_SV, K_COUNT
+};
+static const char *const key_names[K_COUNT] = {
+    "svm_type", "kernel_type", "degree", "gamma", "coef0", "nr_class", "total_sv", "rho", "label",
+    "probA", "probB", "prob_density_marks", "nr_sv", "SV"};
+
+typedef struct header {
+    int line[K_COUNT];  /* line of each keyword, 0 when absent */
+    int64_t count[K_COUNT]; /* values read after the array keywords */
+} header;
+
+static int find_key(token t)
+{
+    for (int k = 0; k < K_COUNT; k++)
+        if (strlen(key_names[k]) == t.n && memcmp(key_names[k], t.s, t.n) == 0) return k;
+    return -1;
+}
+
+static gs_status read_name(reader *r, token kw, const char *const *names, int n_names,
+                           const char *what, int *out)
+{
+    const token t = next_token(r);
+    if (t.n == 0)
+        return GS_FAIL(GS_ERR_FORMAT, "%s:%d: %s needs a value, found end of file", r->path,
+                       kw.line, key_names[find_key(kw)]);
+    for (int i = 0; i < n_names; i++) {
+        if (strlen(names[i]) == t.n && memcmp(names[i], t.s, t.n) == 0) {
+            *out = i;
+            return GS_OK;
+        }
+    }
+    return GS_FAIL(GS_ERR_FORMAT, "%s:%d: unknown %s '%.*s'", r->path, t.line, what, QUOTE(t));
+}
+
+static gs_status read_scalar(reader *r, token kw, int is_int, int *iv, double *dv)
+{
+    const token t = next_token(r);
+    const char *name = key_names[find_key(kw)];
+    if (t.n == 0)
+        return GS_FAIL(GS_ERR_FORMAT, "%s:%d: %s needs a number, found end of file", r->path,
+                       kw.line, name);
+    if (is_int ? !parse_int(t.s, t.n, iv) : !parse_double(t.s, t.n, dv))
+        return GS_FAIL(GS_ERR_FORMAT, "%s:%d: %s needs %s, found '%.*s'", r->path, t.line, name,
+                       is_int ? "an integer" : "a number", QUOTE(t));
+    return GS_OK;
+}
+
+/* Reads the numbers after an array keyword: exactly `want` of them, or when want < 0 (rho before
+ * svm_type, whose count depends on it) all that follow, checked once the header is complete.
+ * Keywords are never numbers, so a list always ends at the next keyword. */
+static gs_status read_array(reader *r, token kw, int is_int, int64_t want, int **iv, double **dv,
+                            int64_t *count)
+{
+    const char *name = key_names[find_key(kw)];
+    reader ahead = *r;
+    int64_t n = 0;
+    double x;
+    while (want < 0 || n < want) {
+        const token t = peek_token(&ahead);
+        if (t.n == 0 || !parse_double(t.s, t.n, &x)) break;
+        next_token(&ahead);
+        n++;
+    }
+    if (want >= 0 && n < want)
+        return GS_FAIL(GS_ERR_FORMAT, "%s:%d: %s has %lld values, expected %lld", r->path,
+                       kw.line, name, (long long)n, (long long)want);
+    const size_t bytes = (size_t)(n > 0 ? n : 1) * (is_int ? sizeof(int) : sizeof(double));
+    void *a = malloc(bytes);
+    if (!a) return GS_FAIL(GS_ERR_NOMEM, "out of memory reading model file %s", r->path);
+    for (int64_t i = 0; i < n; i++) {
+        const token t = next_token(r);
+        if (is_int) {
+            if (!parse_int(t.s, t.n, (int *)a + i)) {
+                free(a);
+                return GS_FAIL(GS_ERR_FORMAT, "%s:%d: %s needs integers, found '%.*s'", r->path,
+                               t.line, name, QUOTE(t));
+            }
+        } else {
+            parse_double(t.s, t.n, (double *)a + i);
+        }
+    }
+    if (is_int) *iv = a; else *dv = a;
+    *count = n;
+    return GS_OK;
+}
+
+static gs_status unknown_word(const reader *r, token t, int prev, const header *h)
+{
+    double x;
+    if (prev < 0 || !parse_double(t.s, t.n, &x))
+        return GS_FAIL(GS_ERR_FORMAT, "%s:%d: unknown keyword '%.*s'", r->path, t.line, QUOTE(t));
+    if (prev >= K_RHO && prev <= K_NR_SV)
+        return GS_FAIL(GS_ERR_FORMAT, "%s:%d: unexpected number '%.*s' after %s's %lld value%s",
+                       r->path, t.line, QUOTE(t), key_names[prev], (long long)h->count[prev],
+                       h->count[prev] == 1 ? "" : "s");
+    return GS_FAIL(GS_ERR_FORMAT, "%s:%d: unexpected number '%.*s' after %s's value", r->path,
+                   t.line, QUOTE(t), key_names[prev]);
+}
+
+static gs_status read_header(reader *r, gs_model *m, header *h)
+{
+    gs_status st = GS_OK;
+    int prev = -1;
+    for (;;) {
+        const token kw = next_token(r);
+        if (kw.n == 0)
+            return GS_FAIL(GS_ERR_FORMAT, "%s:%d: end of file before the SV line", r->path,
+                           kw.line);
+        const int k = find_key(kw);
+        if (k < 0) return unknown_word(r, kw, prev, h);
+        if (h->line[k])
+            return GS_FAIL(GS_ERR_FORMAT, "%s:%d: %s given twice (first on line %d)", r->path,
+                           kw.line, key_names[k], h->line[k]);
+        h->line[k] = kw.line;
+        if ((k == K_RHO || k == K_LABEL || k == K_PROBA || k == K_PROBB || k == K_NR_SV) &&
+            !h->line[K_NR_CLASS])
+            return GS_FAIL(GS_ERR_FORMAT, "%s:%d: %s before nr_class", r->path, kw.line,
+                           key_names[k]);
+        const int nk = m->nr_class;
+        switch (k) {
+        case K_SVM_TYPE:
+            st = read_name(r, kw, svm_names, N_SVM_NAMES, "svm_type", &m->svm_type);
+            break;
+        case K_KERNEL_TYPE:
+            st = read_name(r, kw, kernel_names, N_KERNEL_NAMES, "kernel_type", &m->kernel_type);
+            break;
+        case K_DEGREE: st = read_scalar(r, kw, 1, &m->degree, NULL); break;
+        case K_GAMMA: st = read_scalar(r, kw, 0, NULL, &m->gamma); break;
+        case K_COEF0: st = read_scalar(r, kw, 0, NULL, &m->coef0); break;
+        case K_NR_CLASS:
+            st = read_scalar(r, kw, 1, &m->nr_class, NULL);
+            if (st == GS_OK && m->nr_class < 0)
+                st = GS_FAIL(GS_ERR_FORMAT, "%s:%d: nr_class %d is negative", r->path, kw.line,
+                             m->nr_class);
+            break;
+        case K_TOTAL_SV: {
+            int l = 0;
+            st = read_scalar(r, kw, 1, &l, NULL);
+            if (st == GS_OK && l < 0)
+                st = GS_FAIL(GS_ERR_FORMAT, "%s:%d: total_sv %d is negative", r->path, kw.line, l);
+            m->l = l;
+            break;
+        }
+        case K_RHO:
+            st = read_array(r, kw, 0, h->line[K_SVM_TYPE] ? gs_model_rho_count(m->svm_type, nk) : -1,
+                            NULL, &m->rho, &h->count[k]);
+            break;
+        case K_LABEL: st = read_array(r, kw, 1, nk, &m->label, NULL, &h->count[k]); break;
+        case K_PROBA: st = read_array(r, kw, 0, pair_count(nk), NULL, &m->probA, &h->count[k]); break;
+        case K_PROBB: st = read_array(r, kw, 0, pair_count(nk), NULL, &m->probB, &h->count[k]); break;
+        case K_PDM:
+            st = read_array(r, kw, 0, 10, NULL, &m->prob_density_marks, &h->count[k]);
+            break;
+        case K_NR_SV: st = read_array(r, kw, 1, nk, &m->nSV, NULL, &h->count[k]); break;
+        case K_SV: return GS_OK;
+        }
+        if (st != GS_OK) return st;
+        prev = k;
+    }
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    const int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static gs_status check_count(const reader *r, const header *h, int k, int64_t want)
+{
+    if (h->line[k] && h->count[k] != want)
+        return GS_FAIL(GS_ERR_FORMAT, "%s:%d: %s has %lld values, expected %lld", r->path,
+                       h->line[k], key_names[k], (long long)h->count[k], (long long)want);
+    return GS_OK;
+}
+
+/* What svm_load_model leaves to chance: required keys, array sizes, nr_sv against total_sv. */
+static gs_status check_header(const reader *r, const gs_model *m, const header *h)
+{
+    gs_status st = GS_OK;
+    const int sv_line = h->line[K_SV], kt = m->kernel_type, k = m->nr_class;
+    const int cls = gs_model_is_classification(m->svm_type);
+    int need[K_COUNT] = {0};
+    need[K_SVM_TYPE] = need[K_KERNEL_TYPE] = need[K_NR_CLASS] = need[K_TOTAL_SV] = need[K_RHO] = 1;
+    for (int i = 0; i <= K_KERNEL_TYPE; i++) {
+        if (!h->line[i])
+            return GS_FAIL(GS_ERR_FORMAT, "%s:%d: no %s line before SV", r->path, sv_line,
+                           key_names[i]);
+    }
+    need[K_DEGREE] = needs_degree(kt);
+    need[K_GAMMA] = needs_gamma(kt);
+    need[K_COEF0] = needs_coef0(kt);
+    need[K_LABEL] = need[K_NR_SV] = cls;
+    for (int i = 0; i < K_COUNT; i++) {
+        if (need[i] && !h->line[i])
+            return GS_FAIL(GS_ERR_FORMAT, "%s:%d: no %s line before SV (a %s %s model needs it)",
+                           r->path, sv_line, key_names[i], svm_names[m->svm_type],
+                           kernel_names[kt]);
+    }
+    if (!cls && k != 2)
+        return GS_FAIL(GS_ERR_FORMAT, "%s:%d: nr_class must be 2 for %s, found %d", r->path,
+                       h->line[K_NR_CLASS], svm_names[m->svm_type], k);
+    if ((st = check_count(r, h, K_RHO, gs_model_rho_count(m->svm_type, k))) != GS_OK) return st;
+    if ((st = check_count(r, h, K_LABEL, k)) != GS_OK) return st;
+    if ((st = check_count(r, h, K_NR_SV, k)) != GS_OK) return st;
+    if ((st = check_count(r, h, K_PROBA, pair_count(k))) != GS_OK) return st;
+    if ((st = check_count(r, h, K_PROBB, pair_count(k))) != GS_OK) return st;
+    if ((st = check_count(r, h, K_PDM, 10)) != GS_OK) return st;
+    if (m->nSV) {
+        int64_t sum = 0;
+        for (int i = 0; i < k; i++) {
+            if (m->nSV[i] < 0)
+                return GS_FAIL(GS_ERR_FORMAT, "%s:%d: nr_sv has a negative count %d", r->path,
+                               h->line[K_NR_SV], m->nSV[i]);
+            sum += m->nSV[i];
+        }
+        if (sum != m->l)
+            return GS_FAIL(GS_ERR_FORMAT, "%s:%d: nr_sv adds up to %lld, but total_sv is %d",
+                           r->path, h->line[K_NR_SV], (long long)sum, (int)m->l);
+    }
+    if (m->label && k > 1) {
+        int *sorted = malloc((size_t)k * sizeof *sorted);
+        if (!sorted) return GS_FAIL(GS_ERR_NOMEM, "out of memory reading model file %s", r->path);
+        memcpy(sorted, m->label, (size_t)k * sizeof *sorted);
+        qsort(sorted, (size_t)k, sizeof *sorted, cmp_int);
+        for (int i = 1; i < k && st == GS_OK; i++) {
+            if (sorted[i] == sorted[i - 1])
+                st = GS_FAIL(GS_ERR_FORMAT, "%s:%d: label %d appears twice", r->path,
+                             h->line[K_LABEL], sorted[i]);
+        }
+        free(sorted);
+    }
+    return st;
+}
+
+static int is_sv_sep(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+/* The next blank/tab-separated token of the current SV line; n == 0 at the end of the line. */
+static token sv_token(reader *r)
+{
+    token t = {NULL, 0, r->line};
+    while (r->pos < r->len && is_sv_sep(r->buf[r->pos])) r->pos++;
+    t.s = r->buf + r->pos;
+    while (r->pos < r->len && r->buf[r->pos] != '\n' && !is_sv_sep(r->buf[r->pos])) r->pos++;
+    t.n = (size_t)(r->buf + r->pos - t.s);
+    return t;
+}
+
+static void sv_next_line(reader *r)
+{
+    while (r->pos < r->len && r->buf[r->pos] != '\n') r->pos++;
+    if (r->pos < r->len) {
+        r->pos++;
+        r->line++;
+    }
+}
+
+/* One "idx:value" token: idx a non-negative int, value a full strtod number. */
+static int parse_pair(token t, int32_t *idx, double *val)
+{
+    const char *colon = memchr(t.s, ':', t.n);
+    int i;
+    if (!colon || colon == t.s || colon[1] == ':') return 0;
+    if (!parse_int(t.s, (size_t)(colon - t.s), &i) || i < 0) return 0;
+    if (!parse_double(colon + 1, t.n - (size_t)(colon + 1 - t.s), val)) return 0;
+    *idx = i;
+    return 1;
+}
+
+static gs_status read_svs(reader *r, gs_model *m, int sv_line)
+{
+    const int nc = m->n_coef;
+    const int32_t l = m->l;
+    int64_t nnz = 0;
+
+    /* The rest of the "SV" line must be empty (LIBSVM skips it unread). */
+    {
+        const token t = sv_token(r);
+        if (t.n)
+            return GS_FAIL(GS_ERR_FORMAT, "%s:%d: unexpected '%.*s' after SV", r->path, sv_line,
+                           QUOTE(t));
+        sv_next_line(r);
+    }
+    /* First pass: the l lines exist and have their coefficients; it sizes the arrays exactly. */
+    const reader start = *r;
+    for (int32_t s = 0; s < l; s++) {
+        if (r->pos >= r->len)
+            return GS_FAIL(GS_ERR_FORMAT, "%s:%d: expected %d SV lines, found %d", r->path,
+                           sv_line, (int)l, (int)s);
+        int64_t n = 0;
+        while (sv_token(r).n) n++;
+        if (n < nc)
+            return GS_FAIL(GS_ERR_FORMAT, "%s:%d: SV line has %lld fields, expected %d "
+                           "coefficient%s first", r->path, r->line, (long long)n, nc,
+                           nc == 1 ? "" : "s");
+        nnz += n - nc;
+        sv_next_line(r);
+    }
+    *r = start;
+    m->sv_coef = malloc(((size_t)nc * (size_t)l + 1) * sizeof *m->sv_coef);
+    m->sv_ptr = malloc(((size_t)l + 1) * sizeof *m->sv_ptr);
+    m->sv_idx = malloc(((size_t)nnz + 1) * sizeof *m->sv_idx);
+    m->sv_val = malloc(((size_t)nnz + 1) * sizeof *m->sv_val);
+    if (!m->sv_coef || !m->sv_ptr || !m->sv_idx || !m->sv_val)
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory reading model file %s", r->path);
+
+    int64_t p = 0;
+    m->sv_ptr[0] = 0;
+    for (int32_t s = 0; s < l; s++) {
+        for (int j = 0; j < nc; j++) {
+            const token t = sv_token(r);
+            if (!parse_double(t.s, t.n, &m->sv_coef[(int64_t)s * nc + j]))
+                return GS_FAIL(GS_ERR_FORMAT, "%s:%d: bad coefficient '%.*s'", r->path, r->line,
+                               QUOTE(t));
+        }
+        int64_t prev = -1;
+        for (token t = sv_token(r); t.n; t = sv_token(r)) {
+            if (!parse_pair(t, &m->sv_idx[p], &m->sv_val[p]))
+                return GS_FAIL(GS_ERR_FORMAT, "%s:%d: bad index:value pair '%.*s'", r->path,
+                               r->line, QUOTE(t));
+            if (m->sv_idx[p] <= prev)
+                return GS_FAIL(GS_ERR_FORMAT, "%s:%d: index %d after %lld: indices must ascend",
+                               r->path, r->line, (int)m->sv_idx[p], (long long)prev);
+            prev = m->sv_idx[p];
+            p++;
+        }
+        if (m->kernel_type == GS_KERNEL_PRECOMPUTED) {
+            const double id = p > m->sv_ptr[s] ? m->sv_val[m->sv_ptr[s]] : NAN;
+            if (p - m->sv_ptr[s] != 1 || m->sv_idx[m->sv_ptr[s]] != 0 ||
+                !(id >= INT_MIN && id <= INT_MAX) || id != (double)(int)id)
+                return GS_FAIL(GS_ERR_FORMAT, "%s:%d: a precomputed SV line needs exactly one "
+                               "0:ID pair with an integer ID", r->path, r->line);
+        }
+        m->sv_ptr[s + 1] = p;
+        sv_next_line(r);
+    }
+    return GS_OK;
+}
+
+gs_status gs_model_read(const char *path, gs_model *out)
+{
+    gs_status st = GS_OK;
+    char *buf = NULL;
+    size_t len = 0;
+    gs_model m;
+    header h;
+    memset(out, 0, sizeof *out);
+    memset(&m, 0, sizeof m);
+    memset(&h, 0, sizeof h);
+
+    st = slurp(path, &buf, &len);
+    if (st != GS_OK) goto cleanup;
+    reader r = {path, buf, len, 0, 1};
+    st = read_header(&r, &m, &h);
+    if (st != GS_OK) goto cleanup;
+    st = check_header(&r, &m, &h);
+    if (st != GS_OK) goto cleanup;
+    m.n_coef = gs_model_coef_count(m.svm_type, m.nr_class);
+    st = read_svs(&r, &m, h.line[K_SV]);
+    if (st != GS_OK) goto cleanup;
+    *out = m;
+    memset(&m, 0, sizeof m);
+cleanup:
+    gs_model_free(&m);
+    free(buf);
+    return st;
+}
