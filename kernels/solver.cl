@@ -319,117 +319,126 @@ __kernel void k_write(__global const char *y, __global const double *G,
     }
 }
 
-/* One work-group of QMAX >= q work-items. Ring working set of q slots; this round replaces the
- * q_new slots from head (E); the next round will replace q_next slots from head+q_new, and only
- * the other slots are marked in_ws (excluded from the next selection). */
+/* One work-group of MWG work-items; each owns PER = QMAX / MWG consecutive entries of the
+ * q <= QMAX slots. Ring working set of q slots: this round replaces the q_new slots from head (E);
+ * the next round replaces q_next slots from head + q_new, and only the other slots are marked
+ * in_ws (excluded from the next selection). A candidate already sitting in an E slot keeps it, so
+ * its kernel row stays valid. */
 #ifndef QMAX
-#define QMAX 1024
+#define QMAX 512
 #endif
+#ifndef MWG
+#define MWG 256
+#endif
+#define PER (QMAX / MWG)
+
+/* In-place exclusive scan of v[QMAX] by the whole group; returns the total. */
+inline int block_scan(__local int *v, __local int *part, int lid)
+{
+    const int b = lid * PER;
+    int s = 0;
+    for (int i = 0; i < PER; i++) { const int x = v[b + i]; v[b + i] = s; s += x; }
+    part[lid] = s;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < MWG; off <<= 1) {
+        const int x = lid >= off ? part[lid - off] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        part[lid] += x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const int add = lid ? part[lid - 1] : 0;
+    for (int i = 0; i < PER; i++) v[b + i] += add;
+    const int total = part[MWG - 1];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return total;
+}
+
 __kernel void k_merge(__global const uint *state, __global const int *cand, int qh,
                       __global int *ws_pos, __global int *slot_of, __global uchar *in_ws,
                       __global int *new_slots, __global int *n_new, int q, int head, int q_new,
                       int q_next)
 {
-    __local int lc[QMAX];       /* combined candidates */
-    __local int keep[QMAX];
-    __local int scan[QMAX];
-    __local int taken[QMAX];    /* E slot k (offset from head) retains its occupant */
+    __local int lc[QMAX];      /* combined candidates */
+    __local int v[QMAX];       /* scan scratch */
+    __local int taken[QMAX];   /* E slot k (offset from head) keeps its occupant */
     __local int placed[QMAX];
     __local int freeslot[QMAX];
     __local int need_row[QMAX];
-    __local int nc_sh, nfree_sh;
+    __local int part[MWG];
     const int lid = get_local_id(0);
     const int n_up = (int)state[3], n_low = (int)state[7];
-    /* a: candidates = up list, then low picks that the up list does not hold */
-    keep[lid] = 0;
-    if (lid < n_low) {
-        const int c = cand[qh + lid];
-        int dup = 0;
-        for (int i = 0; i < n_up; i++) dup |= cand[i] == c;
-        keep[lid] = !dup;
+    /* a: candidates = up list, then the low picks the up list does not hold */
+    for (int e = lid; e < QMAX; e += MWG) {
+        int keep = 0;
+        if (e < n_low) {
+            const int c = cand[qh + e];
+            keep = 1;
+            for (int i = 0; i < n_up; i++) if (cand[i] == c) keep = 0;
+        }
+        taken[e] = 0; placed[e] = 0; need_row[e] = 0;
+        lc[e] = keep; /* temporarily: keep flag by low index */
     }
-    scan[lid] = keep[lid];
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int off = 1; off < QMAX; off <<= 1) {
-        int v = lid >= off ? scan[lid - off] : 0;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        scan[lid] += v;
-        barrier(CLK_LOCAL_MEM_FENCE);
+    for (int e = lid; e < QMAX; e += MWG) v[e] = lc[e];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int nkeep = block_scan(v, part, lid);
+    for (int e = lid; e < QMAX; e += MWG) {
+        if (e < n_low && lc[e]) freeslot[n_up + v[e]] = cand[qh + e];
+        if (e < n_up) freeslot[e] = cand[e];
     }
-    if (lid < n_up) lc[lid] = cand[lid];
-    if (keep[lid]) lc[n_up + scan[lid] - 1] = cand[qh + lid];
-    if (lid == 0) nc_sh = n_up + scan[QMAX - 1];
-    taken[lid] = 0;
-    placed[lid] = 0;
-    need_row[lid] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    const int nc = nc_sh;
-    /* b: a candidate already sitting in an E slot keeps it (its kernel row stays valid) */
-    if (lid < nc) {
-        const int s = slot_of[lc[lid]];
+    const int nc = n_up + nkeep;
+    for (int e = lid; e < QMAX; e += MWG) lc[e] = e < nc ? freeslot[e] : -1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* b: a candidate already in an E slot keeps it */
+    for (int e = lid; e < nc; e += MWG) {
+        const int s = slot_of[lc[e]];
         if (s >= 0) {
             const int k = (s - head + q) % q;
-            if (k < q_new) { taken[k] = 1; placed[lid] = 1; }
+            if (k < q_new) { taken[k] = 1; placed[e] = 1; }
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     /* c: rank the unplaced candidates and the free E slots */
-    scan[lid] = (lid < nc && !placed[lid]) ? 1 : 0;
+    for (int e = lid; e < QMAX; e += MWG) v[e] = (e < q_new && !taken[e]) ? 1 : 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int off = 1; off < QMAX; off <<= 1) {
-        int v = lid >= off ? scan[lid - off] : 0;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        scan[lid] += v;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    const int cand_rank = scan[lid] - 1;
+    const int nfree = block_scan(v, part, lid);
+    for (int e = lid; e < q_new; e += MWG) if (!taken[e]) freeslot[v[e]] = e;
     barrier(CLK_LOCAL_MEM_FENCE);
-    scan[lid] = (lid < q_new && !taken[lid]) ? 1 : 0;
+    for (int e = lid; e < QMAX; e += MWG) v[e] = (e < nc && !placed[e]) ? 1 : 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int off = 1; off < QMAX; off <<= 1) {
-        int v = lid >= off ? scan[lid - off] : 0;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        scan[lid] += v;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (lid < q_new && !taken[lid]) freeslot[scan[lid] - 1] = lid;
-    if (lid == 0) nfree_sh = scan[QMAX - 1];
-    barrier(CLK_LOCAL_MEM_FENCE);
+    block_scan(v, part, lid);
     /* d: evict the untaken E slots' occupants */
-    if (lid < q_new && !taken[lid]) {
-        const int s = (head + lid) % q;
+    for (int e = lid; e < q_new; e += MWG) {
+        if (taken[e]) continue;
+        const int s = (head + e) % q;
         const int old = ws_pos[s];
         if (old >= 0) slot_of[old] = -1;
         ws_pos[s] = -1;
     }
-    barrier(CLK_GLOBAL_MEM_FENCE);
-    if (lid < nc && !placed[lid] && cand_rank < nfree_sh) {
-        const int k = freeslot[cand_rank];
-        const int s = (head + k) % q;
-        ws_pos[s] = lc[lid];
-        slot_of[lc[lid]] = s;
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    for (int e = lid; e < nc; e += MWG) {
+        if (placed[e] || v[e] >= nfree) continue;
+        const int s = (head + freeslot[v[e]]) % q;
+        ws_pos[s] = lc[e];
+        slot_of[lc[e]] = s;
         need_row[s] = 1;
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     /* e: in_ws for the next selection = every filled slot outside the next eviction window */
-    if (lid < q) {
-        const int p = ws_pos[lid];
+    for (int e = lid; e < q; e += MWG) {
+        const int p = ws_pos[e];
         if (p >= 0) {
-            const int k = (lid - (head + q_new) % q + q) % q;
+            const int k = (e - (head + q_new) % q + q) % q;
             in_ws[p] = k < q_next ? 0 : 1;
         }
     }
-    /* f: list the slots whose kernel rows must be computed, in slot order */
-    scan[lid] = need_row[lid];
+    /* f: the slots whose kernel rows must be computed, in slot order */
+    for (int e = lid; e < QMAX; e += MWG) v[e] = need_row[e];
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int off = 1; off < QMAX; off <<= 1) {
-        int v = lid >= off ? scan[lid - off] : 0;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        scan[lid] += v;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (need_row[lid]) new_slots[scan[lid] - 1] = lid;
-    if (lid == 0) n_new[0] = scan[QMAX - 1];
+    const int nn = block_scan(v, part, lid);
+    for (int e = lid; e < QMAX; e += MWG) if (need_row[e]) new_slots[v[e]] = e;
+    if (lid == 0) n_new[0] = nn;
 }
 
 /* Group k copies the vector of new slot k into column k of U (clearing the previous vector). */
@@ -468,7 +477,8 @@ inline double kfun(double dot, double ni, double nj, double gamma, double coef0,
 #endif
 }
 
-/* Work-group = cluster, work-item = row: K[slot][row] for every new slot. */
+/* Work-group (cluster c, block w0/WCH), work-item = row: K[slot][row] for WCH new slots. The
+ * second dimension spreads the new slots over many work-groups so the whole device is busy. */
 __kernel void k_rows(__global const long *col_off, __global const int *cols,
                      __global const float *vals, __global const double *norm2,
                      __global const float *U, __global const int *ws_pos,
@@ -477,39 +487,41 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
 {
     __local float lu[CCH * WCH];
     const int c = get_group_id(0), t = get_local_id(0);
+    const int w0 = get_group_id(1) * WCH;
+    const int nn = n_new[0];
+    if (w0 >= nn) return;
     const int pos = c * WG + t;
     const long b = col_off[c];
     const int ncol = (int)(col_off[c + 1] - b);
     __global const float *x = vals + b * WG + t;
-    const int nn = n_new[0];
     const double ni = norm2[pos];
-    for (int w0 = 0; w0 < nn; w0 += WCH) {
-        float acc[WCH];
-        for (int w = 0; w < WCH; w++) acc[w] = 0.0f;
-        for (int j0 = 0; j0 < ncol; j0 += CCH) {
-            barrier(CLK_LOCAL_MEM_FENCE);
-            for (int i = t; i < CCH * WCH; i += WG) {
-                const int jj = i / WCH, ww = i % WCH;
-                lu[i] = (j0 + jj < ncol && w0 + ww < nn) ? U[(long)cols[b + j0 + jj] * qn + w0 + ww] : 0.0f;
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-            const int jn = min(CCH, ncol - j0);
-            for (int jj = 0; jj < jn; jj++) {
-                const float xv = x[(long)(j0 + jj) * WG];
-                for (int w = 0; w < WCH; w++) acc[w] = fma(xv, lu[jj * WCH + w], acc[w]);
-            }
+    float acc[WCH];
+    for (int w = 0; w < WCH; w++) acc[w] = 0.0f;
+    for (int j0 = 0; j0 < ncol; j0 += CCH) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int i = t; i < CCH * WCH; i += WG) {
+            const int jj = i / WCH, ww = i % WCH;
+            lu[i] = (j0 + jj < ncol && w0 + ww < nn) ? U[(long)cols[b + j0 + jj] * qn + w0 + ww] : 0.0f;
         }
-        for (int w = 0; w < WCH && w0 + w < nn; w++) {
-            const int s = new_slots[w0 + w];
-            const int p = ws_pos[s];
-            const double dot = pos == p ? ni : (double)acc[w];
-            K[(long)s * npos + pos] = (float)kfun(dot, ni, norm2[p], gamma, coef0, degree);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int jn = min(CCH, ncol - j0);
+        for (int jj = 0; jj < jn; jj++) {
+            const float xv = x[(long)(j0 + jj) * WG];
+            for (int w = 0; w < WCH; w++) acc[w] = fma(xv, lu[jj * WCH + w], acc[w]);
         }
+    }
+    for (int w = 0; w < WCH && w0 + w < nn; w++) {
+        const int s = new_slots[w0 + w];
+        const int p = ws_pos[s];
+        const double dot = pos == p ? ni : (double)acc[w];
+        K[(long)s * npos + pos] = (float)kfun(dot, ni, norm2[p], gamma, coef0, degree);
     }
 }
 
 /* rb layout (doubles): [0] max up, [1] max low, [2] n_new, [3] 0, [4..4+q) G per slot,
- * [4+q..4+2q) ws_pos, [4+2q..4+3q) new_slots, then floats: Gram[k*q + s] = K[new_slots[k]][ws_pos[s]]. */
+ * [4+q..4+2q) ws_pos, [4+2q..4+3q) new_slots, then floats: the new rows' Gram entries twice,
+ * gram[k*q + s] = K[new_slots[k]][ws_pos[s]] and its transpose gramT[s*nn + k] (so the host copies
+ * both rows and columns of its symmetric slot matrix with sequential reads). */
 __kernel void k_readback(__global const double *gap, __global const int *n_new,
                          __global const int *ws_pos, __global const int *new_slots,
                          __global const double *G, __global const float *K,
@@ -525,9 +537,12 @@ __kernel void k_readback(__global const double *gap, __global const int *n_new,
     }
     if (i == 0) { rb[0] = gap[0]; rb[1] = gap[1]; rb[2] = (double)nn; rb[3] = 0.0; }
     __global float *gram = (__global float *)(rb + 4 + 3 * q);
+    __global float *gramT = gram + nn * q;
     for (int e = i; e < nn * q; e += get_global_size(0)) {
         const int k = e / q, s = e % q;
         const int p = ws_pos[s];
-        gram[e] = p >= 0 ? K[(long)new_slots[k] * npos + p] : 0.0f;
+        const float v = p >= 0 ? K[(long)new_slots[k] * npos + p] : 0.0f;
+        gram[e] = v;
+        gramT[s * nn + k] = v;
     }
 }

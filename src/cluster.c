@@ -33,10 +33,54 @@ void gs_clustered_free(gs_clustered *c)
     free(c->cols);
     free(c->vals);
     free(c->norm2);
+    free(c->ucol);
     memset(c, 0, sizeof *c);
 }
 
 static int has_bit(const uint64_t *b, int32_t i) { return (int)((b[i >> 6] >> (i & 63)) & 1u); }
+
+static int cmp_i32(const void *a, const void *b)
+{
+    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Renumbers the columns present to 0..m-1 (ascending), so bitmaps and the device's dense
+ * working-set block scale with the columns used, not with the largest index. */
+static gs_status compact_columns(const int32_t *idx, int64_t nnz, int32_t max_col, int32_t **cidx_out,
+                                 int32_t **ucol_out, int32_t *m_out)
+{
+    int32_t *cidx = malloc(sizeof *cidx * (size_t)(nnz ? nnz : 1));
+    int32_t *ucol = NULL, m = 0;
+    if (!cidx) return GS_FAIL(GS_ERR_NOMEM, "out of memory compacting columns");
+    if (max_col < (1 << 24)) {
+        int32_t *map = malloc(sizeof *map * ((size_t)max_col + 1));
+        if (!map) { free(cidx); return GS_FAIL(GS_ERR_NOMEM, "out of memory compacting columns"); }
+        for (int32_t c = 0; c <= max_col; c++) map[c] = -1;
+        for (int64_t k = 0; k < nnz; k++) map[idx[k]] = 0;
+        for (int32_t c = 0; c <= max_col; c++) if (map[c] == 0) m++;
+        ucol = malloc(sizeof *ucol * (size_t)(m ? m : 1));
+        if (!ucol) { free(map); free(cidx); return GS_FAIL(GS_ERR_NOMEM, "out of memory compacting columns"); }
+        m = 0;
+        for (int32_t c = 0; c <= max_col; c++) if (map[c] == 0) { ucol[m] = c; map[c] = m++; }
+        for (int64_t k = 0; k < nnz; k++) cidx[k] = map[idx[k]];
+        free(map);
+    } else {
+        ucol = malloc(sizeof *ucol * (size_t)(nnz ? nnz : 1));
+        if (!ucol) { free(cidx); return GS_FAIL(GS_ERR_NOMEM, "out of memory compacting columns"); }
+        memcpy(ucol, idx, sizeof *ucol * (size_t)nnz);
+        qsort(ucol, (size_t)nnz, sizeof *ucol, cmp_i32);
+        for (int64_t k = 0; k < nnz; k++) if (k == 0 || ucol[k] != ucol[m - 1]) ucol[m++] = ucol[k];
+        for (int64_t k = 0; k < nnz; k++) {
+            const int32_t *f = bsearch(&idx[k], ucol, (size_t)m, sizeof *ucol, cmp_i32);
+            cidx[k] = (int32_t)(f - ucol);
+        }
+    }
+    *cidx_out = cidx;
+    *ucol_out = ucol;
+    *m_out = m;
+    return GS_OK;
+}
 
 gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const float *val, int32_t n,
                            int32_t cluster_size, int32_t active, uint64_t seed, gs_clustered *out)
@@ -46,16 +90,21 @@ gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const flo
     int32_t *order = NULL, *assign = NULL, *fill = NULL;
     active_cluster *act = NULL;
     uint64_t *bitpool = NULL;
-    int32_t **members = NULL;
     memset(out, 0, sizeof *out);
-    if (n < 0 || cluster_size <= 0 || active <= 0) return GS_FAIL(GS_ERR_ARG, "bad clustering arguments");
+    if (n < 0 || cluster_size <= 0 || active <= 0 || (n > 0 && row_ptr[0] != 0))
+        return GS_FAIL(GS_ERR_ARG, "bad clustering arguments");
 
     int32_t max_col = 0;
-    for (int64_t k = 0; k < (n ? row_ptr[n] : 0); k++)
+    const int64_t nnz_all = n ? row_ptr[n] : 0;
+    for (int64_t k = 0; k < nnz_all; k++)
         if (idx[k] > max_col) max_col = idx[k];
+    int32_t *cidx = NULL, n_ucols = 0;
+    st = compact_columns(idx, nnz_all, max_col, &cidx, &out->ucol, &n_ucols);
+    if (st != GS_OK) return st;
+    idx = cidx; /* from here on, idx holds compact ids */
     const int32_t total = n ? (int32_t)((n + (int64_t)cluster_size - 1) / cluster_size) : 0;
     const int32_t nact = active < total ? active : total;
-    const size_t words = (size_t)max_col / 64 + 1;
+    const size_t words = (size_t)n_ucols / 64 + 1;
 
     order = malloc(sizeof *order * (size_t)(n ? n : 1));
     assign = malloc(sizeof *assign * (size_t)(n ? n : 1));
@@ -95,6 +144,8 @@ gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const flo
         int64_t best_cost = INT64_MAX;
         for (int32_t a = 0; a < nact; a++) {
             if (act[a].id < 0) continue;
+            /* cost >= |J_S| - |J_x|: skip clusters that cannot beat the best so far */
+            if ((int64_t)act[a].ncols - nx > best_cost) continue;
             int32_t inter = 0, miss = 0;
             int64_t sz = act[a].size;
             int pruned = 0;
@@ -159,6 +210,7 @@ gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const flo
         out->n_clusters = nc;
         out->n_pos = nc * cluster_size;
         out->max_col = max_col;
+        out->n_ucols = n_ucols;
         int64_t ncols_total = 0;
         for (int32_t c = 0; c < nc; c++) { out->col_off[c] = ncols_total; ncols_total += union_size[c]; }
         out->col_off[nc] = ncols_total;
@@ -214,6 +266,6 @@ cleanup:
     free(fill);
     free(act);
     free(bitpool);
-    free(members);
+    free(cidx);
     return st;
 }

@@ -17,11 +17,13 @@ typedef struct gs_clustered {
     int32_t *perm;         /* [n_pos] original row at each position, -1 for padding */
     int32_t *inv;          /* [n] position of original row i */
     int64_t *col_off;      /* [n_clusters+1] offsets into cols */
-    int32_t *cols;         /* union column indices per cluster, ascending */
+    int32_t *cols;         /* union columns per cluster, ascending, as compact ids (see ucol) */
     float *vals;           /* vals[col_off[c]*cluster_size + j*cluster_size + t]: column j of the
                               cluster's union, row t of the cluster (0 where the row lacks it) */
     double *norm2;         /* [n_pos] squared norms in double (0 for padding) */
     int32_t max_col;       /* largest column index (0 when none) */
+    int32_t n_ucols;       /* distinct columns present: compact ids are 0..n_ucols-1 */
+    int32_t *ucol;         /* [n_ucols] original column index of each compact id, ascending */
     double raw_nnz_per_row;       /* average stored pairs per input row */
     double clustered_nnz_per_row; /* average union size per row (the paper's Table 2) */
     double seconds;        /* clustering time */

@@ -30,13 +30,16 @@ typedef struct gs_param {
     int nr_fold;         /* -v n */
     /* gpusvm's long options */
     int ws_size;         /* --ws-size: working-set size (16 = the GTSVM paper) */
-    int ws_keep;         /* --ws-keep: how many of the previous set are kept (<= ws_size - 2) */
+    int ws_keep;         /* --ws-keep: how many of the previous set are kept (0 .. ws_size - 2, so
+                            every iteration brings at least one new pair) */
     int clusters_active; /* --clusters: active clusters k of Algorithm 2 (default 64) */
     int cluster_size;    /* --cluster-size: rows per cluster = work-group size (default 256) */
     uint64_t seed;       /* --seed: clustering order */
 } gs_param;
 
-/* Fills LIBSVM's defaults (and gpusvm's). */
+/* Fills LIBSVM's defaults (svm_type C_SVC, RBF, degree 3, gamma 0, coef0 0, cache 100, eps 1e-3,
+ * C 1, nu 0.5, p 0.1, shrinking 1, probability 0, no weights, no CV) and gpusvm's (ws_size 512,
+ * ws_keep 256, clusters 64, cluster_size 256, seed 1). */
 void gs_param_init(gs_param *p);
 /* Frees the weight arrays; p may be NULL. */
 void gs_param_free(gs_param *p);
@@ -46,7 +49,14 @@ int gs_param_add_weight(gs_param *p, int label, double weight);
 
 struct gs_problem;
 /* LIBSVM's svm_check_parameter: NULL when fine, else the message without "ERROR: "
- * (e.g. "C <= 0"), in LIBSVM's checking order. prob may be NULL (skips the nu feasibility test). */
+ * (e.g. "C <= 0"), in LIBSVM's checking order (compat §2.3, 3.24 texts, including "one-class SVM
+ * probability output not supported yet"), then gpusvm's checks of the long options ("--ws-size ...").
+ * prob may be NULL (skips the nu feasibility test). The text is a static string. */
 const char *gs_param_check(const gs_param *p, const struct gs_problem *prob);
+
+/* A label as LIBSVM groups classes: (int)y, truncating toward zero. Defined for every double: NaN
+ * and values outside int's range give INT_MIN, which is what the x86 conversion LIBSVM compiles to
+ * produces (a C cast would be undefined there). */
+int gs_label_int(double y);
 
 #endif

@@ -15,6 +15,7 @@
 #define ITEMS 16
 #define WCH 16
 #define CCH 16
+#define MWG 256 /* work-group of the merge kernel */
 
 enum { K_INIT, K_UPDATE, K_HIST, K_PICK, K_COUNT, K_SCAN, K_WRITE, K_MERGE, K_GATHER, K_ROWS,
        K_READBACK, K_COUNT_ALL };
@@ -67,8 +68,8 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log
                      s->q, s->keep);
         goto cleanup;
     }
-    if ((size_t)s->q > ocl->max_wg || (size_t)s->wg > ocl->max_wg) {
-        st = GS_FAIL(GS_ERR_ARG, "--ws-size %d / --cluster-size %d exceed the device's work-group limit %zu",
+    if (s->q > 1024 || (size_t)s->wg > ocl->max_wg || ocl->max_wg < MWG) {
+        st = GS_FAIL(GS_ERR_ARG, "--ws-size %d (at most 1024) / --cluster-size %d (device limit %zu)",
                      s->q, s->wg, ocl->max_wg);
         goto cleanup;
     }
@@ -76,8 +77,8 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log
     clGetCommandQueueInfo(ocl->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
     s->profile = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
     char opts[256];
-    snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d", s->wg,
-             s->kernel_type, WCH, CCH, ITEMS, s->q);
+    snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d -DMWG=%d", s->wg,
+             s->kernel_type, WCH, CCH, ITEMS, (s->q + MWG - 1) / MWG * MWG, MWG);
     double t0 = gs_now();
     st = gs_ocl_build(ocl, "solver", opts, &s->prog);
     if (st != GS_OK) goto cleanup;
@@ -87,8 +88,8 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log
     }
     size_t wgk = 0;
     clGetKernelWorkGroupInfo(s->k[K_MERGE], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wgk, &wgk, NULL);
-    if (wgk < (size_t)s->q) {
-        st = GS_FAIL(GS_ERR_ARG, "--ws-size %d exceeds this device's limit for the merge kernel (%zu)", s->q, wgk);
+    if (wgk < MWG) {
+        st = GS_FAIL(GS_ERR_UNSUPPORTED, "the device runs the merge kernel with at most %zu work-items (%d needed)", wgk, MWG);
         goto cleanup;
     }
     s->build_seconds = gs_now() - t0;
@@ -161,6 +162,20 @@ static gs_status launch(gs_solver *s, prof *pf, int kern, size_t global, size_t 
     return GS_OK;
 }
 
+static gs_status launch2(gs_solver *s, prof *pf, int kern, size_t g0, size_t g1, size_t local)
+{
+    cl_event *evp = NULL;
+    if (s->profile && pf->n < 32) { pf->kern[pf->n] = kern; evp = &pf->ev[pf->n++]; }
+    const size_t global[2] = {g0, g1}, loc[2] = {local, 1};
+    cl_int e = clEnqueueNDRangeKernel(s->ocl->queue, s->k[kern], 2, NULL, global, loc, 0, NULL, evp);
+    if (e != CL_SUCCESS) {
+        if (evp) pf->n--;
+        return GS_FAIL(GS_ERR_OCL, "clEnqueueNDRangeKernel(%s, %zu x %zu) failed: %s", k_names[kern], g0, g1,
+                       gs_cl_error_name(e));
+    }
+    return GS_OK;
+}
+
 static void prof_collect(prof *pf, double *ph)
 {
     for (int i = 0; i < pf->n; i++) {
@@ -175,28 +190,33 @@ static void prof_collect(prof *pf, double *ph)
 
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
 
-gs_status gs_solver_binary(gs_solver *s, const int64_t *row_ptr, const int32_t *idx,
-                           const float *val, int32_t n, const int8_t *y, double Cp, double Cn,
-                           double *alpha, gs_binary_result *res, gs_train_stats *stats)
+gs_status gs_solver_cluster(const gs_param *param, const int64_t *row_ptr, const int32_t *idx,
+                            const float *val, int32_t n, gs_clustered *out)
+{
+    return gs_cluster_build(row_ptr, idx, val, n, param->cluster_size, param->clusters_active, param->seed, out);
+}
+
+gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *y, double Cp,
+                           double Cn, double *alpha, gs_binary_result *res, gs_train_stats *stats)
 {
     gs_status st = GS_OK;
     gs_ocl *o = s->ocl;
-    gs_clustered cl = {0};
+    const gs_clustered cl = *clp;
+    const int32_t n = cl.n;
     dev d = {0};
     prof pf = {.n = 0};
     int8_t *yp = NULL;
     double *cb = NULL, *ah = NULL, *Gh = NULL, *rb = NULL, *upd = NULL, *asub = NULL, *gsub = NULL,
            *csub = NULL;
     float *Kslot = NULL;
-    int *wsp = NULL, *map = NULL;
+    int *wsp = NULL;
+    double *work = NULL;
     int8_t *ysub = NULL;
     double ph[PH_N] = {0};
     double t_sub = 0, t_wait = 0, t_setup0 = gs_now(), t_loop0 = 0;
     double bytes_rows = 0, bytes_update = 0;
     memset(res, 0, sizeof *res);
 
-    st = gs_cluster_build(row_ptr, idx, val, n, s->wg, 64, 1, &cl);
-    if (st != GS_OK) goto cleanup;
     gs_log_verbose(s->log, "gpusvm: clustering: %d rows into %d clusters of %d, %.2f nonzeros/row raw, %.2f "
                    "per clustered row, %.4f s\n", n, cl.n_clusters, cl.cluster_size, cl.raw_nnz_per_row,
                    cl.clustered_nnz_per_row, cl.seconds);
@@ -209,8 +229,8 @@ gs_status gs_solver_binary(gs_solver *s, const int64_t *row_ptr, const int32_t *
     const int nchunks = (npos + wg * ITEMS - 1) / (wg * ITEMS);
     int ng = nchunks < 1 ? 1 : nchunks;
     if (ng > 256) ng = 256;
-    const size_t ucols = (size_t)cl.max_col + 1;
-    const size_t rb_bytes = (4 + 3 * (size_t)q) * sizeof(double) + (size_t)q * (size_t)q * sizeof(float);
+    const size_t ucols = (size_t)cl.n_ucols + 1;
+    const size_t rb_bytes = (4 + 3 * (size_t)q) * sizeof(double) + 2 * (size_t)q * (size_t)q * sizeof(float);
 
     yp = calloc((size_t)npos, sizeof *yp);
     cb = calloc((size_t)npos, sizeof *cb);
@@ -220,12 +240,12 @@ gs_status gs_solver_binary(gs_solver *s, const int64_t *row_ptr, const int32_t *
     upd = calloc(4 * (size_t)q, sizeof *upd);
     Kslot = calloc((size_t)q * (size_t)q, sizeof *Kslot);
     wsp = malloc(sizeof *wsp * (size_t)q);
-    map = malloc(sizeof *map * (size_t)q);
+    work = malloc(sizeof *work * 4 * (size_t)q);
     ysub = malloc((size_t)q);
     asub = malloc(sizeof *asub * (size_t)q);
     gsub = malloc(sizeof *gsub * (size_t)q);
     csub = malloc(sizeof *csub * (size_t)q);
-    if (!yp || !cb || !ah || !Gh || !rb || !upd || !Kslot || !wsp || !map || !ysub || !asub || !gsub || !csub) {
+    if (!yp || !cb || !ah || !Gh || !rb || !upd || !Kslot || !wsp || !work || !ysub || !asub || !gsub || !csub) {
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the solver's host arrays");
         goto cleanup;
     }
@@ -333,13 +353,13 @@ gs_status gs_solver_binary(gs_solver *s, const int64_t *row_ptr, const int32_t *
             (st = launch(s, &pf, K_WRITE, (size_t)nchunks * wg, (size_t)wg)))
             goto cleanup;
         SETARG(K_MERGE, 9, head); SETARG(K_MERGE, 10, q_new); SETARG(K_MERGE, 11, q_next);
-        if ((st = launch(s, &pf, K_MERGE, (size_t)q, (size_t)q)) ||
+        if ((st = launch(s, &pf, K_MERGE, MWG, MWG)) ||
             (st = launch(s, &pf, K_GATHER, (size_t)q_new * wg, (size_t)wg)) ||
-            (st = launch(s, &pf, K_ROWS, (size_t)ncl * wg, (size_t)wg)) ||
+            (st = launch2(s, &pf, K_ROWS, (size_t)ncl * wg, (size_t)((q_new + WCH - 1) / WCH), (size_t)wg)) ||
             (st = launch(s, &pf, K_READBACK, round_up((size_t)q * 16, 256), 256)))
             goto cleanup;
         head = (head + q_new) % q;
-        const size_t rd = (4 + 3 * (size_t)q) * sizeof(double) + (size_t)q_new * q * sizeof(float);
+        const size_t rd = (4 + 3 * (size_t)q) * sizeof(double) + 2 * (size_t)q_new * q * sizeof(float);
         double tw = gs_now();
         GS_CL_CHECK(clEnqueueReadBuffer(o->queue, d.rb, CL_TRUE, 0, rd, rb, 0, NULL, NULL));
         t_wait += gs_now() - tw;
@@ -351,48 +371,46 @@ gs_status gs_solver_binary(gs_solver *s, const int64_t *row_ptr, const int32_t *
         const float *gram = (const float *)(rb + 4 + 3 * q);
         for (int i = 0; i < q; i++) wsp[i] = (int)rb[4 + q + i];
         bytes_rows += clustered_bytes * (double)((nn + WCH - 1) / WCH);
-        for (int k = 0; k < nn; k++) {
-            const int sl = (int)rb[4 + 2 * q + k];
-            for (int j = 0; j < q; j++) {
-                const float v = gram[(size_t)k * q + j];
-                Kslot[(size_t)sl * q + j] = v;
-                Kslot[(size_t)j * q + sl] = v;
+        {
+            const float *gramT = gram + (size_t)nn * q;
+            int nsl[1024];
+            for (int k = 0; k < nn; k++) nsl[k] = (int)rb[4 + 2 * q + k];
+            for (int j = 0; j < q; j++) { /* columns of the new slots, row by row */
+                float *row = Kslot + (size_t)j * q;
+                const float *src = gramT + (size_t)j * nn;
+                for (int k = 0; k < nn; k++) row[nsl[k]] = src[k];
             }
+            for (int k = 0; k < nn; k++) /* rows of the new slots */
+                memcpy(Kslot + (size_t)nsl[k] * q, gram + (size_t)k * q, sizeof(float) * (size_t)q);
         }
         const double gap = rb[0] + rb[1];
         if (!(gap >= s->eps)) break; /* also stops on NaN or an empty side */
         if (res->inner_steps >= max_inner) { res->max_iter_hit = 1; break; }
 
-        /* ---- host: the subproblem ---- */
+        /* ---- host: the subproblem, in slot space ---- */
         double ts = gs_now();
-        int m = 0;
         for (int i = 0; i < q; i++) {
             const int p = wsp[i];
-            if (p < 0) continue;
-            map[m] = i;
-            ysub[m] = yp[p];
-            csub[m] = cb[p];
-            asub[m] = ah[p];
-            gsub[m] = Gs[i];
-            m++;
+            ysub[i] = p >= 0 ? yp[p] : 0;
+            csub[i] = p >= 0 ? cb[p] : 0;
+            asub[i] = p >= 0 ? ah[p] : 0;
+            gsub[i] = p >= 0 ? Gs[i] : 0;
         }
-        gs_subproblem sp = {.n = m, .map = map, .K = Kslot, .ld = q, .y = ysub, .C = csub,
-                            .alpha = asub, .g = gsub, .eps = s->eps, .rel = 0.1,
-                            .max_steps = 100L * m + 1000};
+        gs_subproblem sp = {.n = q, .K = Kslot, .ld = q, .y = ysub, .C = csub, .alpha = asub,
+                            .g = gsub, .work = work, .eps = s->eps, .rel = 0.1,
+                            .max_steps = 100L * q + 1000};
         double g0;
         res->inner_steps += gs_subproblem_solve(&sp, &g0);
         nupd = 0;
-        for (int i = 0; i < m; i++) {
-            const int p = wsp[map[i]];
-            if (asub[i] != ah[p]) nupd++;
-        }
+        for (int i = 0; i < q; i++)
+            if (wsp[i] >= 0 && asub[i] != ah[wsp[i]]) nupd++;
         int u = 0;
-        for (int i = 0; i < m; i++) {
-            const int p = wsp[map[i]];
-            if (asub[i] == ah[p]) continue;
+        for (int i = 0; i < q; i++) {
+            const int p = wsp[i];
+            if (p < 0 || asub[i] == ah[p]) continue;
             upd[u] = (double)ysub[i] * (asub[i] - ah[p]);
             upd[nupd + u] = asub[i];
-            upd[2 * nupd + u] = (double)map[i];
+            upd[2 * nupd + u] = (double)i;
             upd[3 * nupd + u] = (double)p;
             ah[p] = asub[i];
             u++;
@@ -454,8 +472,7 @@ gs_status gs_solver_binary(gs_solver *s, const int64_t *row_ptr, const int32_t *
 cleanup:
     if (pf.n) for (int i = 0; i < pf.n; i++) clReleaseEvent(pf.ev[i]);
     dev_release(&d);
-    gs_clustered_free(&cl);
-    free(yp); free(cb); free(ah); free(Gh); free(rb); free(upd); free(Kslot); free(wsp); free(map);
+    free(yp); free(cb); free(ah); free(Gh); free(rb); free(upd); free(Kslot); free(wsp); free(work);
     free(ysub); free(asub); free(gsub); free(csub);
     return st;
 }

@@ -29,10 +29,16 @@ typedef struct gs_binary_result {
     int max_iter_hit;
 } gs_binary_result;
 
-/* Solves one binary problem over rows (CSR of n rows, labels y = +1/-1, bounds Cp for +1 and Cn
- * for -1). alpha[n] receives the solution. stats (may be NULL) accumulates per-phase times. */
-gs_status gs_solver_binary(gs_solver *s, const int64_t *row_ptr, const int32_t *idx,
-                           const float *val, int32_t n, const int8_t *y, double Cp, double Cn,
-                           double *alpha, gs_binary_result *res, gs_train_stats *stats);
+struct gs_clustered;
+/* Clusters the rows of a binary problem the way gs_solver_binary lays them out (host only, so it can
+ * run before the device is ready). */
+gs_status gs_solver_cluster(const gs_param *param, const int64_t *row_ptr, const int32_t *idx,
+                            const float *val, int32_t n, struct gs_clustered *out);
+
+/* Solves one binary problem over the clustered rows cl (from gs_solver_cluster; labels y[n] = +1/-1
+ * in the original row order, bounds Cp for +1 and Cn for -1). alpha[n] receives the solution.
+ * stats (may be NULL) accumulates per-phase times. */
+gs_status gs_solver_binary(gs_solver *s, const struct gs_clustered *cl, const int8_t *y, double Cp,
+                           double Cn, double *alpha, gs_binary_result *res, gs_train_stats *stats);
 
 #endif

@@ -1,20 +1,21 @@
 /* subproblem.h — the working-set subproblem on the CPU (GTSVM eq. 5): minimise
  * 1/2 a'Qa - e'a over the set's alphas with the others fixed, subject to 0 <= a_i <= C_i and
- * y'a unchanged, by 2-variable SMO steps with second-order pair selection inside the set. */
+ * y'a unchanged, by 2-variable SMO steps with second-order pair selection inside the set.
+ * Works directly in slot space (empty slots have y = 0) so the loops are contiguous. */
 #ifndef GS_SUBPROBLEM_H
 #define GS_SUBPROBLEM_H
 
 #include <stdint.h>
 
 typedef struct gs_subproblem {
-    int n;               /* variables in the set */
-    const int *map;      /* [n] row/column of each variable in K */
-    const float *K;      /* kernel values K(map[i], map[j]) at K[map[i] * ld + map[j]] */
+    int n;               /* slots */
+    const float *K;      /* K(s, t) at K[s * ld + t] */
     int ld;
-    const int8_t *y;     /* [n] +1 / -1 */
+    const int8_t *y;     /* [n] +1 / -1, 0 for an empty slot */
     const double *C;     /* [n] upper bounds */
     double *alpha;       /* [n] in: current values; out: solution */
     double *g;           /* [n] in: gradient of the full problem; out: updated by the steps */
+    double *work;        /* [4n] scratch */
     double eps;          /* stop when the set's maximal violating pair gap < max(eps, rel * initial gap) */
     double rel;
     long max_steps;

@@ -6,9 +6,11 @@
 #include "svm.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "solver.h"
 
 /* Class grouping: label[k] per class, count[k], and for every row its class. */
@@ -76,6 +78,24 @@ nomem:
     return GS_FAIL(GS_ERR_NOMEM, "out of memory grouping classes");
 }
 
+/* The double whose %.8g text is the shortest decimal that reads back as f (LIBSVM keeps the file's
+ * doubles and writes SV values with %.8g; we keep floats, and printing the float's exact value
+ * would turn 0.3 into 0.30000001). */
+static double shortest_decimal(float f)
+{
+    if (f == (float)(int32_t)f) return (double)f;
+    char buf[32];
+    int lo = 1, hi = 9;
+    while (lo < hi) { /* the smallest precision that round-trips */
+        const int mid = (lo + hi) / 2;
+        snprintf(buf, sizeof buf, "%.*g", mid, (double)f);
+        if (strtof(buf, NULL) == f) hi = mid; else lo = mid + 1;
+    }
+    if (lo > 8) return (double)f;
+    snprintf(buf, sizeof buf, "%.*g", lo, (double)f);
+    return strtod(buf, NULL);
+}
+
 /* Copies rows (in the given order) into a CSR of their own. */
 static gs_status subset_csr(const gs_problem *prob, const int *rows, int n, int64_t **rp, int32_t **ix, float **vl)
 {
@@ -101,10 +121,11 @@ static gs_status subset_csr(const gs_problem *prob, const int *rows, int n, int6
     return GS_OK;
 }
 
-gs_status gs_svm_train(gs_ocl *ocl, const gs_problem *prob, const gs_param *param,
+gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
                        const gs_log *log, gs_model *model, gs_train_stats *stats)
 {
     gs_status st = GS_OK;
+    gs_clustered cl = {0};
     classes cls = {0};
     gs_solver *solver = NULL;
     double *cw = NULL, *alpha_pair = NULL, *coef_rows = NULL;
@@ -152,9 +173,6 @@ gs_status gs_svm_train(gs_ocl *ocl, const gs_problem *prob, const gs_param *para
     if (k == 1) gs_log_info(log, "WARNING: training data in only one class. See README for details.\n");
 
     if (npair > 0) {
-        if (!ocl) { st = GS_FAIL(GS_ERR_NODEVICE, "no OpenCL device"); goto cleanup; }
-        if ((st = gs_solver_create(ocl, param, log, &solver))) goto cleanup;
-        if (stats) stats->setup += gs_now() - t_start;
         alpha_pair = malloc(sizeof *alpha_pair * (size_t)l);
         ysub = malloc((size_t)l);
         rows = malloc(sizeof *rows * (size_t)l);
@@ -168,10 +186,21 @@ gs_status gs_svm_train(gs_ocl *ocl, const gs_problem *prob, const gs_param *para
             memcpy(rows + ni, cls.order + cls.start[j], sizeof(int) * (size_t)nj);
             for (int t = 0; t < n; t++) ysub[t] = t < ni ? 1 : -1;
             if ((st = subset_csr(prob, rows, n, &rp, &ix, &vl))) goto cleanup;
-            gs_binary_result res;
-            st = gs_solver_binary(solver, rp, ix, vl, n, ysub, cw[i], cw[j], alpha_pair, &res, stats);
+            st = gs_solver_cluster(param, rp, ix, vl, n, &cl);
             free(rp); free(ix); free(vl);
             rp = NULL; ix = NULL; vl = NULL;
+            if (st) goto cleanup;
+            if (stats) stats->cluster += cl.seconds;
+            if (!solver) { /* the device is waited for only now, after the first clustering */
+                gs_ocl *ocl = dev ? dev->wait(dev->ctx) : NULL;
+                if (!ocl) { st = dev ? GS_ERR_NODEVICE : GS_FAIL(GS_ERR_NODEVICE, "no OpenCL device"); goto cleanup; }
+                const double t_dev = gs_now();
+                if ((st = gs_solver_create(ocl, param, log, &solver))) goto cleanup;
+                if (stats) stats->setup += gs_now() - t_dev;
+            }
+            gs_binary_result res;
+            st = gs_solver_binary(solver, &cl, ysub, cw[i], cw[j], alpha_pair, &res, stats);
+            gs_clustered_free(&cl);
             if (st) goto cleanup;
             if (res.max_iter_hit) fprintf(stderr, "\nWARNING: reaching max number of iterations\n");
             double suma = 0;
@@ -227,7 +256,7 @@ gs_status gs_svm_train(gs_ocl *ocl, const gs_problem *prob, const gs_param *para
                               sizeof(double) * (size_t)(k - 1));
             for (int64_t e = prob->row_ptr[r]; e < prob->row_ptr[r + 1]; e++, o++) {
                 model->sv_idx[o] = prob->idx[e];
-                model->sv_val[o] = prob->val[e];
+                model->sv_val[o] = shortest_decimal(prob->val[e]);
             }
             model->sv_ptr[++s] = o;
         }
@@ -238,6 +267,7 @@ gs_status gs_svm_train(gs_ocl *ocl, const gs_problem *prob, const gs_param *para
 cleanup:
     if (st != GS_OK) gs_model_free(model);
     gs_solver_free(solver);
+    gs_clustered_free(&cl);
     classes_free(&cls);
     free(cw); free(alpha_pair); free(coef_rows); free(ysub); free(rows); free(nonzero);
     free(rp); free(ix); free(vl);

@@ -17,9 +17,18 @@ typedef struct gs_train_stats {
     double duality_gap;    /* relative duality gap at the end (the paper's criterion) */
 } gs_train_stats;
 
-/* Trains per param (gamma already defaulted by the caller) on an open device.
+/* Where the trainer gets its device. wait() returns the open device, blocking until it is ready
+ * (it is opened concurrently with reading and clustering); NULL with the error recorded when there
+ * is none. The trainer calls it only once the host-side preparation is done, and not at all for
+ * problems that need no device (no rows, one class). */
+typedef struct gs_device_provider {
+    gs_ocl *(*wait)(void *ctx);
+    void *ctx;
+} gs_device_provider;
+
+/* Trains per param (gamma already defaulted by the caller).
  * @return GS_OK with *model filled, or the error */
-gs_status gs_svm_train(gs_ocl *ocl, const gs_problem *prob, const gs_param *param,
+gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
                        const gs_log *log, gs_model *model, gs_train_stats *stats);
 
 #endif
