@@ -84,7 +84,7 @@ nomem:
 static double shortest_decimal(float f)
 {
     if (f == (float)(int32_t)f) return (double)f;
-    char buf[32];
+    char buf[320]; /* gcc 13 sizes "%.*g" of a double at up to 310 bytes */
     int lo = 1, hi = 9;
     while (lo < hi) { /* the smallest precision that round-trips */
         const int mid = (lo + hi) / 2;
@@ -186,6 +186,21 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
             memcpy(rows + ni, cls.order + cls.start[j], sizeof(int) * (size_t)nj);
             for (int t = 0; t < n; t++) ysub[t] = t < ni ? 1 : -1;
             if ((st = subset_csr(prob, rows, n, &rp, &ix, &vl))) goto cleanup;
+            int finite = 1;
+            for (int64_t e = 0; e < rp[n]; e++) finite &= isfinite(vl[e]) != 0;
+            gs_binary_result res;
+            if (!finite) {
+                /* LIBSVM's answer for a NaN/inf feature: one iteration, every alpha NaN (so no SV),
+                 * obj and rho NaN. The device is not involved. */
+                free(rp); free(ix); free(vl);
+                rp = NULL; ix = NULL; vl = NULL;
+                for (int t = 0; t < n; t++) alpha_pair[t] = NAN;
+                memset(&res, 0, sizeof res);
+                res.iterations = 1;
+                res.rho = NAN;
+                res.obj = NAN;
+                goto solved;
+            }
             st = gs_solver_cluster(param, rp, ix, vl, n, &cl);
             free(rp); free(ix); free(vl);
             rp = NULL; ix = NULL; vl = NULL;
@@ -198,10 +213,10 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
                 if ((st = gs_solver_create(ocl, param, log, &solver))) goto cleanup;
                 if (stats) stats->setup += gs_now() - t_dev;
             }
-            gs_binary_result res;
             st = gs_solver_binary(solver, &cl, ysub, cw[i], cw[j], alpha_pair, &res, stats);
             gs_clustered_free(&cl);
             if (st) goto cleanup;
+        solved:;
             if (res.max_iter_hit) fprintf(stderr, "\nWARNING: reaching max number of iterations\n");
             double suma = 0;
             int nsv = 0, nbsv = 0;
