@@ -211,7 +211,7 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
                 if (!ocl) { st = dev ? GS_ERR_NODEVICE : GS_FAIL(GS_ERR_NODEVICE, "no OpenCL device"); goto cleanup; }
                 const double t_dev = gs_now();
                 if ((st = gs_solver_create(ocl, param, log, &solver))) goto cleanup;
-                if (stats) stats->setup += gs_now() - t_dev;
+                if (stats) { stats->setup += gs_now() - t_dev; stats->peak_gbps = ocl->peak_gbps; }
             }
             st = gs_solver_binary(solver, &cl, ysub, cw[i], cw[j], alpha_pair, &res, stats);
             gs_clustered_free(&cl);
