@@ -24,8 +24,8 @@ void gs_param_init(gs_param *p)
     p->p = 0.1;
     p->shrinking = 1;
     p->probability = 0;
-    p->ws_size = 256;
-    p->ws_keep = 128;
+    p->ws_size = 512;
+    p->ws_keep = 256;
     p->clusters_active = 64;
     p->cluster_size = 256;
     p->seed = 1;

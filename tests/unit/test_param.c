@@ -47,8 +47,8 @@ static void test_defaults(void)
     CHECK(p.probability == 0, "probability %d", p.probability);
     CHECK(p.nr_weight == 0 && !p.weight && !p.weight_label, "weights %d", p.nr_weight);
     CHECK(p.cross_validation == 0, "cross_validation %d", p.cross_validation);
-    CHECK(p.ws_size == 256, "ws_size %d", p.ws_size);
-    CHECK(p.ws_keep == 128, "ws_keep %d", p.ws_keep);
+    CHECK(p.ws_size == 512, "ws_size %d", p.ws_size);
+    CHECK(p.ws_keep == 256, "ws_keep %d", p.ws_keep);
     CHECK(p.clusters_active == 64, "clusters_active %d", p.clusters_active);
     CHECK(p.cluster_size == 256, "cluster_size %d", p.cluster_size);
     CHECK(p.seed == 1, "seed %llu", (unsigned long long)p.seed);
