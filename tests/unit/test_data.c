@@ -1,0 +1,681 @@
+/* test_data.c — the LIBSVM data reader: every golden bad-input case (accept, or LIBSVM's exact
+ * message), CSR contents, gzip = plain, stdin and pipes, the chunked stream API with line numbers
+ * across chunk and block boundaries, the decimal fast path against (float)strtod, and heart_scale.
+ * Run from the repository root; cases that need ../shared SKIP when it is absent. */
+#include "data.h"
+#include "testlib.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static char g_tmp[64]; /* temp dir of this run */
+
+static const char *tmp_path(const char *name)
+{
+    static char buf[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", g_tmp, name);
+    return buf[k];
+}
+
+static void write_file(const char *path, const char *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) { printf("FAIL cannot write %s\n", path); exit(1); }
+    if (n) fwrite(data, 1, n, f);
+    fclose(f);
+}
+
+static void write_gz(const char *path, const char *data, size_t n, int members)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) { printf("FAIL cannot write %s\n", path); exit(1); }
+    size_t done = 0;
+    for (int m = 0; m < members; m++) {
+        const size_t part = m == members - 1 ? n - done : n / (size_t)members;
+        z_stream z;
+        memset(&z, 0, sizeof z);
+        deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+        const uLong bound = deflateBound(&z, (uLong)part);
+        unsigned char *out = malloc(bound);
+        z.next_in = (unsigned char *)(uintptr_t)(data + done);
+        z.avail_in = (unsigned)part;
+        z.next_out = out;
+        z.avail_out = (unsigned)bound;
+        deflate(&z, Z_FINISH);
+        fwrite(out, 1, bound - z.avail_out, f);
+        deflateEnd(&z);
+        free(out);
+        done += part;
+    }
+    fclose(f);
+}
+
+static char *read_all(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap + 1);
+    size_t r;
+    while ((r = fread(buf + len, 1, cap - len, f)) > 0) {
+        len += r;
+        if (len == cap) { cap *= 2; buf = realloc(buf, cap + 1); }
+    }
+    fclose(f);
+    buf[len] = '\0';
+    if (n) *n = len;
+    return buf;
+}
+
+static int file_exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0;
+}
+
+/* Exact equality, values bitwise (NaN payloads included). */
+static int same_problem(const gs_problem *a, const gs_problem *b)
+{
+    if (a->l != b->l || a->nnz != b->nnz || a->max_index != b->max_index) return 0;
+    if (a->l && memcmp(a->y, b->y, (size_t)a->l * sizeof *a->y)) return 0;
+    if (memcmp(a->row_ptr, b->row_ptr, (size_t)(a->l + 1) * sizeof *a->row_ptr)) return 0;
+    if (a->nnz && memcmp(a->idx, b->idx, (size_t)a->nnz * sizeof *a->idx)) return 0;
+    if (a->nnz && memcmp(a->val, b->val, (size_t)a->nnz * sizeof *a->val)) return 0;
+    return 1;
+}
+
+static gs_status read_text(const char *name, const char *text, gs_problem *p)
+{
+    const char *path = tmp_path(name);
+    write_file(path, text, strlen(text));
+    return gs_data_read(path, p);
+}
+
+/* ---- golden bad-input matrix ---------------------------------------------------------------- */
+
+static void test_golden_badinput(void)
+{
+    const char *dir = "../shared/reference/golden/badinput";
+    char path[512];
+    snprintf(path, sizeof path, "%s/transcript.txt", dir);
+    char *tr = read_all(path, NULL);
+    if (!tr) {
+        SKIP("no %s (../shared absent): golden bad-input cases not run", path);
+        return;
+    }
+    int cases = 0;
+    for (char *line = strtok(tr, "\n"); line; line = strtok(NULL, "\n")) {
+        char name[128];
+        if (sscanf(line, "### [train_%127[^]]]", name) != 1) continue;
+        /* the data file is the argument ending in .txt */
+        char file[128] = "";
+        const char *dollar = strstr(line, "$ ");
+        char args[512];
+        snprintf(args, sizeof args, "%s", dollar ? dollar + 2 : "");
+        char *save = NULL;
+        for (char *w = strtok_r(args, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+            const size_t n = strlen(w);
+            if (n > 4 && strcmp(w + n - 4, ".txt") == 0) snprintf(file, sizeof file, "%s", w);
+        }
+        if (!file[0]) {
+            CHECK(0, "train_%s: no data file in the transcript line", name);
+            continue;
+        }
+        snprintf(path, sizeof path, "%s/train_%s.rc", dir, name);
+        char *rc_text = read_all(path, NULL);
+        snprintf(path, sizeof path, "%s/train_%s.stderr", dir, name);
+        char *err_text = read_all(path, NULL);
+        if (!rc_text || !err_text) {
+            CHECK(0, "train_%s: missing .rc or .stderr", name);
+            free(rc_text);
+            free(err_text);
+            continue;
+        }
+        const int rc = atoi(rc_text);
+        snprintf(path, sizeof path, "%s/%s", dir, file);
+        gs_problem p = {0};
+        gs_clear_error();
+        const gs_status st = gs_data_read(path, &p);
+        if (rc == 1) {
+            char want[256];
+            snprintf(want, sizeof want, "%s", err_text);
+            want[strcspn(want, "\n")] = '\0';
+            CHECK(st == GS_ERR_FORMAT && strcmp(gs_last_error(), want) == 0,
+                  "train_%s (%s): want \"%s\", got status %d \"%s\"", name, file, want, (int)st,
+                  gs_last_error());
+            CHECK(p.l == 0 && p.y == NULL && p.row_ptr == NULL && p.idx == NULL,
+                  "train_%s: problem not empty after an error", name);
+        } else {
+            /* 0, or a crash later in training (empty file with -v): the reader accepts */
+            CHECK(st == GS_OK, "train_%s (%s): rejected: %s", name, file, gs_last_error());
+        }
+        gs_problem_free(&p);
+        free(rc_text);
+        free(err_text);
+        cases++;
+    }
+    free(tr);
+    CHECK(cases >= 50, "only %d golden train cases found", cases);
+
+    /* a few cases' contents, from compat §1.4 */
+    gs_problem p = {0};
+    snprintf(path, sizeof path, "%s/index_huge_4294967297.txt", dir);
+    if (gs_data_read(path, &p) == GS_OK) {
+        CHECK(p.l == 4 && p.row_ptr[3] - p.row_ptr[2] == 1 && p.idx[p.row_ptr[2]] == 1,
+              "4294967297 must wrap to index 1");
+    } else {
+        CHECK(0, "index_huge_4294967297: %s", gs_last_error());
+    }
+    gs_problem_free(&p);
+    snprintf(path, sizeof path, "%s/empty_file.txt", dir);
+    CHECK(gs_data_read(path, &p) == GS_OK && p.l == 0 && p.nnz == 0 && p.max_index == 0 &&
+              p.row_ptr && p.row_ptr[0] == 0,
+          "empty file: 0 rows, row_ptr[0] = 0");
+    gs_problem_free(&p);
+}
+
+/* ---- CSR contents and borderline inputs ----------------------------------------------------- */
+
+static void test_csr_small(void)
+{
+    const char *text = "+1 1:0.5 3:-2\n"
+                       "-1\n"
+                       "  2\t0:1e1 \t 4294967297:0x10 7:-0\r\n"
+                       "3 2:.25 5:1.5e-3 # note\n"
+                       "inf 1:nan 2:-inf 3:+7. 2147483647:3.4028235677973366e38";
+    gs_problem p = {0};
+    const gs_status st = read_text("small.txt", text, &p);
+    CHECK(st == GS_OK, "small file: %s", gs_last_error());
+    if (st != GS_OK) return;
+    CHECK(p.l == 5 && p.nnz == 11 && p.max_index == 2147483647, "l %d nnz %lld max %d", p.l,
+          (long long)p.nnz, p.max_index);
+    const int64_t rp[] = {0, 2, 2, 5, 7, 11};
+    const int32_t ix[] = {1, 3, 0, 1, 7, 2, 5, 1, 2, 3, 2147483647};
+    const double y[] = {1, -1, 2, 3, INFINITY};
+    for (int i = 0; i <= 5 && p.l == 5; i++) CHECK(p.row_ptr[i] == rp[i], "row_ptr[%d] %lld", i, (long long)p.row_ptr[i]);
+    for (int i = 0; i < 5 && p.l == 5; i++) CHECK(p.y[i] == y[i], "y[%d] = %g", i, p.y[i]);
+    for (int i = 0; i < 11 && p.nnz == 11; i++) CHECK(p.idx[i] == ix[i], "idx[%d] = %d", i, p.idx[i]);
+    if (p.nnz == 11) {
+        CHECK(p.val[0] == 0.5f && p.val[1] == -2.0f && p.val[2] == 10.0f && p.val[3] == 16.0f,
+              "values of rows 0 and 2");
+        CHECK(p.val[4] == 0.0f && signbit(p.val[4]), "-0 stays negative zero");
+        CHECK(p.val[5] == 0.25f && p.val[6] == (float)1.5e-3, "values of row 3");
+        CHECK(isnan(p.val[7]) && isinf(p.val[8]) && p.val[8] < 0 && p.val[9] == 7.0f,
+              "nan, -inf, +7.");
+        CHECK(p.val[10] == (float)3.4028235677973366e38, "float from double rounding: %a",
+              (double)p.val[10]);
+    }
+    gs_problem_free(&p);
+    CHECK(p.y == NULL && p.l == 0, "gs_problem_free zeroes");
+    gs_problem_free(NULL);
+}
+
+typedef struct { const char *text; int bad_line; } edge_case;
+
+static void test_edges(void)
+{
+    /* Each verified against Debian's svm-train 3.24 (bad_line 0 = accepted). */
+    static const edge_case cases[] = {
+        {"+1 1:0.5\n-1 1:", 0},                /* "1:" at EOF without newline: no value token */
+        {"+1 1:0.5\n-1 1:\n", 2},              /* ... with a newline: value token "\n" */
+        {"+1 1:0.5\n-1 1:  ", 0},
+        {"+1 1:0.5\n-1 1:\r\n", 2},
+        {"+1 1:0.5 :2:3\n-1 1:1\n", 0},        /* strtok skips leading ':' of the index */
+        {"+1 ::1:0.5\n-1 1:1\n", 0},
+        {"+1 1:0.5\v2:3\n-1 1:1\n", 0},        /* \v ends the number; rest of the token ignored */
+        {"+1 1:\v0.5\n-1 1:1\n", 0},           /* strtod skips the leading \v */
+        {"\v+1 1:0.5\n-1 1:1\n", 0},
+        {"+1 1:0.5 abc:", 0},                   /* index garbage, but no value token */
+        {"+1 1:0.5 abc:\n", 1},
+        {"+1 1:1e-310\n", 1},                   /* subnormal: ERANGE */
+        {"+1 1:1e39\n-1 1:1\n", 0},             /* fits a double; (float) gives inf */
+        {"+1 1:0.5 :\n-1 1:1\n", 0},
+        {"+1 -0:1 1:2\n-1 1:1\n", 0},           /* -0 is index 0 */
+        {"+1 1:0.5\n-1\t\n", 0},
+        {"1e400 1:1\n", 0},                     /* labels: no errno check */
+        {"1e-400 1:1\n", 0},
+        {"+1 1:1 1:2\n", 1},
+        {"+1 2:1 1:2\n", 1},
+        {"+1 1:1 0:2\n", 1},                    /* 0 only as the first index */
+        {"+1 +0:1\n", 0},
+        {"+1 1:0.5.5\n", 1},
+        {"+1 1:-\n", 1},
+        {"+1 1:.\n", 1},
+        {"+1 1:5.\n", 0},
+        {"+1 1:0x\n", 1},                       /* strtod stops at x */
+        {"+1 1:1e\n", 1},
+        {"+1 1:1e5\n", 0},
+        {"+1 1:0.000000000000000000000000000000000000001\n", 0},
+        {"+1 1:12345678901234567890123\n", 0},
+        {"+1 9223372036854775807:1\n", 1},      /* fits long, wraps to -1 */
+        {"+1 9223372036854775808:1\n", 1},      /* overflows long */
+        {"+1 000000000000000000000000001:1\n", 0},
+        {"+1 1:1 2\n", 0},
+        {"+1 1:1 2 \n", 0},
+        {"+1 1:1\t2\t3:4\n", 1},
+        {"+1 1:1 2:\t\n", 1},
+        {"a\n", 1},
+        {"\n\n", 1},
+        {" \t \n", 1},
+        {"+1 1:1\n\n", 2},
+        {"+1 1:1\n-1 1:1\n \n+1 1:1", 3},
+        {"+1 1:1\r", 0},
+        {"+1\r", 1},
+        {"+1\n+1\n+1\n+1\n+1\n+1 1:1 1:1", 6},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gs_problem p = {0};
+        gs_clear_error();
+        const gs_status st = read_text("edge.txt", cases[i].text, &p);
+        if (cases[i].bad_line == 0) {
+            CHECK(st == GS_OK, "edge case %zu should be accepted: %s", i, gs_last_error());
+        } else {
+            char want[64];
+            snprintf(want, sizeof want, "Wrong input format at line %d", cases[i].bad_line);
+            CHECK(st == GS_ERR_FORMAT && strcmp(gs_last_error(), want) == 0,
+                  "edge case %zu: want \"%s\", got \"%s\"", i, want, gs_last_error());
+        }
+        gs_problem_free(&p);
+    }
+
+    /* a NUL byte inside a token is rejected */
+    gs_problem p = {0};
+    const char nul[] = "+1 1:0.5\n-1 1:0\0.5\n";
+    write_file(tmp_path("nul.txt"), nul, sizeof nul - 1);
+    CHECK(gs_data_read(tmp_path("nul.txt"), &p) == GS_ERR_FORMAT &&
+              strcmp(gs_last_error(), "Wrong input format at line 2") == 0,
+          "NUL in a value: %s", gs_last_error());
+    gs_problem_free(&p);
+
+    /* unopenable inputs */
+    CHECK(gs_data_read("/nonexistent/file", &p) == GS_ERR_IO &&
+              strcmp(gs_last_error(), "can't open input file /nonexistent/file") == 0,
+          "missing file: %s", gs_last_error());
+    CHECK(gs_data_read(g_tmp, &p) == GS_ERR_IO, "a directory is not an input file");
+    gs_problem_free(&p);
+}
+
+/* ---- the decimal fast path must equal (float)strtod ----------------------------------------- */
+
+static uint64_t rng_state = 88172645463325252ull;
+static uint64_t rng(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static void test_number_exactness(void)
+{
+    enum { N = 200000 };
+    size_t cap = (size_t)N * 48, len = 0;
+    char *text = malloc(cap);
+    char (*tok)[40] = malloc(sizeof *tok * N);
+    for (int i = 0; i < N; i++) {
+        /* random digit strings of every length the fast path takes and some it does not */
+        const int intd = (int)(rng() % 12), fracd = (int)(rng() % 24);
+        char *t = tok[i];
+        int k = 0;
+        if (rng() % 3 == 0) t[k++] = '-';
+        for (int d = 0; d < intd; d++) t[k++] = (char)('0' + rng() % 10);
+        if (fracd || intd == 0) {
+            t[k++] = '.';
+            for (int d = 0; d < fracd || (intd == 0 && d == 0); d++) t[k++] = (char)('0' + rng() % 10);
+        }
+        t[k] = '\0';
+        len += (size_t)snprintf(text + len, cap - len, "%s 1:%s\n", i % 2 ? "1" : "-1", t);
+    }
+    write_file(tmp_path("numbers.txt"), text, len);
+    gs_problem p = {0};
+    const gs_status st = gs_data_read(tmp_path("numbers.txt"), &p);
+    CHECK(st == GS_OK && p.l == N && p.nnz == N, "numbers file: %s", gs_last_error());
+    int bad = 0;
+    for (int i = 0; st == GS_OK && i < N; i++) {
+        const float want = (float)strtod(tok[i], NULL);
+        if (memcmp(&want, &p.val[i], sizeof want) != 0 && bad++ < 5)
+            CHECK(0, "value \"%s\": got %a want %a", tok[i], (double)p.val[i], (double)want);
+    }
+    CHECK(bad == 0, "%d values differ from (float)strtod", bad);
+    gs_problem_free(&p);
+    free(text);
+    free(tok);
+}
+
+/* ---- gzip, stdin, pipes --------------------------------------------------------------------- */
+
+/* A few MB of varied rows, so that several internal blocks are used. */
+static char *make_text(int rows, size_t *n)
+{
+    size_t cap = (size_t)rows * 200 + 64, len = 0;
+    char *t = malloc(cap);
+    for (int r = 0; r < rows; r++) {
+        len += (size_t)snprintf(t + len, cap - len, "%d", (int)(rng() % 3) - 1);
+        int idx = 0;
+        const int k = (int)(rng() % 12);
+        for (int j = 0; j < k; j++) {
+            idx += 1 + (int)(rng() % 9);
+            len += (size_t)snprintf(t + len, cap - len, " %d:%.6g", idx,
+                                    ((double)(rng() % 2000001) - 1000000.0) / 999983.0);
+        }
+        t[len++] = '\n';
+    }
+    t[len] = '\0';
+    *n = len;
+    return t;
+}
+
+typedef struct { int fd; const char *data; size_t n; } writer_arg;
+
+static void *pipe_writer(void *a)
+{
+    const writer_arg *w = a;
+    size_t off = 0;
+    while (off < w->n) { /* small, uneven writes: the reader sees short reads mid-line */
+        size_t step = 1 + (size_t)(rng() % 70000);
+        if (step > w->n - off) step = w->n - off;
+        const ssize_t r = write(w->fd, w->data + off, step);
+        if (r <= 0) break;
+        off += (size_t)r;
+    }
+    close(w->fd);
+    return NULL;
+}
+
+/* gs_data_read("-") with standard input fed from data through a pipe. */
+static gs_status read_stdin_pipe(const char *data, size_t n, gs_problem *p)
+{
+    int fds[2];
+    if (pipe(fds) != 0) return GS_ERR_IO;
+    const int saved = dup(0);
+    dup2(fds[0], 0);
+    close(fds[0]);
+    writer_arg w = {fds[1], data, n};
+    pthread_t th;
+    pthread_create(&th, NULL, pipe_writer, &w);
+    const gs_status st = gs_data_read("-", p);
+    pthread_join(th, NULL);
+    dup2(saved, 0);
+    close(saved);
+    return st;
+}
+
+static void test_gzip_stdin(void)
+{
+    size_t n;
+    char *text = make_text(60000, &n);
+    const char *plain = tmp_path("big.txt");
+    write_file(plain, text, n);
+    gs_problem a = {0}, b = {0};
+    CHECK(gs_data_read(plain, &a) == GS_OK && a.l == 60000, "big plain: %s", gs_last_error());
+
+    write_gz(tmp_path("big.gz"), text, n, 1);
+    CHECK(gs_data_read(tmp_path("big.gz"), &b) == GS_OK && same_problem(&a, &b), "gzip = plain: %s",
+          gs_last_error());
+    gs_problem_free(&b);
+
+    write_gz(tmp_path("multi.bin"), text, n, 3); /* no .gz suffix: detection by magic bytes */
+    CHECK(gs_data_read(tmp_path("multi.bin"), &b) == GS_OK && same_problem(&a, &b),
+          "concatenated gzip members = plain: %s", gs_last_error());
+    gs_problem_free(&b);
+
+    write_file(tmp_path("plain.gz"), text, n); /* a .gz name holding plain text */
+    CHECK(gs_data_read(tmp_path("plain.gz"), &b) == GS_OK && same_problem(&a, &b),
+          "plain text named .gz: %s", gs_last_error());
+    gs_problem_free(&b);
+
+    CHECK(read_stdin_pipe(text, n, &b) == GS_OK && same_problem(&a, &b), "stdin pipe = plain: %s",
+          gs_last_error());
+    gs_problem_free(&b);
+
+    size_t gzn;
+    char *gz = read_all(tmp_path("big.gz"), &gzn);
+    CHECK(read_stdin_pipe(gz, gzn, &b) == GS_OK && same_problem(&a, &b), "gzip on stdin = plain: %s",
+          gs_last_error());
+    gs_problem_free(&b);
+
+    /* stdin redirected from a regular file */
+    const int saved = dup(0);
+    FILE *f = fopen(plain, "rb");
+    dup2(fileno(f), 0);
+    CHECK(gs_data_read("-", &b) == GS_OK && same_problem(&a, &b), "stdin file = plain");
+    dup2(saved, 0);
+    close(saved);
+    fclose(f);
+    gs_problem_free(&b);
+
+    /* truncated and corrupt gzip are read errors, not silent truncation */
+    write_file(tmp_path("trunc.gz"), gz, gzn / 2);
+    CHECK(gs_data_read(tmp_path("trunc.gz"), &b) == GS_ERR_IO && b.l == 0, "truncated gzip: %s",
+          gs_last_error());
+    gz[gzn / 3] ^= 0x55;
+    gz[gzn / 3 + 1] ^= 0x55;
+    write_file(tmp_path("bad.gz"), gz, gzn);
+    const gs_status st = gs_data_read(tmp_path("bad.gz"), &b);
+    CHECK(st == GS_ERR_IO || st == GS_ERR_FORMAT, "corrupt gzip: status %d %s", (int)st, gs_last_error());
+    gs_problem_free(&b);
+    free(gz);
+
+    /* an error deep in a gzip file: line numbers across blocks */
+    char *bad = malloc(n + 64);
+    memcpy(bad, text, n);
+    int line = 1;
+    size_t pos = 0;
+    while (line < 45678) if (bad[pos++] == '\n') line++;
+    bad[pos] = 'x';
+    write_gz(tmp_path("badline.gz"), bad, n, 1);
+    CHECK(gs_data_read(tmp_path("badline.gz"), &b) == GS_ERR_FORMAT &&
+              strcmp(gs_last_error(), "Wrong input format at line 45678") == 0,
+          "error in gzip at line 45678: %s", gs_last_error());
+    free(bad);
+
+    /* one line longer than a block */
+    size_t big = 3u << 20, len = 0;
+    char *lng = malloc(big + 64);
+    len += (size_t)snprintf(lng, big, "+1");
+    int k = 0;
+    while (len < big) len += (size_t)snprintf(lng + len, big + 64 - len, " %d:0.5", ++k);
+    len += (size_t)snprintf(lng + len, big + 64 - len, "\n-1 1:2\n");
+    write_file(tmp_path("long.txt"), lng, len);
+    CHECK(gs_data_read(tmp_path("long.txt"), &b) == GS_OK && b.l == 2 && b.row_ptr[1] == k &&
+              b.max_index == k && b.val[b.nnz - 1] == 2.0f,
+          "a %zu-byte line: %s", len, gs_last_error());
+    gs_problem_free(&b);
+    free(lng);
+
+    gs_problem_free(&a);
+    free(text);
+}
+
+/* ---- stream API ---------------------------------------------------------------------------- */
+
+static void test_stream(void)
+{
+    size_t n;
+    char *text = make_text(50000, &n);
+    write_file(tmp_path("stream.txt"), text, n);
+    gs_problem all = {0}, chunk = {0};
+    CHECK(gs_data_read(tmp_path("stream.txt"), &all) == GS_OK, "stream file: %s", gs_last_error());
+
+    /* chunks of 777 rows reassemble to the whole */
+    gs_data_stream *s = NULL;
+    CHECK(gs_data_stream_open(tmp_path("stream.txt"), &s) == GS_OK, "open: %s", gs_last_error());
+    int32_t rows = 0, chunks = 0, mismatch = 0;
+    while (s && gs_data_stream_next(s, 777, &chunk) == GS_OK && chunk.l > 0) {
+        chunks++;
+        if (chunk.l > 777) mismatch++;
+        for (int32_t i = 0; i < chunk.l && rows + i < all.l; i++) {
+            const int32_t r = rows + i;
+            const int64_t len = chunk.row_ptr[i + 1] - chunk.row_ptr[i];
+            if (chunk.y[i] != all.y[r] || len != all.row_ptr[r + 1] - all.row_ptr[r] ||
+                (len && (memcmp(chunk.idx + chunk.row_ptr[i], all.idx + all.row_ptr[r], (size_t)len * 4) ||
+                         memcmp(chunk.val + chunk.row_ptr[i], all.val + all.row_ptr[r], (size_t)len * 4))))
+                mismatch++;
+        }
+        rows += chunk.l;
+    }
+    CHECK(rows == all.l && mismatch == 0 && chunks == (all.l + 776) / 777,
+          "chunked read: %d rows in %d chunks, %d mismatches", rows, chunks, mismatch);
+    CHECK(s && gs_data_stream_next(s, 777, &chunk) == GS_OK && chunk.l == 0, "EOF repeats");
+    gs_data_stream_close(s);
+    gs_problem_free(&chunk);
+
+    /* an error in the 3rd chunk reports the physical line, after two good chunks */
+    const char *small = "1 1:1\n2 2:2\n3 3:3\n4 4:4\n5 5:5\n6 6:6\n7 7:7\n8 8:x\n9 9:9\n";
+    write_file(tmp_path("s.txt"), small, strlen(small));
+    s = NULL;
+    CHECK(gs_data_stream_open(tmp_path("s.txt"), &s) == GS_OK, "open small");
+    if (s) {
+        CHECK(gs_data_stream_next(s, 3, &chunk) == GS_OK && chunk.l == 3 && chunk.y[0] == 1 &&
+                  chunk.max_index == 3 && chunk.idx[2] == 3,
+              "chunk 1");
+        CHECK(gs_data_stream_next(s, 3, &chunk) == GS_OK && chunk.l == 3 && chunk.y[0] == 4 &&
+                  chunk.row_ptr[3] == 3 && chunk.max_index == 6,
+              "chunk 2");
+        CHECK(gs_data_stream_next(s, 3, &chunk) == GS_ERR_FORMAT &&
+                  strcmp(gs_last_error(), "Wrong input format at line 8") == 0 && chunk.l == 0,
+              "chunk 3: %s", gs_last_error());
+        gs_clear_error();
+        CHECK(gs_data_stream_next(s, 3, &chunk) == GS_ERR_FORMAT &&
+                  strcmp(gs_last_error(), "Wrong input format at line 8") == 0,
+              "the error repeats: %s", gs_last_error());
+        CHECK(gs_data_stream_next(s, 0, &chunk) == GS_ERR_ARG, "max_rows 0");
+        gs_data_stream_close(s);
+    }
+    gs_problem_free(&chunk);
+
+    /* error far into a multi-block file, read in chunks of 1000 */
+    int line = 1;
+    size_t pos = 0;
+    while (line < 43210) if (text[pos++] == '\n') line++;
+    text[pos] = ':';
+    write_file(tmp_path("stream_bad.txt"), text, n);
+    s = NULL;
+    CHECK(gs_data_stream_open(tmp_path("stream_bad.txt"), &s) == GS_OK, "open bad");
+    rows = 0;
+    gs_status st = GS_OK;
+    while (s && (st = gs_data_stream_next(s, 1000, &chunk)) == GS_OK && chunk.l > 0) rows += chunk.l;
+    CHECK(st == GS_ERR_FORMAT && rows == 43000 && strcmp(gs_last_error(), "Wrong input format at line 43210") == 0,
+          "error at line 43210 after %d rows: %s", rows, gs_last_error());
+    gs_data_stream_close(s);
+    gs_problem_free(&chunk);
+
+    /* closing early, including while the reader waits on an idle pipe */
+    s = NULL;
+    CHECK(gs_data_stream_open(tmp_path("stream.txt"), &s) == GS_OK, "open");
+    CHECK(s && gs_data_stream_next(s, 10, &chunk) == GS_OK && chunk.l == 10, "10 rows");
+    gs_data_stream_close(s);
+    gs_problem_free(&chunk);
+    int fds[2];
+    if (pipe(fds) == 0) {
+        const int saved = dup(0);
+        dup2(fds[0], 0);
+        close(fds[0]);
+        const char *part = "1 1:1\n2 2:2\n3 3:";
+        CHECK(write(fds[1], part, strlen(part)) == (ssize_t)strlen(part), "pipe write");
+        s = NULL;
+        CHECK(gs_data_stream_open("-", &s) == GS_OK, "open stdin");
+        CHECK(s && gs_data_stream_next(s, 2, &chunk) == GS_OK && chunk.l == 2, "2 rows from an open pipe");
+        gs_data_stream_close(s); /* must not hang: the writer never closes before this */
+        close(fds[1]);
+        dup2(saved, 0);
+        close(saved);
+        gs_problem_free(&chunk);
+    }
+    gs_data_stream_close(NULL);
+
+    gs_problem_free(&all);
+    free(text);
+}
+
+/* ---- a real data set ------------------------------------------------------------------------ */
+
+/* An independent strtok/strtod parse of a well-formed file, for comparison. */
+static int reference_parse(char *text, gs_problem *p)
+{
+    int32_t l = 0;
+    int64_t nnz = 0;
+    for (char *c = text; *c; c++) l += *c == '\n';
+    p->y = calloc((size_t)l + 1, sizeof *p->y);
+    p->row_ptr = calloc((size_t)l + 2, sizeof *p->row_ptr);
+    p->idx = calloc(strlen(text) / 2 + 1, sizeof *p->idx);
+    p->val = calloc(strlen(text) / 2 + 1, sizeof *p->val);
+    char *save_line = NULL;
+    int32_t r = 0;
+    for (char *line = strtok_r(text, "\n", &save_line); line; line = strtok_r(NULL, "\n", &save_line)) {
+        char *save = NULL;
+        p->y[r] = strtod(strtok_r(line, " \t", &save), NULL);
+        for (char *pair = strtok_r(NULL, " \t", &save); pair; pair = strtok_r(NULL, " \t", &save)) {
+            char *colon = strchr(pair, ':');
+            if (!colon) return 0;
+            p->idx[nnz] = (int32_t)strtol(pair, NULL, 10);
+            p->val[nnz] = (float)strtod(colon + 1, NULL);
+            if (p->idx[nnz] > p->max_index) p->max_index = p->idx[nnz];
+            nnz++;
+        }
+        p->row_ptr[++r] = nnz;
+    }
+    p->l = r;
+    p->nnz = nnz;
+    return 1;
+}
+
+static void test_heart_scale(void)
+{
+    const char *ds = test_datasets_dir();
+    const char *golden = "../shared/reference/golden/heart/heart_scale";
+    if (!ds || !file_exists(golden)) {
+        SKIP("../shared datasets/golden absent: heart_scale comparison not run");
+        return;
+    }
+    char gz[512];
+    snprintf(gz, sizeof gz, "%s/heart_scale/heart_scale.gz", ds);
+    gs_problem a = {0}, b = {0}, ref = {0};
+    CHECK(gs_data_read(gz, &a) == GS_OK, "%s: %s", gz, gs_last_error());
+    CHECK(a.l == 270 && a.max_index == 13, "heart_scale.gz: l %d max_index %d", a.l, a.max_index);
+    CHECK(gs_data_read(golden, &b) == GS_OK && same_problem(&a, &b), "heart_scale.gz = plain golden");
+    char *text = read_all(golden, NULL);
+    CHECK(text && reference_parse(text, &ref) && same_problem(&ref, &b), "heart_scale = strtok/strtod parse");
+    free(text);
+    gs_problem_free(&a);
+    gs_problem_free(&b);
+    gs_problem_free(&ref);
+}
+
+int main(void)
+{
+    snprintf(g_tmp, sizeof g_tmp, "%s", "/tmp/gs_test_data.XXXXXX");
+    if (!mkdtemp(g_tmp)) {
+        printf("FAIL mkdtemp: %s\n", strerror(errno));
+        return 1;
+    }
+    test_golden_badinput();
+    test_csr_small();
+    test_edges();
+    test_number_exactness();
+    test_gzip_stdin();
+    test_stream();
+    test_heart_scale();
+
+    DIR *d = opendir(g_tmp);
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d))) {
+            if (de->d_name[0] == '.') continue;
+            unlink(tmp_path(de->d_name));
+        }
+        closedir(d);
+    }
+    rmdir(g_tmp);
+    TEST_END();
+}
