@@ -4,8 +4,9 @@
 CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2
+SAN     ?=
 CFLAGS  ?=
-CFLAGS  += -std=c11 -Wall -Wextra -Werror $(OPT) -g -D_DEFAULT_SOURCE -Isrc -I$(BUILD) -MMD -MP
+ALL_CFLAGS := -std=c11 -Wall -Wextra -Werror $(OPT) -g -D_DEFAULT_SOURCE -Isrc -I$(BUILD) -MMD -MP $(SAN) $(CFLAGS)
 LDLIBS  := -lOpenCL -lz -lm
 MAINS   := src/train.c src/predict.c src/scale.c
 LIBSRC  := $(filter-out $(MAINS),$(wildcard src/*.c))
@@ -21,23 +22,23 @@ all: $(BINS)
 	@ln -sf $(BUILD)/gpusvm-predict gpusvm-predict
 
 $(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/kernels_embed.c: $(KERNELS) scripts/embed-kernels.sh | $(BUILD)/obj
 	sh scripts/embed-kernels.sh $(KERNELS) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/kernels_embed.o: $(BUILD)/kernels_embed.c
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/libgs.a: $(LIBOBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/gpusvm-%: $(BUILD)/obj/%.o $(BUILD)/libgs.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/%: tests/%.c tests/testlib.h $(BUILD)/libgs.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libgs.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(BUILD)/libgs.a $(LDLIBS)
 
 $(BUILD)/obj:
 	mkdir -p $@
@@ -52,7 +53,7 @@ test check: deps
 	BUILD=$(BUILD) sh tests/run.sh
 
 asan:
-	$(MAKE) BUILD=build-asan OPT=-O1 CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" tests
+	$(MAKE) BUILD=build-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" tests
 	BUILD=build-asan ASAN_OPTIONS=detect_leaks=1 sh tests/run.sh
 
 demo: deps all
