@@ -189,15 +189,17 @@ static ssize_t gs_sniff(gs_data_stream *s)
     return 1;
 }
 
+/* Grows a byte buffer to hold at least need bytes, plus one more past the end: the parser puts a
+ * sentinel there. */
 static bool gs_grow_bytes(char **p, size_t *cap, size_t need)
 {
     if (need <= *cap) return true;
     size_t nc = *cap ? *cap : GS_BLOCK_BYTES;
     while (nc < need) {
-        if (nc > SIZE_MAX / 2) return false;
+        if (nc > SIZE_MAX / 4) return false;
         nc *= 2;
     }
-    char *q = realloc(*p, nc);
+    char *q = realloc(*p, nc + 1);
     if (!q) return false;
     *p = q;
     *cap = nc;
@@ -383,35 +385,28 @@ static const double gs_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e
                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-/* Parses "[+-]digits[.digits]" at p (not past e) when it is exactly what strtod would return:
- * the digits form an integer m <= 2^53 and there are at most 22 after the point, so m and 10^k are
- * exact doubles and the one rounding in m / 10^k is the correctly rounded result (Clinger's fast
- * path), which is what glibc's strtod returns. Never fails with a different answer: outside that
- * shape it returns NULL and the caller asks strtod. Whether the number ends where it must is the
- * caller's check. @return the end of the number, or NULL */
-static inline const char *gs_fast_decimal(const char *p, const char *e, double *out)
+/* Parses "[+-]digits[.digits]" at p when it is exactly what strtod would return: the digits form
+ * an integer m <= 2^53 and there are at most 22 after the point, so m and 10^k are exact doubles
+ * and the one rounding in m / 10^k is the correctly rounded result (Clinger's fast path), which is
+ * what glibc's strtod returns. Outside that shape it returns NULL and the caller asks strtod, so it
+ * never gives a different answer. Whether the number ends where it must is the caller's check.
+ * The text must be followed by a non-digit (the parser's '\n' sentinel guarantees it).
+ * @return the end of the number, or NULL */
+static inline const char *gs_fast_decimal(const char *p, double *out)
 {
-    bool neg = false;
-    if (p < e && (*p == '-' || *p == '+')) {
-        neg = *p == '-';
-        p++;
+    const bool neg = *p == '-';
+    if (*p == '-' || *p == '+') p++;
+    const char *const int_start = p;
+    uint64_t m = 0; /* wraps for > 19 digits, which are rejected below */
+    while (gs_is_digit(*p)) m = m * 10 + (uint64_t)(*p++ - '0');
+    const ptrdiff_t int_digits = p - int_start;
+    ptrdiff_t frac = 0;
+    if (*p == '.') {
+        const char *const frac_start = ++p;
+        while (gs_is_digit(*p)) m = m * 10 + (uint64_t)(*p++ - '0');
+        frac = p - frac_start;
     }
-    uint64_t m = 0;
-    int nd = 0, frac = 0;
-    while (p < e && gs_is_digit(*p)) {
-        m = m * 10 + (uint64_t)(*p - '0');
-        nd++;
-        p++;
-    }
-    if (p < e && *p == '.') {
-        p++;
-        while (p < e && gs_is_digit(*p)) {
-            m = m * 10 + (uint64_t)(*p - '0');
-            nd++;
-            frac++;
-            p++;
-        }
-    }
+    const ptrdiff_t nd = int_digits + frac;
     if (nd == 0 || nd > 19 || frac > 22 || m > ((uint64_t)1 << 53)) return NULL;
     double d = (double)m;
     if (frac) d /= gs_pow10[frac];
@@ -531,15 +526,17 @@ typedef enum { GS_LINE_OK, GS_LINE_BAD, GS_LINE_NOMEM } gs_line_result;
 static gs_line_result gs_parse_line(gs_data_stream *s, gs_build *b, const char *p, const char *e,
                                     bool has_nl)
 {
+    /* *e is '\n' (the line's own, or the sentinel after the input), so the scans below that stop
+     * at anything but a digit, blank or ':' need no bounds check. */
     bool nomem = false;
 
     /* label */
-    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    while (*p == ' ' || *p == '\t') p++;
     if (p == e) return GS_LINE_BAD;
     const char *tok = p;
     double label;
-    const char *q = gs_fast_decimal(tok, e, &label);
-    if (!q || (q < e && *q != ' ' && *q != '\t')) {
+    const char *q = gs_fast_decimal(tok, &label);
+    if (!q || (*q != ' ' && *q != '\t' && q != e)) {
         while (p < e && *p != ' ' && *p != '\t') p++;
         const char *txt = gs_scratch_copy(s, tok, p, &nomem);
         if (!txt) return nomem ? GS_LINE_NOMEM : GS_LINE_BAD;
@@ -556,18 +553,13 @@ static gs_line_result gs_parse_line(gs_data_stream *s, gs_build *b, const char *
     int32_t prev = -1, max_index = b->p.max_index;
     for (;;) {
         /* index text: [tok, colon) */
-        while (p < e && *p == ':') p++;
+        while (*p == ':') p++;
         if (p == e) break;
         tok = p;
-        int64_t index = 0;
-        int nd = 0;
-        while (p < e && gs_is_digit(*p) && nd < 18) {
-            index = index * 10 + (*p - '0');
-            nd++;
-            p++;
-        }
+        uint64_t index = 0; /* wraps for > 19 digits, which take the slow path */
+        while (gs_is_digit(*p)) index = index * 10 + (uint64_t)(*p++ - '0');
         const char *colon = p;
-        const bool fast_index = nd > 0 && p < e && *p == ':';
+        const bool fast_index = p > tok && p - tok <= 18 && *p == ':';
         if (!fast_index) {
             colon = memchr(tok, ':', (size_t)(e - tok));
             if (!colon) break;
@@ -575,28 +567,30 @@ static gs_line_result gs_parse_line(gs_data_stream *s, gs_build *b, const char *
 
         /* value token: [v, ...) */
         const char *v = colon + 1;
-        while (v < e && (*v == ' ' || *v == '\t')) v++;
+        while (*v == ' ' || *v == '\t') v++;
         if (v == e) {
             if (has_nl) return GS_LINE_BAD; /* the token would be "\n" */
             break;
         }
 
-        if (!fast_index) {
+        int32_t ii;
+        if (fast_index) {
+            ii = gs_wrap_int32((int64_t)index);
+        } else {
             const char *txt = gs_scratch_copy(s, tok, colon, &nomem);
             if (!txt) return nomem ? GS_LINE_NOMEM : GS_LINE_BAD;
             char *end;
             errno = 0;
             const long lv = strtol(txt, &end, 10);
             if (end == txt || errno != 0 || *end != '\0') return GS_LINE_BAD;
-            index = lv;
+            ii = gs_wrap_int32(lv);
         }
-        const int32_t ii = gs_wrap_int32(index);
         if (ii <= prev) return GS_LINE_BAD;
         prev = ii;
 
         double d;
-        q = gs_fast_decimal(v, e, &d);
-        if (q && (q == e || *q == ' ' || *q == '\t')) {
+        q = gs_fast_decimal(v, &d);
+        if (q && (*q == ' ' || *q == '\t' || q == e)) {
             p = q;
         } else if (q && gs_is_space(*q)) { /* \r \v \f end the number; the token goes on */
             p = q;
@@ -678,8 +672,13 @@ static gs_status gs_parse_rows(gs_data_stream *s, int64_t max_rows, gs_build *b)
         if (b->p.l >= max_rows) break;
         if (!s->cur) {
             s->cur = gs_take_block(s);
-            s->pos = s->cur->data;
-            s->bend = s->cur->data + s->cur->len;
+            if (s->cur->data) {
+                s->cur->data[s->cur->len] = '\n'; /* sentinel (room reserved by gs_grow_bytes) */
+                s->pos = s->cur->data;
+                s->bend = s->cur->data + s->cur->len;
+            } else { /* an empty block that only carries an error */
+                s->pos = s->bend = "";
+            }
             continue;
         }
         const char *const start = s->pos;

@@ -1,0 +1,41 @@
+#!/bin/sh
+# bench-reader.sh — throughput of the LIBSVM reader (src/data.c). Generates a ~500 MB data file
+# (scripts/gen-libsvm-data.py, fixed seed) and its gzip into a temporary directory, times
+# gs_data_read on each (best of 3, file in the page cache) and deletes everything afterwards.
+# Prints MB/s of text: for gzip, decompressed MB per second.
+# Env: SIZE_MB (default 500), FEATURES (200), DENSITY (0.1), GZIP=0 to skip the gzip run,
+#      CC (cc), TMPDIR (/tmp).
+set -eu
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+SIZE_MB=${SIZE_MB:-500}
+FEATURES=${FEATURES:-200}
+DENSITY=${DENSITY:-0.1}
+GZIP=${GZIP:-1}
+CC=${CC:-cc}
+D=$(mktemp -d "${TMPDIR:-/tmp}/gs-readbench.XXXXXX")
+trap 'rm -rf "$D"' EXIT INT TERM
+
+$CC -std=c11 -Wall -Wextra -Werror -O2 -D_DEFAULT_SOURCE -I"$TOP/src" "$TOP/scripts/readbench.c" \
+    "$TOP/src/data.c" "$TOP/src/status.c" -lz -o "$D/readbench"
+
+echo "generating ${SIZE_MB} MB (features $FEATURES, density $DENSITY, seed 1) in $D ..."
+t0=$(date +%s)
+python3 "$TOP/scripts/gen-libsvm-data.py" --size-mb "$SIZE_MB" --features "$FEATURES" \
+    --density "$DENSITY" --seed 1 -o "$D/data.txt"
+bytes=$(wc -c < "$D/data.txt")
+echo "generated $bytes bytes in $(($(date +%s) - t0)) s"
+cat "$D/data.txt" > /dev/null # into the page cache
+
+echo "== plain"
+"$D/readbench" "$D/data.txt" "$bytes" 3
+if [ "$GZIP" != 0 ]; then
+    gzip -6 -c "$D/data.txt" > "$D/data.txt.gz"
+    cat "$D/data.txt.gz" > /dev/null
+    echo "== gzip -6 (MB/s of decompressed text)"
+    "$D/readbench" "$D/data.txt.gz" "$bytes" 3
+    echo "== for comparison: gzip -dc > /dev/null"
+    t0=$(date +%s.%N)
+    gzip -dc "$D/data.txt.gz" > /dev/null
+    t1=$(date +%s.%N)
+    echo "$t0 $t1 $bytes" | awk '{ printf "gzip -dc: %.3f s, %.0f MB/s\n", $2 - $1, $3 / 1e6 / ($2 - $1) }'
+fi
