@@ -33,10 +33,19 @@ struct gs_solver {
     double gamma, coef0, eps;
     int q, keep, wg;
     int profile;
+    cl_command_queue queue; /* each solver has its own, so pairs can run on several threads */
     cl_program prog;
     cl_kernel k[K_COUNT_ALL];
     double build_seconds;
 };
+
+static gs_status make_queue(gs_solver *s)
+{
+    cl_int e;
+    s->queue = clCreateCommandQueue(s->ocl->ctx, s->ocl->device, s->profile ? CL_QUEUE_PROFILING_ENABLE : 0, &e);
+    if (e != CL_SUCCESS) return GS_FAIL(GS_ERR_OCL, "clCreateCommandQueue failed: %s", gs_cl_error_name(e));
+    return GS_OK;
+}
 
 void gs_solver_free(gs_solver *s)
 {
@@ -44,6 +53,7 @@ void gs_solver_free(gs_solver *s)
     for (int i = 0; i < K_COUNT_ALL; i++)
         if (s->k[i]) clReleaseKernel(s->k[i]);
     if (s->prog) clReleaseProgram(s->prog);
+    if (s->queue) clReleaseCommandQueue(s->queue);
     free(s);
 }
 
@@ -76,6 +86,7 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log
     cl_command_queue_properties props = 0;
     clGetCommandQueueInfo(ocl->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
     s->profile = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
+    if ((st = make_queue(s))) goto cleanup;
     char opts[256];
     snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d -DMWG=%d", s->wg,
              s->kernel_type, WCH, CCH, ITEMS, (s->q + MWG - 1) / MWG * MWG, MWG);
@@ -93,6 +104,26 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log
         goto cleanup;
     }
     s->build_seconds = gs_now() - t0;
+    *out = s;
+    return GS_OK;
+cleanup:
+    gs_solver_free(s);
+    return st;
+}
+
+gs_status gs_solver_clone(const gs_solver *base, gs_solver **out)
+{
+    gs_status st = GS_OK;
+    gs_solver *s = malloc(sizeof *s);
+    *out = NULL;
+    if (!s) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    *s = *base;
+    s->queue = NULL;
+    memset(s->k, 0, sizeof s->k);
+    clRetainProgram(s->prog);
+    if ((st = make_queue(s))) goto cleanup;
+    for (int i = 0; i < K_COUNT_ALL; i++)
+        if ((st = gs_ocl_kernel(s->prog, k_names[i], &s->k[i]))) goto cleanup;
     *out = s;
     return GS_OK;
 cleanup:
@@ -124,9 +155,9 @@ static gs_status make_buf(gs_ocl *o, cl_mem *out, size_t bytes, void *host, cons
     return GS_OK;
 }
 
-static gs_status fill(gs_ocl *o, cl_mem m, int pattern, size_t bytes)
+static gs_status fill(cl_command_queue q, cl_mem m, int pattern, size_t bytes)
 {
-    cl_int e = clEnqueueFillBuffer(o->queue, m, &pattern, sizeof pattern, 0, bytes, 0, NULL, NULL);
+    cl_int e = clEnqueueFillBuffer(q, m, &pattern, sizeof pattern, 0, bytes, 0, NULL, NULL);
     if (e != CL_SUCCESS) return GS_FAIL(GS_ERR_OCL, "clEnqueueFillBuffer failed: %s", gs_cl_error_name(e));
     return GS_OK;
 }
@@ -152,7 +183,7 @@ static gs_status launch(gs_solver *s, prof *pf, int kern, size_t global, size_t 
 {
     cl_event *evp = NULL;
     if (s->profile && pf->n < 32) { pf->kern[pf->n] = kern; evp = &pf->ev[pf->n++]; }
-    cl_int e = clEnqueueNDRangeKernel(s->ocl->queue, s->k[kern], 1, NULL, &global, local ? &local : NULL, 0,
+    cl_int e = clEnqueueNDRangeKernel(s->queue, s->k[kern], 1, NULL, &global, local ? &local : NULL, 0,
                                       NULL, evp);
     if (e != CL_SUCCESS) {
         if (evp) pf->n--;
@@ -167,7 +198,7 @@ static gs_status launch2(gs_solver *s, prof *pf, int kern, size_t g0, size_t g1,
     cl_event *evp = NULL;
     if (s->profile && pf->n < 32) { pf->kern[pf->n] = kern; evp = &pf->ev[pf->n++]; }
     const size_t global[2] = {g0, g1}, loc[2] = {local, 1};
-    cl_int e = clEnqueueNDRangeKernel(s->ocl->queue, s->k[kern], 2, NULL, global, loc, 0, NULL, evp);
+    cl_int e = clEnqueueNDRangeKernel(s->queue, s->k[kern], 2, NULL, global, loc, 0, NULL, evp);
     if (e != CL_SUCCESS) {
         if (evp) pf->n--;
         return GS_FAIL(GS_ERR_OCL, "clEnqueueNDRangeKernel(%s, %zu x %zu) failed: %s", k_names[kern], g0, g1,
@@ -283,8 +314,8 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
         (st = make_buf(o, &d.upd, 4 * (size_t)q * sizeof(double), NULL, "upd")) ||
         (st = make_buf(o, &d.rb, rb_bytes, NULL, "readback")))
         goto cleanup;
-    if ((st = fill(o, d.hist, 0, 2 * 2048 * sizeof(cl_uint))) ||
-        (st = fill(o, d.U, 0, ucols * (size_t)q * sizeof(float))))
+    if ((st = fill(s->queue, d.hist, 0, 2 * 2048 * sizeof(cl_uint))) ||
+        (st = fill(s->queue, d.U, 0, ucols * (size_t)q * sizeof(float))))
         goto cleanup;
 
     /* fixed kernel arguments */
@@ -334,7 +365,7 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
         const int q_next = q - keep;
         const cl_uint kup = (cl_uint)(q_new / 2), klow = (cl_uint)(q_new - q_new / 2);
         if (nupd > 0) {
-            GS_CL_CHECK(clEnqueueWriteBuffer(o->queue, d.upd, CL_FALSE, 0, 4 * (size_t)nupd * sizeof(double),
+            GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, d.upd, CL_FALSE, 0, 4 * (size_t)nupd * sizeof(double),
                                              upd, 0, NULL, NULL));
         }
         SETARG(K_UPDATE, 5, nupd); SETARG(K_UPDATE, 8, kup); SETARG(K_UPDATE, 9, klow);
@@ -361,7 +392,7 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
         head = (head + q_new) % q;
         const size_t rd = (4 + 3 * (size_t)q) * sizeof(double) + 2 * (size_t)q_new * q * sizeof(float);
         double tw = gs_now();
-        GS_CL_CHECK(clEnqueueReadBuffer(o->queue, d.rb, CL_TRUE, 0, rd, rb, 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueReadBuffer(s->queue, d.rb, CL_TRUE, 0, rd, rb, 0, NULL, NULL));
         t_wait += gs_now() - tw;
         if (s->profile) prof_collect(&pf, ph);
 
@@ -420,7 +451,7 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
         if (nupd == 0 && nn == 0) break; /* nothing moved and nothing new: no progress is possible */
     }
     res->iterations = round;
-    GS_CL_CHECK(clEnqueueReadBuffer(o->queue, d.G, CL_TRUE, 0, (size_t)npos * sizeof(double), Gh, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, d.G, CL_TRUE, 0, (size_t)npos * sizeof(double), Gh, 0, NULL, NULL));
 
     /* rho as LIBSVM: mean of y G over free variables, else the midpoint of the bounds */
     {

@@ -19,6 +19,9 @@ typedef struct gs_solver gs_solver;
 /* Builds the device program for param's kernel and working-set size. One solver serves every
  * binary problem of a training run. @return GS_OK or GS_ERR_OCL/GS_ERR_ARG */
 gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log, gs_solver **out);
+/* A solver sharing base's built program, with its own kernels and command queue, for use on
+ * another thread (OpenCL kernels are not safe to share across threads). */
+gs_status gs_solver_clone(const gs_solver *base, gs_solver **out);
 /* NULL is fine. */
 void gs_solver_free(gs_solver *s);
 

@@ -6,9 +6,11 @@
 #include "svm.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cluster.h"
 #include "solver.h"
@@ -121,19 +123,139 @@ static gs_status subset_csr(const gs_problem *prob, const int *rows, int n, int6
     return GS_OK;
 }
 
+/* The one-vs-one pairs are solved by a pool of host threads, each with its own solver (kernels and
+ * command queue on the shared device), so one pair's subproblem and clustering overlap other
+ * pairs' device work. Results are kept per pair and printed in LIBSVM's pair order afterwards. */
+typedef struct pair_out {
+    double *alpha;          /* [n_i + n_j], class i rows then class j rows */
+    gs_binary_result res;
+} pair_out;
+
+typedef struct pool {
+    const gs_problem *prob;
+    const gs_param *param;
+    const gs_log *log;
+    const classes *cls;
+    const double *cw;
+    const gs_device_provider *dev;
+    int npair;
+    const int (*pairs)[2];
+    pair_out *out;
+    gs_train_stats *stats;   /* [nworkers] */
+    pthread_mutex_t mu;      /* guards the fields below */
+    int next;
+    gs_solver *base;         /* built by the first worker that needs the device */
+    gs_status st;
+    char err[1024];
+} pool;
+
+typedef struct worker {
+    pool *pl;
+    int id;
+} worker;
+
+static void pool_fail(pool *pl, gs_status st)
+{
+    pthread_mutex_lock(&pl->mu);
+    if (pl->st == GS_OK) {
+        pl->st = st;
+        snprintf(pl->err, sizeof pl->err, "%s", gs_last_error());
+    }
+    pthread_mutex_unlock(&pl->mu);
+}
+
+/* Solves pairs until none is left or one failed. */
+static void *pair_worker(void *arg)
+{
+    const worker *w = arg;
+    pool *pl = w->pl;
+    const gs_problem *prob = pl->prob;
+    const classes *cls = pl->cls;
+    gs_train_stats *stats = &pl->stats[w->id];
+    gs_status st = GS_OK;
+    gs_solver *solver = NULL;
+    gs_clustered cl = {0};
+    int64_t *rp = NULL;
+    int32_t *ix = NULL;
+    float *vl = NULL;
+    const int l = prob->l;
+    int *rows = malloc(sizeof *rows * (size_t)(l ? l : 1));
+    int8_t *ysub = malloc((size_t)(l ? l : 1));
+    if (!rows || !ysub) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    for (;;) {
+        pthread_mutex_lock(&pl->mu);
+        const int p = (pl->st == GS_OK && pl->next < pl->npair) ? pl->next++ : -1;
+        pthread_mutex_unlock(&pl->mu);
+        if (p < 0) break;
+        const int i = pl->pairs[p][0], j = pl->pairs[p][1];
+        const int ni = cls->count[i], nj = cls->count[j], n = ni + nj;
+        pair_out *o = &pl->out[p];
+        memcpy(rows, cls->order + cls->start[i], sizeof(int) * (size_t)ni);
+        memcpy(rows + ni, cls->order + cls->start[j], sizeof(int) * (size_t)nj);
+        for (int t = 0; t < n; t++) ysub[t] = t < ni ? 1 : -1;
+        if ((st = subset_csr(prob, rows, n, &rp, &ix, &vl))) goto cleanup;
+        int finite = 1;
+        for (int64_t e = 0; e < rp[n]; e++) finite &= isfinite(vl[e]) != 0;
+        if (!finite) {
+            /* LIBSVM's answer for a NaN/inf feature: one iteration, every alpha NaN (so no SV),
+             * obj and rho NaN. The device is not involved. */
+            for (int t = 0; t < n; t++) o->alpha[t] = NAN;
+            memset(&o->res, 0, sizeof o->res);
+            o->res.iterations = 1;
+            o->res.rho = NAN;
+            o->res.obj = NAN;
+        } else {
+            st = gs_solver_cluster(pl->param, rp, ix, vl, n, &cl);
+            if (st) goto cleanup;
+            stats->cluster += cl.seconds;
+            if (!solver) { /* the device is waited for only now, after this worker's first clustering */
+                pthread_mutex_lock(&pl->mu);
+                if (!pl->base) {
+                    gs_ocl *ocl = pl->dev ? pl->dev->wait(pl->dev->ctx) : NULL;
+                    const double t_dev = gs_now();
+                    if (!ocl) st = pl->dev ? GS_ERR_NODEVICE : GS_FAIL(GS_ERR_NODEVICE, "no OpenCL device");
+                    else st = gs_solver_create(ocl, pl->param, pl->log, &pl->base);
+                    if (!st) { stats->setup += gs_now() - t_dev; stats->peak_gbps = ocl->peak_gbps; }
+                }
+                if (!st) st = gs_solver_clone(pl->base, &solver);
+                pthread_mutex_unlock(&pl->mu);
+                if (st) goto cleanup;
+            }
+            st = gs_solver_binary(solver, &cl, ysub, pl->cw[i], pl->cw[j], o->alpha, &o->res, stats);
+            gs_clustered_free(&cl);
+            if (st) goto cleanup;
+        }
+        free(rp); free(ix); free(vl);
+        rp = NULL; ix = NULL; vl = NULL;
+    }
+cleanup:
+    if (st) pool_fail(pl, st);
+    gs_clustered_free(&cl);
+    gs_solver_free(solver);
+    free(rp); free(ix); free(vl); free(rows); free(ysub);
+    return NULL;
+}
+
+static int host_threads(void)
+{
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (n > 16 ? 16 : (int)n);
+}
+
 gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
                        const gs_log *log, gs_model *model, gs_train_stats *stats)
 {
     gs_status st = GS_OK;
-    gs_clustered cl = {0};
     classes cls = {0};
-    gs_solver *solver = NULL;
-    double *cw = NULL, *alpha_pair = NULL, *coef_rows = NULL;
-    int8_t *ysub = NULL;
-    int *rows = NULL, *nonzero = NULL;
-    int64_t *rp = NULL;
-    int32_t *ix = NULL;
-    float *vl = NULL;
+    double *cw = NULL, *coef_rows = NULL, *alpha_all = NULL;
+    int *nonzero = NULL;
+    int (*pairs)[2] = NULL;
+    pair_out *out = NULL;
+    gs_train_stats *wstats = NULL;
+    worker *workers = NULL;
+    pthread_t *threads = NULL;
+    pool pl;
+    int pool_ready = 0;
     const double t_start = gs_now();
     memset(model, 0, sizeof *model);
     if (stats) memset(stats, 0, sizeof *stats);
@@ -173,73 +295,84 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
     if (k == 1) gs_log_info(log, "WARNING: training data in only one class. See README for details.\n");
 
     if (npair > 0) {
-        alpha_pair = malloc(sizeof *alpha_pair * (size_t)l);
-        ysub = malloc((size_t)l);
-        rows = malloc(sizeof *rows * (size_t)l);
-        if (!alpha_pair || !ysub || !rows) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
-    }
-    int p = 0;
-    for (int i = 0; i < k; i++) {
-        for (int j = i + 1; j < k; j++, p++) {
-            const int ni = cls.count[i], nj = cls.count[j], n = ni + nj;
-            memcpy(rows, cls.order + cls.start[i], sizeof(int) * (size_t)ni);
-            memcpy(rows + ni, cls.order + cls.start[j], sizeof(int) * (size_t)nj);
-            for (int t = 0; t < n; t++) ysub[t] = t < ni ? 1 : -1;
-            if ((st = subset_csr(prob, rows, n, &rp, &ix, &vl))) goto cleanup;
-            int finite = 1;
-            for (int64_t e = 0; e < rp[n]; e++) finite &= isfinite(vl[e]) != 0;
-            gs_binary_result res;
-            if (!finite) {
-                /* LIBSVM's answer for a NaN/inf feature: one iteration, every alpha NaN (so no SV),
-                 * obj and rho NaN. The device is not involved. */
-                free(rp); free(ix); free(vl);
-                rp = NULL; ix = NULL; vl = NULL;
-                for (int t = 0; t < n; t++) alpha_pair[t] = NAN;
-                memset(&res, 0, sizeof res);
-                res.iterations = 1;
-                res.rho = NAN;
-                res.obj = NAN;
-                goto solved;
-            }
-            st = gs_solver_cluster(param, rp, ix, vl, n, &cl);
-            free(rp); free(ix); free(vl);
-            rp = NULL; ix = NULL; vl = NULL;
-            if (st) goto cleanup;
-            if (stats) stats->cluster += cl.seconds;
-            if (!solver) { /* the device is waited for only now, after the first clustering */
-                gs_ocl *ocl = dev ? dev->wait(dev->ctx) : NULL;
-                if (!ocl) { st = dev ? GS_ERR_NODEVICE : GS_FAIL(GS_ERR_NODEVICE, "no OpenCL device"); goto cleanup; }
-                const double t_dev = gs_now();
-                if ((st = gs_solver_create(ocl, param, log, &solver))) goto cleanup;
-                if (stats) { stats->setup += gs_now() - t_dev; stats->peak_gbps = ocl->peak_gbps; }
-            }
-            st = gs_solver_binary(solver, &cl, ysub, cw[i], cw[j], alpha_pair, &res, stats);
-            gs_clustered_free(&cl);
-            if (st) goto cleanup;
-        solved:;
-            if (res.max_iter_hit) fprintf(stderr, "\nWARNING: reaching max number of iterations\n");
-            double suma = 0;
-            int nsv = 0, nbsv = 0;
-            for (int t = 0; t < n; t++) {
-                const double a = alpha_pair[t];
-                suma += a;
-                if (a > 0) {
-                    nsv++;
-                    if (a >= (t < ni ? cw[i] : cw[j])) nbsv++;
-                    nonzero[rows[t]] = 1;
-                }
-                /* column j-1 for class i's rows (y=+1), column i for class j's rows (y=-1) */
-                const int grouped = t < ni ? cls.start[i] + t : cls.start[j] + (t - ni);
-                coef_rows[(size_t)grouped * (size_t)(k - 1) + (size_t)(t < ni ? j - 1 : i)] = t < ni ? a : -a;
-            }
-            model->rho[p] = res.rho;
-            gs_log_info(log, "*\noptimization finished, #iter = %ld\n", res.iterations);
-            if (cw[i] == cw[j]) gs_log_info(log, "nu = %f\n", suma / (cw[i] * n));
-            gs_log_info(log, "obj = %f, rho = %f\n", res.obj, res.rho);
-            gs_log_info(log, "nSV = %d, nBSV = %d\n", nsv, nbsv);
-            gs_log_verbose(log, "gpusvm: pair %d-%d: %ld rounds, %ld inner steps\n", cls.label[i], cls.label[j],
-                           res.iterations, res.inner_steps);
+        /* every pair's alphas live in one array: pair p at offset off[p] */
+        pairs = malloc(sizeof *pairs * (size_t)npair);
+        out = calloc((size_t)npair, sizeof *out);
+        int64_t total_alpha = 0;
+        for (int i = 0, p = 0; i < k; i++)
+            for (int j = i + 1; j < k; j++, p++) total_alpha += cls.count[i] + cls.count[j];
+        alpha_all = malloc(sizeof *alpha_all * (size_t)total_alpha);
+        const int nworkers = npair == 1 ? 1 : (npair < host_threads() ? npair : host_threads());
+        wstats = calloc((size_t)nworkers, sizeof *wstats);
+        workers = calloc((size_t)nworkers, sizeof *workers);
+        threads = calloc((size_t)nworkers, sizeof *threads);
+        if (!pairs || !out || !alpha_all || !wstats || !workers || !threads) {
+            st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d class pairs", npair);
+            goto cleanup;
         }
+        int64_t off = 0;
+        for (int i = 0, p = 0; i < k; i++)
+            for (int j = i + 1; j < k; j++, p++) {
+                pairs[p][0] = i;
+                pairs[p][1] = j;
+                out[p].alpha = alpha_all + off;
+                off += cls.count[i] + cls.count[j];
+            }
+        memset(&pl, 0, sizeof pl);
+        pl.prob = prob; pl.param = param; pl.log = log; pl.cls = &cls; pl.cw = cw; pl.dev = dev;
+        pl.npair = npair; pl.pairs = (const int (*)[2])pairs; pl.out = out; pl.stats = wstats;
+        pthread_mutex_init(&pl.mu, NULL);
+        pool_ready = 1;
+        /* One pair (binary problems) runs on this thread; more run on a pool. */
+        unsigned started = 0; /* nworkers <= 16 */
+        for (int w = 0; w < nworkers; w++) {
+            workers[w].pl = &pl;
+            workers[w].id = w;
+            if (w > 0 && pthread_create(&threads[w], NULL, pair_worker, &workers[w]) == 0) started |= 1u << w;
+        }
+        pair_worker(&workers[0]); /* a thread that failed to start just leaves its share to the others */
+        for (int w = 1; w < nworkers; w++)
+            if (started & (1u << w)) pthread_join(threads[w], NULL);
+        if (pl.st != GS_OK) { st = GS_FAIL(pl.st, "%s", pl.err); goto cleanup; }
+        if (stats)
+            for (int w = 0; w < nworkers; w++) {
+                const gs_train_stats *a = &wstats[w];
+                stats->cluster += a->cluster; stats->setup += a->setup; stats->update += a->update;
+                stats->select += a->select; stats->rows += a->rows; stats->subproblem += a->subproblem;
+                stats->transfer += a->transfer; stats->other += a->other; stats->iterations += a->iterations;
+                stats->inner_steps += a->inner_steps; stats->update_bytes += a->update_bytes;
+                if (a->peak_gbps > 0) stats->peak_gbps = a->peak_gbps;
+                if (a->duality_gap > stats->duality_gap) stats->duality_gap = a->duality_gap;
+            }
+    }
+    /* LIBSVM's per-pair lines and the model's coefficient columns, in pair order */
+    for (int p = 0; p < npair; p++) {
+        const int i = pairs[p][0], j = pairs[p][1];
+        const int ni = cls.count[i], nj = cls.count[j], n = ni + nj;
+        const double *alpha_pair = out[p].alpha;
+        const gs_binary_result *res = &out[p].res;
+        if (res->max_iter_hit) fprintf(stderr, "\nWARNING: reaching max number of iterations\n");
+        double suma = 0;
+        int nsv = 0, nbsv = 0;
+        for (int t = 0; t < n; t++) {
+            const double a = alpha_pair[t];
+            const int grouped = t < ni ? cls.start[i] + t : cls.start[j] + (t - ni);
+            suma += a;
+            if (a > 0) {
+                nsv++;
+                if (a >= (t < ni ? cw[i] : cw[j])) nbsv++;
+                nonzero[cls.order[grouped]] = 1;
+            }
+            /* column j-1 for class i's rows (y=+1), column i for class j's rows (y=-1) */
+            coef_rows[(size_t)grouped * (size_t)(k - 1) + (size_t)(t < ni ? j - 1 : i)] = t < ni ? a : -a;
+        }
+        model->rho[p] = res->rho;
+        gs_log_info(log, "*\noptimization finished, #iter = %ld\n", res->iterations);
+        if (cw[i] == cw[j]) gs_log_info(log, "nu = %f\n", suma / (cw[i] * n));
+        gs_log_info(log, "obj = %f, rho = %f\n", res->obj, res->rho);
+        gs_log_info(log, "nSV = %d, nBSV = %d\n", nsv, nbsv);
+        gs_log_verbose(log, "gpusvm: pair %d-%d: %ld rounds, %ld inner steps\n", cls.label[i], cls.label[j],
+                       res->iterations, res->inner_steps);
     }
     /* support vectors: grouped by class, file order within a class */
     int total = 0;
@@ -281,10 +414,12 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
 
 cleanup:
     if (st != GS_OK) gs_model_free(model);
-    gs_solver_free(solver);
-    gs_clustered_free(&cl);
+    if (pool_ready) {
+        gs_solver_free(pl.base);
+        pthread_mutex_destroy(&pl.mu);
+    }
     classes_free(&cls);
-    free(cw); free(alpha_pair); free(coef_rows); free(ysub); free(rows); free(nonzero);
-    free(rp); free(ix); free(vl);
+    free(cw); free(coef_rows); free(alpha_all); free(nonzero); free(pairs); free(out); free(wstats);
+    free(workers); free(threads);
     return st;
 }
