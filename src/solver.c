@@ -384,11 +384,13 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
             (st = launch(s, &pf, K_WRITE, (size_t)nchunks * wg, (size_t)wg)))
             goto cleanup;
         SETARG(K_MERGE, 9, head); SETARG(K_MERGE, 10, q_new); SETARG(K_MERGE, 11, q_next);
+        SETARG(K_READBACK, 9, head); SETARG(K_READBACK, 10, q_new);
         if ((st = launch(s, &pf, K_MERGE, MWG, MWG)) ||
             (st = launch(s, &pf, K_GATHER, (size_t)q_new * wg, (size_t)wg)) ||
             (st = launch2(s, &pf, K_ROWS, (size_t)ncl * wg, (size_t)((q_new + WCH - 1) / WCH), (size_t)wg)) ||
             (st = launch(s, &pf, K_READBACK, round_up((size_t)q * 16, 256), 256)))
             goto cleanup;
+        const int e_head = head;
         head = (head + q_new) % q;
         const size_t rd = (4 + 3 * (size_t)q) * sizeof(double) + 2 * (size_t)q_new * q * sizeof(float);
         double tw = gs_now();
@@ -403,16 +405,17 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
         for (int i = 0; i < q; i++) wsp[i] = (int)rb[4 + q + i];
         bytes_rows += clustered_bytes * (double)((nn + WCH - 1) / WCH);
         {
-            const float *gramT = gram + (size_t)nn * q;
-            int nsl[1024];
-            for (int k = 0; k < nn; k++) nsl[k] = (int)rb[4 + 2 * q + k];
-            for (int j = 0; j < q; j++) { /* columns of the new slots, row by row */
+            /* rows and columns of the replaced ring range [e_head, e_head + q_new) */
+            const float *gramT = gram + (size_t)q_new * q;
+            for (int e = 0; e < q_new; e++)
+                memcpy(Kslot + (size_t)((e_head + e) % q) * q, gram + (size_t)e * q, sizeof(float) * (size_t)q);
+            const int first = q_new < q - e_head ? q_new : q - e_head;
+            for (int j = 0; j < q; j++) {
                 float *row = Kslot + (size_t)j * q;
-                const float *src = gramT + (size_t)j * nn;
-                for (int k = 0; k < nn; k++) row[nsl[k]] = src[k];
+                const float *src = gramT + (size_t)j * q_new;
+                memcpy(row + e_head, src, sizeof(float) * (size_t)first);
+                if (q_new > first) memcpy(row, src + first, sizeof(float) * (size_t)(q_new - first));
             }
-            for (int k = 0; k < nn; k++) /* rows of the new slots */
-                memcpy(Kslot + (size_t)nsl[k] * q, gram + (size_t)k * q, sizeof(float) * (size_t)q);
         }
         const double gap = rb[0] + rb[1];
         if (!(gap >= s->eps)) break; /* also stops on NaN or an empty side */
