@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench-reader.sh — throughput of the LIBSVM reader (src/data.c). Generates a ~500 MB data file
 # (scripts/gen-libsvm-data.py, fixed seed) and its gzip into a temporary directory, times
-# gs_data_read on each (best of 3, file in the page cache) and deletes everything afterwards.
+# gs_data_read on each (best of 5, file in the page cache) and deletes everything afterwards.
 # Prints MB/s of text: for gzip, decompressed MB per second.
 # Env: SIZE_MB (default 500), FEATURES (200), DENSITY (0.1), GZIP=0 to skip the gzip run,
 #      CC (cc), TMPDIR (/tmp).
@@ -24,15 +24,17 @@ python3 "$TOP/scripts/gen-libsvm-data.py" --size-mb "$SIZE_MB" --features "$FEAT
     --density "$DENSITY" --seed 1 -o "$D/data.txt"
 bytes=$(wc -c < "$D/data.txt")
 echo "generated $bytes bytes in $(($(date +%s) - t0)) s"
+sync # no writeback of the new file competing with the timed runs
 cat "$D/data.txt" > /dev/null # into the page cache
 
 echo "== plain"
-"$D/readbench" "$D/data.txt" "$bytes" 3
+"$D/readbench" "$D/data.txt" "$bytes" 5
 if [ "$GZIP" != 0 ]; then
     gzip -6 -c "$D/data.txt" > "$D/data.txt.gz"
+    sync
     cat "$D/data.txt.gz" > /dev/null
     echo "== gzip -6 (MB/s of decompressed text)"
-    "$D/readbench" "$D/data.txt.gz" "$bytes" 3
+    "$D/readbench" "$D/data.txt.gz" "$bytes" 5
     echo "== for comparison: gzip -dc > /dev/null"
     t0=$(date +%s.%N)
     gzip -dc "$D/data.txt.gz" > /dev/null
