@@ -1,63 +1,183 @@
 /* subproblem.c — SMO on a working set. Pair selection is the second-order rule of Fan, Chen and
  * Lin (2005) restricted to the set: i maximises -y g over I_up, j minimises -b^2/a over I_low;
  * the analytic 2-variable step keeps y_i a_i + y_j a_j and clips to the box. The loops run over
- * v = y g with -INF sentinels for rows outside I_up / I_low, so they are branch-free. */
+ * v = y g with -INF sentinels for rows outside I_up / I_low, so they are branch-free.
+ *
+ * Speed (same algorithm, same results bit for bit): each step is two passes over the slots.
+ * Pass 1 picks j (and the stopping gap); pass 2 updates v = y g and picks the next i. Membership
+ * of I_up / I_low is kept as 0 / -INF offsets, so -y g on I_up is upoff - v and y g on I_low is
+ * lowoff + v, and pass 2 stores only v. Both passes run on 4-wide double vectors (GCC/clang
+ * vector extensions) with per-lane minima / maxima and their indices; merging the lanes (ties to
+ * the larger index) gives exactly the sequential scan's choice, and the n % 4 tail runs the
+ * scalar form after the merge. Pass 1 skips the division for blocks of 16 slots in which no slot
+ * can reach the best -b^2/a found so far (a bound by multiplication, see FILTER_MARGIN). Every
+ * value that can be chosen is computed by the same expression as the scalar loop (no FMA: the
+ * AVX2 clone does not enable it). On x86-64 the body is compiled for AVX2 (vector passes) and
+ * for the baseline (scalar loops only) and picked at run time; without GCC/clang vector
+ * extensions the scalar loops do all the work. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3")
+#endif
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
 #endif
 #include "subproblem.h"
 
 #include <math.h>
+#include <string.h>
 
 #define TAU 1e-12
 
 static inline int in_up(int8_t y, double a, double c) { return y > 0 ? a < c : (y < 0 && a > 0); }
 static inline int in_low(int8_t y, double a, double c) { return y > 0 ? a > 0 : (y < 0 && a < c); }
 
-long gs_subproblem_solve(gs_subproblem *sp, double *gap0)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(GS_SUBPROBLEM_SCALAR)
+#define GS_VEC 1
+#define GS_INLINE static inline __attribute__((always_inline))
+typedef double gs_d4 __attribute__((vector_size(32)));
+typedef long long gs_m4 __attribute__((vector_size(32))); /* 64-bit lane mask / index */
+/* unaligned loads and stores; the float load is spelled element-wise because GCC 12 splits
+ * __builtin_convertvector(float x4 -> double x4) into two halves */
+#define LD4(p) __extension__({ gs_d4 v_; memcpy(&v_, (p), sizeof v_); v_; })
+#define LDF4(p) ((gs_d4){(double)(p)[0], (double)(p)[1], (double)(p)[2], (double)(p)[3]})
+#define ST4(p, x) do { gs_d4 s_ = (x); memcpy((p), &s_, sizeof s_); } while (0)
+#define SPLAT(x) ((gs_d4){(x), (x), (x), (x)})
+/* m ? a : b, per lane (m all-ones or zero) */
+#define SELD(m, a, b) ((gs_d4)(((m) & (gs_m4)(a)) | (~(m) & (gs_m4)(b))))
+#define SELI(m, a, b) (((m) & (a)) | (~(m) & (b)))
+typedef long long gs_m2 __attribute__((vector_size(16)));
+/* any lane of the mask m set: OR the halves, then the two words */
+#define ANY(m) __extension__({ gs_m4 a_ = (m); gs_m2 l_, h_; memcpy(&l_, &a_, sizeof l_); \
+        memcpy(&h_, (char *)&a_ + sizeof l_, sizeof h_); l_ |= h_; (l_[0] | l_[1]) != 0; })
+#else
+#define GS_VEC 0
+#define GS_INLINE static inline
+#endif
+
+/* The j filter: a slot whose b^2 is below (1 - FILTER_MARGIN) * B * q, with B = -(the best
+ * value so far over all lanes), has an exact quotient b^2 / q < B (1 - 2^-52), so its rounded
+ * -(b^2)/q is strictly above that best and could never be picked: the division is skipped for a
+ * group of such lanes (the lane-wise minima then differ from an unfiltered scan only in values
+ * that lose anyway, so the merged result is the same). The margin covers the two roundings of
+ * the product; B below FILTER_MIN or not yet set disables the filter, so (a nonzero q is at least
+ * 2^-149, K being float) the product never underflows; an overflow to +INF is still a valid
+ * bound. */
+#define FILTER_MARGIN 1e-14
+#define FILTER_MIN 1e-200
+
+/* vec: use the vector passes (a compile-time constant at each call, so the other form is dropped) */
+GS_INLINE long solve_body(gs_subproblem *sp, double *gap0, const int vec)
 {
     const int n = sp->n, ld = sp->ld;
     const int8_t *y = sp->y;
     const double *C = sp->C;
     double *a = sp->alpha, *g = sp->g;
     const float *K = sp->K;
-    double *v = sp->work;           /* y g */
-    double *up = sp->work + n;      /* -y g on I_up, else -INF */
-    double *low = sp->work + 2 * n; /* y g on I_low, else -INF */
+    double *v = sp->work;              /* y g */
+    double *upoff = sp->work + n;      /* 0 on I_up, else -INF: -y g on I_up is upoff - v */
+    double *lowoff = sp->work + 2 * n; /* 0 on I_low, else -INF: y g on I_low is lowoff + v */
     double *diag = sp->work + 3 * n;
+#if GS_VEC
+    const int n4 = vec ? n & ~3 : 0, n16 = n & ~15;
+#else
+    const int n4 = 0;
+    (void)vec;
+#endif
     long steps = 0;
     double tol = sp->eps;
-    for (int t = 0; t < n; t++) {
-        v[t] = y[t] * g[t];
-        up[t] = in_up(y[t], a[t], C[t]) ? -v[t] : -INFINITY;
-        low[t] = in_low(y[t], a[t], C[t]) ? v[t] : -INFINITY;
-        diag[t] = K[(long)t * ld + t];
-    }
-    *gap0 = 0;
+    /* the first selection: the plain scan (it also yields *gap0) */
     double gmax = -INFINITY, gmax2 = -INFINITY;
     int i = -1;
     for (int t = 0; t < n; t++) {
-        if (up[t] >= gmax) { gmax = up[t]; i = t; }
-        gmax2 = low[t] > gmax2 ? low[t] : gmax2;
+        const double vt = y[t] * g[t];
+        const int iu = in_up(y[t], a[t], C[t]), il = in_low(y[t], a[t], C[t]);
+        const double u = iu ? -vt : -INFINITY, w = il ? vt : -INFINITY;
+        v[t] = vt;
+        upoff[t] = iu ? 0 : -INFINITY;
+        lowoff[t] = il ? 0 : -INFINITY;
+        diag[t] = K[(long)t * ld + t];
+        if (u >= gmax) { gmax = u; i = t; }
+        gmax2 = w > gmax2 ? w : gmax2;
     }
+    if (gmax == -INFINITY) i = -1;
+    *gap0 = (i >= 0 && gmax2 > -INFINITY) ? gmax + gmax2 : 0;
+    if (sp->rel * *gap0 > tol) tol = sp->rel * *gap0;
+    if (i < 0 || !(gmax + gmax2 >= tol)) goto done;
+    /* Each step: pass 1 picks j and, as max_t (gmax + low_t) = gmax + max_t low_t (rounding is
+     * monotone), the gap for the stopping test; the step; pass 2 updates v and picks the next i.
+     * The sentinel arithmetic (0 - v, 0 + v, -INF +- v) equals the selects of the plain scan for
+     * finite v up to the sign of a zero, which no comparison below can see. */
     for (;;) {
-        if (gmax == -INFINITY) i = -1;
-        if (steps == 0) {
-            *gap0 = (i >= 0 && gmax2 > -INFINITY) ? gmax + gmax2 : 0;
-            if (sp->rel * *gap0 > tol) tol = sp->rel * *gap0;
-        }
-        if (i < 0 || !(gmax + gmax2 >= tol) || steps >= sp->max_steps) break;
         const float *Ki = K + (long)i * ld;
         const double kii = diag[i];
         int j = -1;
-        double best = INFINITY;
-        for (int t = 0; t < n; t++) {
-            const double b = gmax + low[t]; /* -INF when t is outside I_low */
+        double best = INFINITY, gap = -INFINITY;
+#if GS_VEC
+        if (n4 > 0) {
+            const gs_d4 gm = SPLAT(gmax), kk = SPLAT(kii), tau = SPLAT(TAU), zero = SPLAT(0.0);
+            const gs_d4 inf = SPLAT(INFINITY);
+            const gs_m4 lane = {0, 1, 2, 3};
+            gs_d4 bv = inf, th = zero, mb = -inf;
+            gs_m4 bi = {-1, -1, -1, -1};
+            /* b and q for the group at slot s (q not yet clamped to TAU) */
+#define GS_B(s) (gm + (LD4(lowoff + (s)) + LD4(v + (s))))
+#define GS_Q(s) (kk + LD4(diag + (s)) - 2.0 * LDF4(Ki + (s)))
+            /* the exact scan of the group at slot s: lane minima, ties to the later slot */
+#define GS_EXACT(s) do { \
+        const gs_d4 b_ = GS_B(s), q0_ = GS_Q(s); \
+        const gs_d4 q_ = SELD((gs_m4)(q0_ > zero), q0_, tau); \
+        const gs_d4 val_ = SELD((gs_m4)(b_ > zero), -(b_ * b_) / q_, inf); \
+        const gs_m4 m_ = (gs_m4)(val_ <= bv), ix_ = lane + (long long)(s); \
+        bv = SELD(m_, val_, bv); \
+        bi = SELI(m_, ix_, bi); \
+    } while (0)
+            /* the filter for one group: lanes that could reach the best so far. An unclamped
+             * q <= 0 (its clamped value TAU is larger) only makes the bound more conservative. */
+#define GS_NEED(b, s) ((gs_m4)((b) > zero) & ~(gs_m4)((b) * (b) < th * GS_Q(s)))
+            int t = 0;
+            for (; t < n16; t += 16) {
+                const gs_d4 b0 = GS_B(t), b1 = GS_B(t + 4), b2 = GS_B(t + 8), b3 = GS_B(t + 12);
+                const gs_d4 b01 = SELD((gs_m4)(b1 > b0), b1, b0);
+                const gs_d4 b23 = SELD((gs_m4)(b3 > b2), b3, b2);
+                const gs_d4 bq = SELD((gs_m4)(b23 > b01), b23, b01);
+                mb = SELD((gs_m4)(bq > mb), bq, mb);
+                const gs_m4 need = GS_NEED(b0, t) | GS_NEED(b1, t + 4) | GS_NEED(b2, t + 8) |
+                                   GS_NEED(b3, t + 12);
+                if (!ANY(need)) continue;
+                GS_EXACT(t);
+                GS_EXACT(t + 4);
+                GS_EXACT(t + 8);
+                GS_EXACT(t + 12);
+                /* tighten the bound to the best over all lanes */
+                double lo = bv[0] < bv[1] ? bv[0] : bv[1], hi = bv[2] < bv[3] ? bv[2] : bv[3];
+                lo = lo < hi ? lo : hi;
+                th = SPLAT(-lo >= FILTER_MIN ? -lo * (1.0 - FILTER_MARGIN) : 0.0);
+            }
+            for (; t < n4; t += 4) {
+                const gs_d4 b0 = GS_B(t);
+                mb = SELD((gs_m4)(b0 > mb), b0, mb);
+                GS_EXACT(t);
+            }
+#undef GS_B
+#undef GS_Q
+#undef GS_EXACT
+#undef GS_NEED
+            /* merge the lanes: smallest value, the last index among equal ones */
+            for (int l = 0; l < 4; l++) {
+                if (bv[l] < best || (bv[l] == best && bi[l] > j)) { best = bv[l]; j = (int)bi[l]; }
+                gap = mb[l] > gap ? mb[l] : gap;
+            }
+        }
+#endif
+        for (int t = n4; t < n; t++) {
+            const double b = gmax + (lowoff[t] + v[t]); /* -INF when t is outside I_low */
+            gap = b > gap ? b : gap;
             double q = kii + diag[t] - 2.0 * (double)Ki[t];
             q = q > 0 ? q : TAU;
             const double val = b > 0 ? -(b * b) / q : INFINITY;
             if (val <= best) { best = val; j = t; }
         }
+        if (!(gap >= tol) || steps >= sp->max_steps) break;
         if (j < 0 || best == INFINITY) break;
         const float *Kj = K + (long)j * ld;
         const double kjj = diag[j], kij = Ki[j];
@@ -88,27 +208,82 @@ long gs_subproblem_solve(gs_subproblem *sp, double *gap0)
         a[j] = nj;
         /* y_t g_t += y_t (Q_ti di + Q_tj dj) = y_i di K_ti + y_j dj K_tj */
         const double ci = y[i] * (ni - ai), cj = y[j] * (nj - aj);
-        const int ii = i;
-        for (int t = 0; t < n; t++) v[t] += ci * (double)Ki[t] + cj * (double)Kj[t];
         /* i and j may have entered or left I_up / I_low */
-        up[ii] = in_up(y[ii], ni, Ci) ? 0 : -INFINITY;
-        low[ii] = in_low(y[ii], ni, Ci) ? 0 : -INFINITY;
-        up[j] = in_up(y[j], nj, Cj) ? 0 : -INFINITY;
-        low[j] = in_low(y[j], nj, Cj) ? 0 : -INFINITY;
-        /* refresh the sentinel arrays and find the next i in the same pass */
+        upoff[i] = in_up(y[i], ni, Ci) ? 0 : -INFINITY;
+        lowoff[i] = in_low(y[i], ni, Ci) ? 0 : -INFINITY;
+        upoff[j] = in_up(y[j], nj, Cj) ? 0 : -INFINITY;
+        lowoff[j] = in_low(y[j], nj, Cj) ? 0 : -INFINITY;
+        /* update v and find the next i in the same pass */
         gmax = -INFINITY;
-        gmax2 = -INFINITY;
         i = -1;
-        for (int t = 0; t < n; t++) {
-            const double u = up[t] == -INFINITY ? -INFINITY : -v[t];
-            const double w = low[t] == -INFINITY ? -INFINITY : v[t];
-            up[t] = u;
-            low[t] = w;
+#if GS_VEC
+        if (n4 > 0) {
+            const gs_d4 cvi = SPLAT(ci), cvj = SPLAT(cj), ninf = SPLAT(-INFINITY);
+            const gs_m4 four = {4, 4, 4, 4}, eight = {8, 8, 8, 8}, sixteen = {16, 16, 16, 16};
+            gs_d4 bu = ninf;
+            gs_m4 bi = {-1, -1, -1, -1}, tv = {0, 1, 2, 3};
+            int t = 0;
+            /* 16 slots a round: a tree over the four groups (later group wins ties), then one
+             * compare-select against the running lane maxima, so the loop-carried chain is short */
+#define GS_UPD(k) __extension__({ \
+        const gs_d4 vk_ = LD4(v + t + 4 * (k)) + \
+            (cvi * LDF4(Ki + t + 4 * (k)) + cvj * LDF4(Kj + t + 4 * (k))); \
+        ST4(v + t + 4 * (k), vk_); LD4(upoff + t + 4 * (k)) - vk_; })
+            for (; t < n16; t += 16, tv += sixteen) {
+                const gs_d4 u0 = GS_UPD(0), u1 = GS_UPD(1), u2 = GS_UPD(2), u3 = GS_UPD(3);
+                const gs_m4 m01 = (gs_m4)(u1 >= u0), m23 = (gs_m4)(u3 >= u2);
+                const gs_d4 u01 = SELD(m01, u1, u0), u23 = SELD(m23, u3, u2);
+                const gs_m4 i01 = SELI(m01, tv + four, tv);
+                const gs_m4 i23 = SELI(m23, tv + sixteen - four, tv + eight);
+                const gs_m4 mq = (gs_m4)(u23 >= u01);
+                const gs_d4 uq = SELD(mq, u23, u01);
+                const gs_m4 iq = SELI(mq, i23, i01);
+                const gs_m4 m = (gs_m4)(uq >= bu);
+                bu = SELD(m, uq, bu);
+                bi = SELI(m, iq, bi);
+            }
+            for (; t < n4; t += 4, tv += four) {
+                const gs_d4 u0 = GS_UPD(0);
+                const gs_m4 m = (gs_m4)(u0 >= bu);
+                bu = SELD(m, u0, bu);
+                bi = SELI(m, tv, bi);
+            }
+#undef GS_UPD
+            /* merge: largest value, the last index among equal ones */
+            for (int l = 0; l < 4; l++)
+                if (bu[l] > gmax || (bu[l] == gmax && bi[l] > i)) { gmax = bu[l]; i = (int)bi[l]; }
+        }
+#endif
+        for (int t = n4; t < n; t++) {
+            const double vt = v[t] + (ci * (double)Ki[t] + cj * (double)Kj[t]);
+            v[t] = vt;
+            const double u = upoff[t] - vt;
             if (u >= gmax) { gmax = u; i = t; }
-            gmax2 = w > gmax2 ? w : gmax2;
         }
         steps++;
+        if (gmax == -INFINITY) break;
     }
+done:
     for (int t = 0; t < n; t++) g[t] = y[t] * v[t];
     return steps;
 }
+
+#if GS_VEC && defined(__x86_64__) && !defined(__AVX2__) && \
+    (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 6))
+__attribute__((target("avx2"))) static long solve_avx2(gs_subproblem *sp, double *gap0)
+{
+    return solve_body(sp, gap0, 1);
+}
+
+/* baseline x86-64 (SSE2): the 4-wide vectors split into halves there and lose to the scalar
+ * loops, so those run */
+static long solve_base(gs_subproblem *sp, double *gap0) { return solve_body(sp, gap0, 0); }
+
+long gs_subproblem_solve(gs_subproblem *sp, double *gap0)
+{
+    /* reads the CPU model that libgcc / compiler-rt filled in at start-up: cheap, thread-safe */
+    return __builtin_cpu_supports("avx2") ? solve_avx2(sp, gap0) : solve_base(sp, gap0);
+}
+#else
+long gs_subproblem_solve(gs_subproblem *sp, double *gap0) { return solve_body(sp, gap0, 1); }
+#endif
