@@ -441,24 +441,40 @@ __kernel void k_merge(__global const uint *state, __global const int *cand, int 
     if (lid == 0) n_new[0] = nn;
 }
 
-/* Group k copies the vector of new slot k into column k of U (clearing the previous vector). */
+/* Group k copies the vector of new slot k into column k of U (clearing the previous vector).
+ * Dense clusters hold a row's values over the cluster's union; row-wise (ELL) clusters in slots. */
+inline void put_row(int p, float scale_is_zero, __global const long *col_off, __global const int *cols,
+                    __global const float *vals, __global const int *ell_w, __global const long *ell_off,
+                    __global const int *ell_idx, __global const float *ell_val, __global float *U, int qn, int k)
+{
+    const int c = p / WG, t = p % WG, lid = get_local_id(0);
+    const int w = ell_w[c];
+    if (w > 0) {
+        const long b = ell_off[c];
+        for (int e = lid; e < w; e += WG) {
+            const float v = ell_val[b + (long)e * WG + t];
+            if (v != 0.0f || scale_is_zero != 0.0f) U[(long)ell_idx[b + (long)e * WG + t] * qn + k] = scale_is_zero != 0.0f ? 0.0f : v;
+        }
+    } else {
+        const long b = col_off[c], n = col_off[c + 1] - b;
+        for (long j = lid; j < n; j += WG) U[(long)cols[b + j] * qn + k] = scale_is_zero != 0.0f ? 0.0f : vals[(b + j) * WG + t];
+    }
+}
+
 __kernel void k_gather_u(__global const int *ws_pos, __global const int *new_slots,
                          __global const int *n_new, __global int *u_pos,
                          __global const long *col_off, __global const int *cols,
-                         __global const float *vals, __global float *U, int qn)
+                         __global const float *vals, __global float *U, int qn,
+                         __global const int *ell_w, __global const long *ell_off,
+                         __global const int *ell_idx, __global const float *ell_val)
 {
     const int k = get_group_id(0), lid = get_local_id(0);
     if (k >= n_new[0]) return;
     const int old = u_pos[k];
-    if (old >= 0) {
-        const int c = old / WG;
-        for (long j = col_off[c] + lid; j < col_off[c + 1]; j += WG) U[(long)cols[j] * qn + k] = 0.0f;
-    }
+    if (old >= 0) put_row(old, 1.0f, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, qn, k);
     barrier(CLK_GLOBAL_MEM_FENCE);
     const int p = ws_pos[new_slots[k]];
-    const int c = p / WG, t = p % WG;
-    const long b = col_off[c], n = col_off[c + 1] - b;
-    for (long j = lid; j < n; j += WG) U[(long)cols[b + j] * qn + k] = vals[(b + j) * WG + t];
+    put_row(p, 0.0f, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, qn, k);
     if (lid == 0) u_pos[k] = p;
 }
 
@@ -483,7 +499,9 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
                      __global const float *vals, __global const double *norm2,
                      __global const float *U, __global const int *ws_pos,
                      __global const int *new_slots, __global const int *n_new,
-                     __global float *K, int qn, int npos, double gamma, double coef0, int degree)
+                     __global float *K, int qn, int npos, double gamma, double coef0, int degree,
+                     __global const int *ell_w, __global const long *ell_off,
+                     __global const int *ell_idx, __global const float *ell_val)
 {
     __local float lu[CCH * WCH];
     const int c = get_group_id(0), t = get_local_id(0);
@@ -491,23 +509,35 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
     const int nn = n_new[0];
     if (w0 >= nn) return;
     const int pos = c * WG + t;
-    const long b = col_off[c];
-    const int ncol = (int)(col_off[c + 1] - b);
-    __global const float *x = vals + b * WG + t;
     const double ni = norm2[pos];
     float acc[WCH];
     for (int w = 0; w < WCH; w++) acc[w] = 0.0f;
-    for (int j0 = 0; j0 < ncol; j0 += CCH) {
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int i = t; i < CCH * WCH; i += WG) {
-            const int jj = i / WCH, ww = i % WCH;
-            lu[i] = (j0 + jj < ncol && w0 + ww < nn) ? U[(long)cols[b + j0 + jj] * qn + w0 + ww] : 0.0f;
+    const int ew = ell_w[c];
+    if (ew > 0) {
+        /* row-wise cluster: gather the working-set values of each of the row's columns */
+        const long b = ell_off[c] + t;
+        for (int e = 0; e < ew; e++) {
+            const float xv = ell_val[b + (long)e * WG];
+            if (xv == 0.0f) continue;
+            __global const float *u = U + (long)ell_idx[b + (long)e * WG] * qn + w0;
+            for (int w = 0; w < WCH; w++) acc[w] = fma(xv, w0 + w < nn ? u[w] : 0.0f, acc[w]);
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        const int jn = min(CCH, ncol - j0);
-        for (int jj = 0; jj < jn; jj++) {
-            const float xv = x[(long)(j0 + jj) * WG];
-            for (int w = 0; w < WCH; w++) acc[w] = fma(xv, lu[jj * WCH + w], acc[w]);
+    } else {
+        const long b = col_off[c];
+        const int ncol = (int)(col_off[c + 1] - b);
+        __global const float *x = vals + b * WG + t;
+        for (int j0 = 0; j0 < ncol; j0 += CCH) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int i = t; i < CCH * WCH; i += WG) {
+                const int jj = i / WCH, ww = i % WCH;
+                lu[i] = (j0 + jj < ncol && w0 + ww < nn) ? U[(long)cols[b + j0 + jj] * qn + w0 + ww] : 0.0f;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            const int jn = min(CCH, ncol - j0);
+            for (int jj = 0; jj < jn; jj++) {
+                const float xv = x[(long)(j0 + jj) * WG];
+                for (int w = 0; w < WCH; w++) acc[w] = fma(xv, lu[jj * WCH + w], acc[w]);
+            }
         }
     }
     for (int w = 0; w < WCH && w0 + w < nn; w++) {

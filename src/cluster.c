@@ -65,6 +65,12 @@ typedef struct greedy {
     int32_t *cnt;      /* [64W] counts for the wide path, slot order */
 } greedy;
 
+/* A cluster is stored row-wise (ELL) when its union has more than GS_ELL_RATIO times the columns of
+ * its widest row (and more than GS_ELL_MIN columns): gathering the working-set values per value
+ * then costs less than streaming the mostly-zero dense block. */
+#define GS_ELL_RATIO 8
+#define GS_ELL_MIN 64
+
 static inline int32_t lane_of(int32_t a) { return (a & ~7) + 4 * (a & 1) + ((a & 7) >> 1); }
 
 static uint64_t splitmix64(uint64_t *s)
@@ -83,6 +89,10 @@ void gs_clustered_free(gs_clustered *c)
     free(c->col_off);
     free(c->cols);
     free(c->vals);
+    free(c->ell_w);
+    free(c->ell_off);
+    free(c->ell_idx);
+    free(c->ell_val);
     free(c->norm2);
     free(c->ucol);
     memset(c, 0, sizeof *c);
@@ -379,6 +389,7 @@ typedef struct layout_job {
     int32_t c0, c1;     /* clusters [c0, c1) */
     int zero;           /* vals is not zeroed yet: clear each cluster's block before filling it */
     int32_t *pos;       /* [space] scratch */
+    const int32_t *map; /* greedy-pass id -> compact id, or NULL when they are the same */
 } layout_job;
 
 /* Values and norms of clusters [c0, c1): each row merges into its cluster's union via pos. */
@@ -388,6 +399,25 @@ static void *layout_run(void *arg)
     gs_clustered *out = j->out;
     const int32_t cs = out->cluster_size;
     for (int32_t c = j->c0; c < j->c1; c++) {
+        if (out->ell_w[c] > 0) { /* row-wise: each row's values in its own slots */
+            const int32_t w = out->ell_w[c];
+            int32_t *ei = out->ell_idx + out->ell_off[c];
+            float *ev = out->ell_val + out->ell_off[c];
+            memset(ei, 0, sizeof *ei * (size_t)w * (size_t)cs);
+            memset(ev, 0, sizeof *ev * (size_t)w * (size_t)cs);
+            for (int32_t t = 0; t < j->fill[c]; t++) {
+                const int32_t p = c * cs + t, r = out->perm[p];
+                double s2 = 0;
+                int32_t e = 0;
+                for (int64_t k = j->row_ptr[r]; k < j->row_ptr[r + 1]; k++, e++) {
+                    ei[(int64_t)e * cs + t] = j->map ? j->map[j->idx[k]] : j->idx[k];
+                    ev[(int64_t)e * cs + t] = j->val[k];
+                    s2 += (double)j->val[k] * (double)j->val[k];
+                }
+                out->norm2[p] = s2;
+            }
+            continue;
+        }
         const int64_t off = out->col_off[c], m = out->col_off[c + 1] - off;
         const int32_t *u = j->pool + j->ustart[c];
         for (int64_t q = 0; q < m; q++) j->pos[u[q]] = (int32_t)q;
@@ -644,9 +674,29 @@ gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const flo
         out->n_pos = nc * cluster_size;
         out->max_col = max_col;
         out->n_ucols = n_ucols;
-        int64_t ncols_total = 0;
-        for (int32_t c = 0; c < nc; c++) { out->col_off[c] = ncols_total; ncols_total += usize[c]; }
+        /* ELL for clusters whose union is over GS_ELL_RATIO times their widest row */
+        out->ell_w = calloc((size_t)(nc ? nc : 1), sizeof *out->ell_w);
+        out->ell_off = calloc((size_t)nc + 1, sizeof *out->ell_off);
+        if (!out->ell_w || !out->ell_off) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the clustered layout"); goto cleanup; }
+        for (int32_t r = 0; r < n; r++) {
+            const int32_t w = (int32_t)(row_ptr[r + 1] - row_ptr[r]);
+            if (w > out->ell_w[assign[r]]) out->ell_w[assign[r]] = w;
+        }
+        int64_t ncols_total = 0, ell_total = 0;
+        out->n_ell = 0;
+        for (int32_t c = 0; c < nc; c++) {
+            if (usize[c] <= GS_ELL_MIN || usize[c] <= (int64_t)GS_ELL_RATIO * out->ell_w[c]) out->ell_w[c] = 0;
+            else out->n_ell++;
+            out->ell_off[c] = ell_total;
+            ell_total += (int64_t)out->ell_w[c] * cluster_size;
+            out->col_off[c] = ncols_total;
+            if (!out->ell_w[c]) ncols_total += usize[c];
+        }
+        out->ell_off[nc] = ell_total;
         out->col_off[nc] = ncols_total;
+        out->ell_idx = malloc(sizeof *out->ell_idx * (size_t)(ell_total ? ell_total : 1));
+        out->ell_val = malloc(sizeof *out->ell_val * (size_t)(ell_total ? ell_total : 1));
+        if (!out->ell_idx || !out->ell_val) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the clustered layout"); goto cleanup; }
         out->cols = malloc(sizeof *out->cols * (size_t)(ncols_total ? ncols_total : 1));
         /* A large block is a fresh mapping from calloc (zero pages, touched first by the layout);
          * a smaller one may be recycled heap that calloc would clear in one cold pass, so it is
@@ -676,6 +726,7 @@ gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const flo
             const int64_t m = out->col_off[c + 1] - out->col_off[c];
             int32_t *dst = out->cols + out->col_off[c];
             const int32_t *src = pool + ustart[c];
+            if (out->ell_w[c]) continue;
             if (direct)
                 for (int64_t q = 0; q < m; q++) dst[q] = map[src[q]];
             else if (m)
@@ -690,7 +741,7 @@ gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const flo
             out->inv[r] = p;
         }
         /* threads split the clusters by stored values (their memory is most of the work) */
-        const int64_t work = ncols_total * cluster_size;
+        const int64_t work = (ncols_total + ell_total / (cluster_size ? cluster_size : 1)) * cluster_size;
         int nt = ncpu > 1 ? (int)(ncpu < GS_CLUSTER_THREADS ? ncpu : GS_CLUSTER_THREADS) : 1;
         while (nt > 1 && work / nt < GS_CLUSTER_PAR_MIN) nt--;
         layout_job jobs[GS_CLUSTER_THREADS];
@@ -702,9 +753,9 @@ gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const flo
         for (int i = 0; i < nt; i++) {
             const int64_t goal = work * (i + 1) / nt;
             const int32_t c0 = c;
-            while (c < nc && (i == nt - 1 || c == c0 || out->col_off[c + 1] * cluster_size <= goal)) c++;
+            while (c < nc && (i == nt - 1 || c == c0 || out->col_off[c + 1] * cluster_size + out->ell_off[c + 1] <= goal)) c++;
             jobs[i] = (layout_job){row_ptr, idx, val, out, fill, pool, ustart, c0, c, !big,
-                                   pos + (size_t)i * (size_t)space};
+                                   pos + (size_t)i * (size_t)space, direct ? map : NULL};
         }
         for (int i = 1; i < nt; i++)
             started[i] = pthread_create(&th[i], NULL, layout_run, &jobs[i]) == 0;
@@ -716,7 +767,8 @@ gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const flo
         const int64_t raw = n ? row_ptr[n] : 0;
         out->raw_nnz_per_row = n ? (double)raw / n : 0;
         double cl = 0;
-        for (int32_t k = 0; k < nc; k++) cl += (double)(out->col_off[k + 1] - out->col_off[k]) * fill[k];
+        for (int32_t k = 0; k < nc; k++)
+            cl += (double)(out->ell_w[k] ? out->ell_w[k] : out->col_off[k + 1] - out->col_off[k]) * fill[k];
         out->clustered_nnz_per_row = n ? cl / n : 0;
     }
     out->seconds = gs_now() - t0;

@@ -21,11 +21,19 @@ typedef struct gs_clustered {
     float *vals;           /* vals[col_off[c]*cluster_size + j*cluster_size + t]: column j of the
                               cluster's union, row t of the cluster (0 where the row lacks it) */
     double *norm2;         /* [n_pos] squared norms in double (0 for padding) */
+    /* Clusters whose union is much wider than their rows (random-sparse data such as text, where
+     * the dense block would be mostly zeros) are stored row-wise instead, ELL style: */
+    int32_t *ell_w;        /* [n_clusters] slots per row (the widest row), 0 for a dense cluster */
+    int64_t *ell_off;      /* [n_clusters+1] offsets into ell_idx / ell_val */
+    int32_t *ell_idx;      /* ell_idx[ell_off[c] + e*cluster_size + t]: compact column of row t's
+                              e-th value (0 in padding slots) */
+    float *ell_val;        /* matching values (0 in padding slots) */
     int32_t max_col;       /* largest column index (0 when none) */
     int32_t n_ucols;       /* distinct columns present: compact ids are 0..n_ucols-1 */
     int32_t *ucol;         /* [n_ucols] original column index of each compact id, ascending */
     double raw_nnz_per_row;       /* average stored pairs per input row */
-    double clustered_nnz_per_row; /* average union size per row (the paper's Table 2) */
+    double clustered_nnz_per_row; /* average stored values per row (union size, or ELL width) */
+    int32_t n_ell;         /* clusters stored row-wise */
     double seconds;        /* clustering time */
 } gs_clustered;
 

@@ -133,7 +133,7 @@ cleanup:
 
 /* Device buffers of one binary problem. */
 typedef struct dev {
-    cl_mem cols, col_off, vals, norm2, y, cb, G, alpha, in_ws, slot_of, state, hist, gmax, gap,
+    cl_mem cols, col_off, vals, ell_w, ell_off, ell_idx, ell_val, norm2, y, cb, G, alpha, in_ws, slot_of, state, hist, gmax, gap,
         gcnt, cand, ws_pos, new_slots, n_new, u_pos, U, K, upd, rb;
 } dev;
 
@@ -248,9 +248,9 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
     double bytes_rows = 0, bytes_update = 0;
     memset(res, 0, sizeof *res);
 
-    gs_log_verbose(s->log, "gpusvm: clustering: %d rows into %d clusters of %d, %.2f nonzeros/row raw, %.2f "
-                   "per clustered row, %.4f s\n", n, cl.n_clusters, cl.cluster_size, cl.raw_nnz_per_row,
-                   cl.clustered_nnz_per_row, cl.seconds);
+    gs_log_verbose(s->log, "gpusvm: clustering: %d rows into %d clusters of %d (%d stored row-wise), %.2f "
+                   "nonzeros/row raw, %.2f per clustered row, %.4f s\n", n, cl.n_clusters, cl.cluster_size,
+                   cl.n_ell, cl.raw_nnz_per_row, cl.clustered_nnz_per_row, cl.seconds);
     if (stats) stats->cluster += cl.seconds;
     t_setup0 = gs_now();
 
@@ -292,6 +292,10 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
     if ((st = make_buf(o, &d.cols, ncols_total * sizeof(int32_t), cl.cols, "cols")) ||
         (st = make_buf(o, &d.col_off, ((size_t)ncl + 1) * sizeof(int64_t), cl.col_off, "col_off")) ||
         (st = make_buf(o, &d.vals, ncols_total * (size_t)wg * sizeof(float), cl.vals, "vals")) ||
+        (st = make_buf(o, &d.ell_w, (size_t)ncl * sizeof(int32_t), cl.ell_w, "ell_w")) ||
+        (st = make_buf(o, &d.ell_off, ((size_t)ncl + 1) * sizeof(int64_t), cl.ell_off, "ell_off")) ||
+        (st = make_buf(o, &d.ell_idx, (size_t)cl.ell_off[ncl] * sizeof(int32_t), cl.ell_off[ncl] ? cl.ell_idx : NULL, "ell_idx")) ||
+        (st = make_buf(o, &d.ell_val, (size_t)cl.ell_off[ncl] * sizeof(float), cl.ell_off[ncl] ? cl.ell_val : NULL, "ell_val")) ||
         (st = make_buf(o, &d.norm2, (size_t)npos * sizeof(double), cl.norm2, "norm2")) ||
         (st = make_buf(o, &d.y, (size_t)npos, yp, "y")) ||
         (st = make_buf(o, &d.cb, (size_t)npos * sizeof(double), cb, "C")) ||
@@ -342,11 +346,15 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
     SETARG(K_GATHER, 0, d.ws_pos); SETARG(K_GATHER, 1, d.new_slots); SETARG(K_GATHER, 2, d.n_new);
     SETARG(K_GATHER, 3, d.u_pos); SETARG(K_GATHER, 4, d.col_off); SETARG(K_GATHER, 5, d.cols);
     SETARG(K_GATHER, 6, d.vals); SETARG(K_GATHER, 7, d.U); SETARG(K_GATHER, 8, q);
+    SETARG(K_GATHER, 9, d.ell_w); SETARG(K_GATHER, 10, d.ell_off); SETARG(K_GATHER, 11, d.ell_idx);
+    SETARG(K_GATHER, 12, d.ell_val);
     SETARG(K_ROWS, 0, d.col_off); SETARG(K_ROWS, 1, d.cols); SETARG(K_ROWS, 2, d.vals);
     SETARG(K_ROWS, 3, d.norm2); SETARG(K_ROWS, 4, d.U); SETARG(K_ROWS, 5, d.ws_pos);
     SETARG(K_ROWS, 6, d.new_slots); SETARG(K_ROWS, 7, d.n_new); SETARG(K_ROWS, 8, d.K);
     SETARG(K_ROWS, 9, q); SETARG(K_ROWS, 10, npos); SETARG(K_ROWS, 11, s->gamma);
     SETARG(K_ROWS, 12, s->coef0); SETARG(K_ROWS, 13, s->degree);
+    SETARG(K_ROWS, 14, d.ell_w); SETARG(K_ROWS, 15, d.ell_off); SETARG(K_ROWS, 16, d.ell_idx);
+    SETARG(K_ROWS, 17, d.ell_val);
     SETARG(K_READBACK, 0, d.gap); SETARG(K_READBACK, 1, d.n_new); SETARG(K_READBACK, 2, d.ws_pos);
     SETARG(K_READBACK, 3, d.new_slots); SETARG(K_READBACK, 4, d.G); SETARG(K_READBACK, 5, d.K);
     SETARG(K_READBACK, 6, d.rb); SETARG(K_READBACK, 7, q); SETARG(K_READBACK, 8, npos);
@@ -356,7 +364,7 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
     t_loop0 = gs_now();
 
     const long max_inner = n > 100000 ? 100L * n : 10000000L;
-    const double clustered_bytes = (double)ncols_total * wg * sizeof(float);
+    const double clustered_bytes = ((double)ncols_total * wg + (double)cl.ell_off[ncl]) * sizeof(float);
     int head = 0, nupd = 0;
     long round = 0;
     for (;;) {

@@ -41,6 +41,20 @@ compare heart_c100 "$H" "$H" -c 100
 GEXTRA="--ws-size 16 --ws-keep 8" compare heart_ws16 "$H" "$H"
 GEXTRA="--ws-size 64 --ws-keep 48" compare heart_ws64 "$H" "$H" -c 10
 
+# random-sparse, high-dimensional rows (text-like): the clusters are stored row-wise (ELL)
+python3 - "$TMPD/sparse" <<'PY'
+import random, sys
+r = random.Random(7)
+with open(sys.argv[1], "w") as f:
+    for i in range(700):
+        cols = sorted(r.sample(range(1, 20001), r.randint(5, 40)))
+        w = sum(c % 7 - 3 for c in cols)
+        f.write(("+1" if w + r.gauss(0, 4) > 0 else "-1") + "".join(" %d:%.4g" % (c, r.random()) for c in cols) + "\n")
+PY
+if "$TRAIN" --verbose "$TMPD/sparse" "$TMPD/s.model" 2>&1 | grep -q '([1-9][0-9]* stored row-wise)'; then pass; else fail "sparse: no cluster stored row-wise"; fi
+compare sparse_rowwise "$TMPD/sparse" "$TMPD/sparse" -c 4 -g 0.5
+compare sparse_rowwise_linear "$TMPD/sparse" "$TMPD/sparse" -t 0
+
 if [ -d "$DATASETS" ]; then
     zcat "$DATASETS/svmguide1/svmguide1.gz" > "$TMPD/sg1"; zcat "$DATASETS/svmguide1/svmguide1.t.gz" > "$TMPD/sg1.t"
     compare svmguide1 "$TMPD/sg1" "$TMPD/sg1.t"
