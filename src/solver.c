@@ -26,6 +26,24 @@ enum { PH_UPDATE, PH_SELECT, PH_ROWS, PH_TRANSFER, PH_N };
 static const int k_phase[K_COUNT_ALL] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SELECT, PH_SELECT,
     PH_SELECT, PH_SELECT, PH_SELECT, PH_ROWS, PH_ROWS, PH_TRANSFER};
 
+/* Device buffers of a binary problem, kept by the solver and reused (grown when needed) from one
+ * problem to the next: NVIDIA allocations synchronise the device, and one-vs-one runs many pairs. */
+typedef struct dev {
+    cl_mem cols, col_off, vals, ell_w, ell_off, ell_idx, ell_val, norm2, y, cb, G, alpha, in_ws, slot_of, state, hist, gmax, gap,
+        gcnt, cand, ws_pos, new_slots, n_new, u_pos, U, K, upd, rb;
+} dev;
+
+#define N_BUFS (sizeof(dev) / sizeof(cl_mem))
+
+static void dev_release(dev *d, size_t *cap)
+{
+    cl_mem *m = (cl_mem *)d;
+    for (size_t i = 0; i < N_BUFS; i++)
+        if (m[i]) clReleaseMemObject(m[i]);
+    memset(d, 0, sizeof *d);
+    memset(cap, 0, sizeof(size_t) * N_BUFS);
+}
+
 struct gs_solver {
     gs_ocl *ocl;
     const gs_log *log;
@@ -37,6 +55,8 @@ struct gs_solver {
     cl_program prog;
     cl_kernel k[K_COUNT_ALL];
     double build_seconds;
+    dev d;                 /* this solver's buffers (see dev) */
+    size_t cap[N_BUFS];    /* their sizes in bytes */
 };
 
 static gs_status make_queue(gs_solver *s)
@@ -53,6 +73,7 @@ void gs_solver_free(gs_solver *s)
     for (int i = 0; i < K_COUNT_ALL; i++)
         if (s->k[i]) clReleaseKernel(s->k[i]);
     if (s->prog) clReleaseProgram(s->prog);
+    dev_release(&s->d, s->cap);
     if (s->queue) clReleaseCommandQueue(s->queue);
     free(s);
 }
@@ -119,6 +140,8 @@ gs_status gs_solver_clone(const gs_solver *base, gs_solver **out)
     if (!s) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     *s = *base;
     s->queue = NULL;
+    memset(&s->d, 0, sizeof s->d);
+    memset(s->cap, 0, sizeof s->cap);
     memset(s->k, 0, sizeof s->k);
     clRetainProgram(s->prog);
     if ((st = make_queue(s))) goto cleanup;
@@ -131,27 +154,27 @@ cleanup:
     return st;
 }
 
-/* Device buffers of one binary problem. */
-typedef struct dev {
-    cl_mem cols, col_off, vals, ell_w, ell_off, ell_idx, ell_val, norm2, y, cb, G, alpha, in_ws, slot_of, state, hist, gmax, gap,
-        gcnt, cand, ws_pos, new_slots, n_new, u_pos, U, K, upd, rb;
-} dev;
-
-static void dev_release(dev *d)
+/* Makes *m hold at least `bytes` (reallocating only to grow) and, when host is given, queues a
+ * non-blocking upload of it (host must stay valid until the queue passes that point). */
+static gs_status ensure_buf(gs_solver *s, cl_mem *m, size_t bytes, const void *host, const char *what)
 {
-    cl_mem *m = (cl_mem *)d;
-    for (size_t i = 0; i < sizeof *d / sizeof(cl_mem); i++)
-        if (m[i]) clReleaseMemObject(m[i]);
-    memset(d, 0, sizeof *d);
-}
-
-static gs_status make_buf(gs_ocl *o, cl_mem *out, size_t bytes, void *host, const char *what)
-{
-    cl_int e;
+    const size_t i = (size_t)(m - (cl_mem *)&s->d);
     if (bytes == 0) bytes = 16;
-    *out = clCreateBuffer(o->ctx, CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), bytes, host, &e);
-    if (e != CL_SUCCESS)
-        return GS_FAIL(GS_ERR_OCL, "clCreateBuffer(%s, %zu bytes) failed: %s", what, bytes, gs_cl_error_name(e));
+    if (!*m || s->cap[i] < bytes) {
+        if (*m) clReleaseMemObject(*m);
+        *m = NULL;
+        s->cap[i] = 0;
+        cl_int e;
+        *m = clCreateBuffer(s->ocl->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e);
+        if (e != CL_SUCCESS)
+            return GS_FAIL(GS_ERR_OCL, "clCreateBuffer(%s, %zu bytes) failed: %s", what, bytes, gs_cl_error_name(e));
+        s->cap[i] = bytes;
+    }
+    if (host) {
+        cl_int e = clEnqueueWriteBuffer(s->queue, *m, CL_FALSE, 0, bytes, host, 0, NULL, NULL);
+        if (e != CL_SUCCESS)
+            return GS_FAIL(GS_ERR_OCL, "clEnqueueWriteBuffer(%s, %zu bytes) failed: %s", what, bytes, gs_cl_error_name(e));
+    }
     return GS_OK;
 }
 
@@ -231,10 +254,9 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
                            double Cn, double *alpha, gs_binary_result *res, gs_train_stats *stats)
 {
     gs_status st = GS_OK;
-    gs_ocl *o = s->ocl;
     const gs_clustered cl = *clp;
     const int32_t n = cl.n;
-    dev d = {0};
+    dev *const dp = &s->d;
     prof pf = {.n = 0};
     int8_t *yp = NULL;
     double *cb = NULL, *ah = NULL, *Gh = NULL, *rb = NULL, *upd = NULL, *asub = NULL, *gsub = NULL,
@@ -289,75 +311,75 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
     for (int i = 0; i < q; i++) wsp[i] = -1;
 
     const size_t ncols_total = (size_t)cl.col_off[ncl];
-    if ((st = make_buf(o, &d.cols, ncols_total * sizeof(int32_t), cl.cols, "cols")) ||
-        (st = make_buf(o, &d.col_off, ((size_t)ncl + 1) * sizeof(int64_t), cl.col_off, "col_off")) ||
-        (st = make_buf(o, &d.vals, ncols_total * (size_t)wg * sizeof(float), cl.vals, "vals")) ||
-        (st = make_buf(o, &d.ell_w, (size_t)ncl * sizeof(int32_t), cl.ell_w, "ell_w")) ||
-        (st = make_buf(o, &d.ell_off, ((size_t)ncl + 1) * sizeof(int64_t), cl.ell_off, "ell_off")) ||
-        (st = make_buf(o, &d.ell_idx, (size_t)cl.ell_off[ncl] * sizeof(int32_t), cl.ell_off[ncl] ? cl.ell_idx : NULL, "ell_idx")) ||
-        (st = make_buf(o, &d.ell_val, (size_t)cl.ell_off[ncl] * sizeof(float), cl.ell_off[ncl] ? cl.ell_val : NULL, "ell_val")) ||
-        (st = make_buf(o, &d.norm2, (size_t)npos * sizeof(double), cl.norm2, "norm2")) ||
-        (st = make_buf(o, &d.y, (size_t)npos, yp, "y")) ||
-        (st = make_buf(o, &d.cb, (size_t)npos * sizeof(double), cb, "C")) ||
-        (st = make_buf(o, &d.G, (size_t)npos * sizeof(double), NULL, "G")) ||
-        (st = make_buf(o, &d.alpha, (size_t)npos * sizeof(double), NULL, "alpha")) ||
-        (st = make_buf(o, &d.in_ws, (size_t)npos, NULL, "in_ws")) ||
-        (st = make_buf(o, &d.slot_of, (size_t)npos * sizeof(int), NULL, "slot_of")) ||
-        (st = make_buf(o, &d.state, 8 * sizeof(cl_uint), NULL, "state")) ||
-        (st = make_buf(o, &d.hist, 2 * 2048 * sizeof(cl_uint), NULL, "hist")) ||
-        (st = make_buf(o, &d.gmax, 2 * (size_t)ng * sizeof(double), NULL, "gmax")) ||
-        (st = make_buf(o, &d.gap, 2 * sizeof(double), NULL, "gap")) ||
-        (st = make_buf(o, &d.gcnt, 4 * (size_t)nchunks * sizeof(cl_uint), NULL, "gcnt")) ||
-        (st = make_buf(o, &d.cand, 2 * (size_t)q * sizeof(int), NULL, "cand")) ||
-        (st = make_buf(o, &d.ws_pos, (size_t)q * sizeof(int), wsp, "ws_pos")) ||
-        (st = make_buf(o, &d.new_slots, (size_t)q * sizeof(int), NULL, "new_slots")) ||
-        (st = make_buf(o, &d.n_new, sizeof(int), NULL, "n_new")) ||
-        (st = make_buf(o, &d.u_pos, (size_t)q * sizeof(int), wsp, "u_pos")) ||
-        (st = make_buf(o, &d.U, ucols * (size_t)q * sizeof(float), NULL, "U")) ||
-        (st = make_buf(o, &d.K, (size_t)q * (size_t)npos * sizeof(float), NULL, "kernel rows")) ||
-        (st = make_buf(o, &d.upd, 4 * (size_t)q * sizeof(double), NULL, "upd")) ||
-        (st = make_buf(o, &d.rb, rb_bytes, NULL, "readback")))
+    if ((st = ensure_buf(s, &dp->cols, ncols_total * sizeof(int32_t), cl.cols, "cols")) ||
+        (st = ensure_buf(s, &dp->col_off, ((size_t)ncl + 1) * sizeof(int64_t), cl.col_off, "col_off")) ||
+        (st = ensure_buf(s, &dp->vals, ncols_total * (size_t)wg * sizeof(float), cl.vals, "vals")) ||
+        (st = ensure_buf(s, &dp->ell_w, (size_t)ncl * sizeof(int32_t), cl.ell_w, "ell_w")) ||
+        (st = ensure_buf(s, &dp->ell_off, ((size_t)ncl + 1) * sizeof(int64_t), cl.ell_off, "ell_off")) ||
+        (st = ensure_buf(s, &dp->ell_idx, (size_t)cl.ell_off[ncl] * sizeof(int32_t), cl.ell_off[ncl] ? cl.ell_idx : NULL, "ell_idx")) ||
+        (st = ensure_buf(s, &dp->ell_val, (size_t)cl.ell_off[ncl] * sizeof(float), cl.ell_off[ncl] ? cl.ell_val : NULL, "ell_val")) ||
+        (st = ensure_buf(s, &dp->norm2, (size_t)npos * sizeof(double), cl.norm2, "norm2")) ||
+        (st = ensure_buf(s, &dp->y, (size_t)npos, yp, "y")) ||
+        (st = ensure_buf(s, &dp->cb, (size_t)npos * sizeof(double), cb, "C")) ||
+        (st = ensure_buf(s, &dp->G, (size_t)npos * sizeof(double), NULL, "G")) ||
+        (st = ensure_buf(s, &dp->alpha, (size_t)npos * sizeof(double), NULL, "alpha")) ||
+        (st = ensure_buf(s, &dp->in_ws, (size_t)npos, NULL, "in_ws")) ||
+        (st = ensure_buf(s, &dp->slot_of, (size_t)npos * sizeof(int), NULL, "slot_of")) ||
+        (st = ensure_buf(s, &dp->state, 8 * sizeof(cl_uint), NULL, "state")) ||
+        (st = ensure_buf(s, &dp->hist, 2 * 2048 * sizeof(cl_uint), NULL, "hist")) ||
+        (st = ensure_buf(s, &dp->gmax, 2 * (size_t)ng * sizeof(double), NULL, "gmax")) ||
+        (st = ensure_buf(s, &dp->gap, 2 * sizeof(double), NULL, "gap")) ||
+        (st = ensure_buf(s, &dp->gcnt, 4 * (size_t)nchunks * sizeof(cl_uint), NULL, "gcnt")) ||
+        (st = ensure_buf(s, &dp->cand, 2 * (size_t)q * sizeof(int), NULL, "cand")) ||
+        (st = ensure_buf(s, &dp->ws_pos, (size_t)q * sizeof(int), wsp, "ws_pos")) ||
+        (st = ensure_buf(s, &dp->new_slots, (size_t)q * sizeof(int), NULL, "new_slots")) ||
+        (st = ensure_buf(s, &dp->n_new, sizeof(int), NULL, "n_new")) ||
+        (st = ensure_buf(s, &dp->u_pos, (size_t)q * sizeof(int), wsp, "u_pos")) ||
+        (st = ensure_buf(s, &dp->U, ucols * (size_t)q * sizeof(float), NULL, "U")) ||
+        (st = ensure_buf(s, &dp->K, (size_t)q * (size_t)npos * sizeof(float), NULL, "kernel rows")) ||
+        (st = ensure_buf(s, &dp->upd, 4 * (size_t)q * sizeof(double), NULL, "upd")) ||
+        (st = ensure_buf(s, &dp->rb, rb_bytes, NULL, "readback")))
         goto cleanup;
-    if ((st = fill(s->queue, d.hist, 0, 2 * 2048 * sizeof(cl_uint))) ||
-        (st = fill(s->queue, d.U, 0, ucols * (size_t)q * sizeof(float))))
+    if ((st = fill(s->queue, dp->hist, 0, 2 * 2048 * sizeof(cl_uint))) ||
+        (st = fill(s->queue, dp->U, 0, ucols * (size_t)q * sizeof(float))))
         goto cleanup;
 
     /* fixed kernel arguments */
-    SETARG(K_INIT, 0, d.G); SETARG(K_INIT, 1, d.alpha); SETARG(K_INIT, 2, d.in_ws);
-    SETARG(K_INIT, 3, d.slot_of); SETARG(K_INIT, 4, d.y); SETARG(K_INIT, 5, npos);
-    SETARG(K_UPDATE, 0, d.G); SETARG(K_UPDATE, 1, d.alpha); SETARG(K_UPDATE, 2, d.y);
-    SETARG(K_UPDATE, 3, d.K); SETARG(K_UPDATE, 4, d.upd); SETARG(K_UPDATE, 6, npos);
-    SETARG(K_UPDATE, 7, d.state);
-    SETARG(K_HIST, 0, d.y); SETARG(K_HIST, 1, d.G); SETARG(K_HIST, 2, d.alpha); SETARG(K_HIST, 3, d.cb);
-    SETARG(K_HIST, 4, d.in_ws); SETARG(K_HIST, 5, d.state); SETARG(K_HIST, 6, d.hist);
-    SETARG(K_HIST, 7, d.gmax); SETARG(K_HIST, 9, npos);
-    SETARG(K_PICK, 0, d.state); SETARG(K_PICK, 1, d.hist); SETARG(K_PICK, 2, d.gmax);
-    SETARG(K_PICK, 3, d.gap); SETARG(K_PICK, 5, ng);
-    SETARG(K_COUNT, 0, d.y); SETARG(K_COUNT, 1, d.G); SETARG(K_COUNT, 2, d.alpha); SETARG(K_COUNT, 3, d.cb);
-    SETARG(K_COUNT, 4, d.in_ws); SETARG(K_COUNT, 5, d.state); SETARG(K_COUNT, 6, d.gcnt);
+    SETARG(K_INIT, 0, dp->G); SETARG(K_INIT, 1, dp->alpha); SETARG(K_INIT, 2, dp->in_ws);
+    SETARG(K_INIT, 3, dp->slot_of); SETARG(K_INIT, 4, dp->y); SETARG(K_INIT, 5, npos);
+    SETARG(K_UPDATE, 0, dp->G); SETARG(K_UPDATE, 1, dp->alpha); SETARG(K_UPDATE, 2, dp->y);
+    SETARG(K_UPDATE, 3, dp->K); SETARG(K_UPDATE, 4, dp->upd); SETARG(K_UPDATE, 6, npos);
+    SETARG(K_UPDATE, 7, dp->state);
+    SETARG(K_HIST, 0, dp->y); SETARG(K_HIST, 1, dp->G); SETARG(K_HIST, 2, dp->alpha); SETARG(K_HIST, 3, dp->cb);
+    SETARG(K_HIST, 4, dp->in_ws); SETARG(K_HIST, 5, dp->state); SETARG(K_HIST, 6, dp->hist);
+    SETARG(K_HIST, 7, dp->gmax); SETARG(K_HIST, 9, npos);
+    SETARG(K_PICK, 0, dp->state); SETARG(K_PICK, 1, dp->hist); SETARG(K_PICK, 2, dp->gmax);
+    SETARG(K_PICK, 3, dp->gap); SETARG(K_PICK, 5, ng);
+    SETARG(K_COUNT, 0, dp->y); SETARG(K_COUNT, 1, dp->G); SETARG(K_COUNT, 2, dp->alpha); SETARG(K_COUNT, 3, dp->cb);
+    SETARG(K_COUNT, 4, dp->in_ws); SETARG(K_COUNT, 5, dp->state); SETARG(K_COUNT, 6, dp->gcnt);
     SETARG(K_COUNT, 7, npos);
-    SETARG(K_SCAN, 0, d.gcnt); SETARG(K_SCAN, 1, nchunks);
-    SETARG(K_WRITE, 0, d.y); SETARG(K_WRITE, 1, d.G); SETARG(K_WRITE, 2, d.alpha); SETARG(K_WRITE, 3, d.cb);
-    SETARG(K_WRITE, 4, d.in_ws); SETARG(K_WRITE, 5, d.state); SETARG(K_WRITE, 6, d.gcnt);
-    SETARG(K_WRITE, 7, d.cand); SETARG(K_WRITE, 8, q); SETARG(K_WRITE, 9, npos);
-    SETARG(K_MERGE, 0, d.state); SETARG(K_MERGE, 1, d.cand); SETARG(K_MERGE, 2, q);
-    SETARG(K_MERGE, 3, d.ws_pos); SETARG(K_MERGE, 4, d.slot_of); SETARG(K_MERGE, 5, d.in_ws);
-    SETARG(K_MERGE, 6, d.new_slots); SETARG(K_MERGE, 7, d.n_new); SETARG(K_MERGE, 8, q);
-    SETARG(K_GATHER, 0, d.ws_pos); SETARG(K_GATHER, 1, d.new_slots); SETARG(K_GATHER, 2, d.n_new);
-    SETARG(K_GATHER, 3, d.u_pos); SETARG(K_GATHER, 4, d.col_off); SETARG(K_GATHER, 5, d.cols);
-    SETARG(K_GATHER, 6, d.vals); SETARG(K_GATHER, 7, d.U); SETARG(K_GATHER, 8, q);
-    SETARG(K_GATHER, 9, d.ell_w); SETARG(K_GATHER, 10, d.ell_off); SETARG(K_GATHER, 11, d.ell_idx);
-    SETARG(K_GATHER, 12, d.ell_val);
-    SETARG(K_ROWS, 0, d.col_off); SETARG(K_ROWS, 1, d.cols); SETARG(K_ROWS, 2, d.vals);
-    SETARG(K_ROWS, 3, d.norm2); SETARG(K_ROWS, 4, d.U); SETARG(K_ROWS, 5, d.ws_pos);
-    SETARG(K_ROWS, 6, d.new_slots); SETARG(K_ROWS, 7, d.n_new); SETARG(K_ROWS, 8, d.K);
+    SETARG(K_SCAN, 0, dp->gcnt); SETARG(K_SCAN, 1, nchunks);
+    SETARG(K_WRITE, 0, dp->y); SETARG(K_WRITE, 1, dp->G); SETARG(K_WRITE, 2, dp->alpha); SETARG(K_WRITE, 3, dp->cb);
+    SETARG(K_WRITE, 4, dp->in_ws); SETARG(K_WRITE, 5, dp->state); SETARG(K_WRITE, 6, dp->gcnt);
+    SETARG(K_WRITE, 7, dp->cand); SETARG(K_WRITE, 8, q); SETARG(K_WRITE, 9, npos);
+    SETARG(K_MERGE, 0, dp->state); SETARG(K_MERGE, 1, dp->cand); SETARG(K_MERGE, 2, q);
+    SETARG(K_MERGE, 3, dp->ws_pos); SETARG(K_MERGE, 4, dp->slot_of); SETARG(K_MERGE, 5, dp->in_ws);
+    SETARG(K_MERGE, 6, dp->new_slots); SETARG(K_MERGE, 7, dp->n_new); SETARG(K_MERGE, 8, q);
+    SETARG(K_GATHER, 0, dp->ws_pos); SETARG(K_GATHER, 1, dp->new_slots); SETARG(K_GATHER, 2, dp->n_new);
+    SETARG(K_GATHER, 3, dp->u_pos); SETARG(K_GATHER, 4, dp->col_off); SETARG(K_GATHER, 5, dp->cols);
+    SETARG(K_GATHER, 6, dp->vals); SETARG(K_GATHER, 7, dp->U); SETARG(K_GATHER, 8, q);
+    SETARG(K_GATHER, 9, dp->ell_w); SETARG(K_GATHER, 10, dp->ell_off); SETARG(K_GATHER, 11, dp->ell_idx);
+    SETARG(K_GATHER, 12, dp->ell_val);
+    SETARG(K_ROWS, 0, dp->col_off); SETARG(K_ROWS, 1, dp->cols); SETARG(K_ROWS, 2, dp->vals);
+    SETARG(K_ROWS, 3, dp->norm2); SETARG(K_ROWS, 4, dp->U); SETARG(K_ROWS, 5, dp->ws_pos);
+    SETARG(K_ROWS, 6, dp->new_slots); SETARG(K_ROWS, 7, dp->n_new); SETARG(K_ROWS, 8, dp->K);
     SETARG(K_ROWS, 9, q); SETARG(K_ROWS, 10, npos); SETARG(K_ROWS, 11, s->gamma);
     SETARG(K_ROWS, 12, s->coef0); SETARG(K_ROWS, 13, s->degree);
-    SETARG(K_ROWS, 14, d.ell_w); SETARG(K_ROWS, 15, d.ell_off); SETARG(K_ROWS, 16, d.ell_idx);
-    SETARG(K_ROWS, 17, d.ell_val);
-    SETARG(K_READBACK, 0, d.gap); SETARG(K_READBACK, 1, d.n_new); SETARG(K_READBACK, 2, d.ws_pos);
-    SETARG(K_READBACK, 3, d.new_slots); SETARG(K_READBACK, 4, d.G); SETARG(K_READBACK, 5, d.K);
-    SETARG(K_READBACK, 6, d.rb); SETARG(K_READBACK, 7, q); SETARG(K_READBACK, 8, npos);
+    SETARG(K_ROWS, 14, dp->ell_w); SETARG(K_ROWS, 15, dp->ell_off); SETARG(K_ROWS, 16, dp->ell_idx);
+    SETARG(K_ROWS, 17, dp->ell_val);
+    SETARG(K_READBACK, 0, dp->gap); SETARG(K_READBACK, 1, dp->n_new); SETARG(K_READBACK, 2, dp->ws_pos);
+    SETARG(K_READBACK, 3, dp->new_slots); SETARG(K_READBACK, 4, dp->G); SETARG(K_READBACK, 5, dp->K);
+    SETARG(K_READBACK, 6, dp->rb); SETARG(K_READBACK, 7, q); SETARG(K_READBACK, 8, npos);
 
     if ((st = launch(s, &pf, K_INIT, (size_t)npos, 0))) goto cleanup;
     if (stats) stats->setup += gs_now() - t_setup0;
@@ -373,7 +395,7 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
         const int q_next = q - keep;
         const cl_uint kup = (cl_uint)(q_new / 2), klow = (cl_uint)(q_new - q_new / 2);
         if (nupd > 0) {
-            GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, d.upd, CL_FALSE, 0, 4 * (size_t)nupd * sizeof(double),
+            GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd, CL_FALSE, 0, 4 * (size_t)nupd * sizeof(double),
                                              upd, 0, NULL, NULL));
         }
         SETARG(K_UPDATE, 5, nupd); SETARG(K_UPDATE, 8, kup); SETARG(K_UPDATE, 9, klow);
@@ -402,7 +424,7 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
         head = (head + q_new) % q;
         const size_t rd = (4 + 3 * (size_t)q) * sizeof(double) + 2 * (size_t)q_new * q * sizeof(float);
         double tw = gs_now();
-        GS_CL_CHECK(clEnqueueReadBuffer(s->queue, d.rb, CL_TRUE, 0, rd, rb, 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_TRUE, 0, rd, rb, 0, NULL, NULL));
         t_wait += gs_now() - tw;
         if (s->profile) prof_collect(&pf, ph);
 
@@ -462,7 +484,7 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
         if (nupd == 0 && nn == 0) break; /* nothing moved and nothing new: no progress is possible */
     }
     res->iterations = round;
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, d.G, CL_TRUE, 0, (size_t)npos * sizeof(double), Gh, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->G, CL_TRUE, 0, (size_t)npos * sizeof(double), Gh, 0, NULL, NULL));
 
     /* rho as LIBSVM: mean of y G over free variables, else the midpoint of the bounds */
     {
@@ -513,7 +535,6 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
 
 cleanup:
     if (pf.n) for (int i = 0; i < pf.n; i++) clReleaseEvent(pf.ev[i]);
-    dev_release(&d);
     free(yp); free(cb); free(ah); free(Gh); free(rb); free(upd); free(Kslot); free(wsp); free(work);
     free(ysub); free(asub); free(gsub); free(csub);
     return st;
