@@ -57,6 +57,11 @@ struct gs_solver {
     double build_seconds;
     dev d;                 /* this solver's buffers (see dev) */
     size_t cap[N_BUFS];    /* their sizes in bytes */
+    /* pinned, persistently mapped host memory for the per-round readback and update: transfers
+     * from pageable memory go through a staging copy in the driver */
+    cl_mem pin[2];
+    void *pin_host[2];
+    size_t pin_cap[2];
 };
 
 static gs_status make_queue(gs_solver *s)
@@ -74,7 +79,12 @@ void gs_solver_free(gs_solver *s)
         if (s->k[i]) clReleaseKernel(s->k[i]);
     if (s->prog) clReleaseProgram(s->prog);
     dev_release(&s->d, s->cap);
-    if (s->queue) clReleaseCommandQueue(s->queue);
+    for (int i = 0; i < 2; i++)
+        if (s->pin[i]) {
+            if (s->pin_host[i]) clEnqueueUnmapMemObject(s->queue, s->pin[i], s->pin_host[i], 0, NULL, NULL);
+            clReleaseMemObject(s->pin[i]);
+        }
+    if (s->queue) { clFinish(s->queue); clReleaseCommandQueue(s->queue); }
     free(s);
 }
 
@@ -142,6 +152,9 @@ gs_status gs_solver_clone(const gs_solver *base, gs_solver **out)
     s->queue = NULL;
     memset(&s->d, 0, sizeof s->d);
     memset(s->cap, 0, sizeof s->cap);
+    memset(s->pin, 0, sizeof s->pin);
+    memset(s->pin_host, 0, sizeof s->pin_host);
+    memset(s->pin_cap, 0, sizeof s->pin_cap);
     memset(s->k, 0, sizeof s->k);
     clRetainProgram(s->prog);
     if ((st = make_queue(s))) goto cleanup;
@@ -175,6 +188,34 @@ static gs_status ensure_buf(gs_solver *s, cl_mem *m, size_t bytes, const void *h
         if (e != CL_SUCCESS)
             return GS_FAIL(GS_ERR_OCL, "clEnqueueWriteBuffer(%s, %zu bytes) failed: %s", what, bytes, gs_cl_error_name(e));
     }
+    return GS_OK;
+}
+
+/* Pinned host memory i of at least `bytes`, mapped for the solver's lifetime. */
+static gs_status ensure_pinned(gs_solver *s, int i, size_t bytes, void **host)
+{
+    if (!s->pin[i] || s->pin_cap[i] < bytes) {
+        if (s->pin[i]) {
+            if (s->pin_host[i]) clEnqueueUnmapMemObject(s->queue, s->pin[i], s->pin_host[i], 0, NULL, NULL);
+            clFinish(s->queue);
+            clReleaseMemObject(s->pin[i]);
+            s->pin[i] = NULL;
+            s->pin_host[i] = NULL;
+            s->pin_cap[i] = 0;
+        }
+        cl_int e;
+        s->pin[i] = clCreateBuffer(s->ocl->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &e);
+        if (e != CL_SUCCESS)
+            return GS_FAIL(GS_ERR_OCL, "clCreateBuffer(pinned, %zu bytes) failed: %s", bytes, gs_cl_error_name(e));
+        s->pin_host[i] = clEnqueueMapBuffer(s->queue, s->pin[i], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
+                                            NULL, NULL, &e);
+        if (e != CL_SUCCESS) {
+            s->pin_host[i] = NULL;
+            return GS_FAIL(GS_ERR_OCL, "clEnqueueMapBuffer(pinned, %zu bytes) failed: %s", bytes, gs_cl_error_name(e));
+        }
+        s->pin_cap[i] = bytes;
+    }
+    *host = s->pin_host[i];
     return GS_OK;
 }
 
@@ -266,7 +307,7 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
     double *work = NULL;
     int8_t *ysub = NULL;
     double ph[PH_N] = {0};
-    double t_sub = 0, t_wait = 0, t_setup0 = gs_now(), t_loop0 = 0;
+    double t_sub = 0, t_wait = 0, t_setup0 = gs_now(), t_loop0 = 0, t_enq = 0, t_abs = 0;
     double bytes_rows = 0, bytes_update = 0;
     memset(res, 0, sizeof *res);
 
@@ -289,8 +330,13 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
     cb = calloc((size_t)npos, sizeof *cb);
     ah = calloc((size_t)npos, sizeof *ah);
     Gh = calloc((size_t)npos, sizeof *Gh);
-    rb = malloc(rb_bytes);
-    upd = calloc(4 * (size_t)q, sizeof *upd);
+    {
+        void *h0 = NULL, *h1 = NULL;
+        if ((st = ensure_pinned(s, 0, rb_bytes, &h0)) || (st = ensure_pinned(s, 1, 4 * (size_t)q * sizeof(double), &h1)))
+            goto cleanup;
+        rb = h0;
+        upd = h1;
+    }
     Kslot = calloc((size_t)q * (size_t)q, sizeof *Kslot);
     wsp = malloc(sizeof *wsp * (size_t)q);
     work = malloc(sizeof *work * 4 * (size_t)q);
@@ -391,6 +437,7 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
     long round = 0;
     for (;;) {
         /* ---- queue one round: update, select, merge, rows, readback ---- */
+        const double te = gs_now();
         const int q_new = round == 0 ? q : q - keep;
         const int q_next = q - keep;
         const cl_uint kup = (cl_uint)(q_new / 2), klow = (cl_uint)(q_new - q_new / 2);
@@ -424,8 +471,10 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
         head = (head + q_new) % q;
         const size_t rd = (4 + 3 * (size_t)q) * sizeof(double) + 2 * (size_t)q_new * q * sizeof(float);
         double tw = gs_now();
+        t_enq += tw - te;
         GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_TRUE, 0, rd, rb, 0, NULL, NULL));
-        t_wait += gs_now() - tw;
+        const double ta = gs_now();
+        t_wait += ta - tw;
         if (s->profile) prof_collect(&pf, ph);
 
         /* ---- host: absorb the readback ---- */
@@ -447,6 +496,7 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
                 if (q_new > first) memcpy(row, src + first, sizeof(float) * (size_t)(q_new - first));
             }
         }
+        t_abs += gs_now() - ta;
         const double gap = rb[0] + rb[1];
         if (!(gap >= s->eps)) break; /* also stops on NaN or an empty side */
         if (res->inner_steps >= max_inner) { res->max_iter_hit = 1; break; }
@@ -513,6 +563,8 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
         const double primal = 0.5 * wtw + hinge, dual = suma - 0.5 * wtw;
         if (stats) stats->duality_gap = primal != 0 ? (primal - dual) / fabs(primal) : 0;
     }
+    gs_log_verbose(s->log, "gpusvm: host per problem: enqueue %.4f s, blocking read %.4f s, readback absorb %.4f s, "
+                   "subproblem %.4f s (%ld rounds)\n", t_enq, t_wait, t_abs, t_sub, round);
     for (int p = 0; p < npos; p++)
         if (cl.perm[p] >= 0) alpha[cl.perm[p]] = ah[p];
     if (stats) {
@@ -535,7 +587,7 @@ gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *
 
 cleanup:
     if (pf.n) for (int i = 0; i < pf.n; i++) clReleaseEvent(pf.ev[i]);
-    free(yp); free(cb); free(ah); free(Gh); free(rb); free(upd); free(Kslot); free(wsp); free(work);
+    free(yp); free(cb); free(ah); free(Gh); free(Kslot); free(wsp); free(work);
     free(ysub); free(asub); free(gsub); free(csub);
     return st;
 }
