@@ -17,6 +17,7 @@ TESTBIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TESTSRC))
 BINS    := $(BUILD)/gpusvm-train $(BUILD)/gpusvm-predict
 
 .PHONY: all test check asan demo clean deps tests
+.SECONDARY:
 all: $(BINS)
 	@ln -sf $(BUILD)/gpusvm-train gpusvm-train
 	@ln -sf $(BUILD)/gpusvm-predict gpusvm-predict
