@@ -60,7 +60,9 @@ if [ -d "$DATASETS" ]; then
     compare svmguide1 "$TMPD/sg1" "$TMPD/sg1.t"
     zcat "$DATASETS/mushrooms/mushrooms.gz" > "$TMPD/mush"
     compare mushrooms "$TMPD/mush" "$TMPD/mush"
+    zcat "$DATASETS/reuters/reuters.trn.gz" > "$TMPD/reu"; zcat "$DATASETS/reuters/reuters.tst.gz" > "$TMPD/reu.t"
+    compare reuters "$TMPD/reu" "$TMPD/reu.t"
 else
-    skip "../shared/datasets absent: svmguide1 and mushrooms comparisons not run"
+    skip "../shared/datasets absent: svmguide1, mushrooms and reuters comparisons not run"
 fi
 finish
