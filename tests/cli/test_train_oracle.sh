@@ -62,7 +62,14 @@ if [ -d "$DATASETS" ]; then
     compare mushrooms "$TMPD/mush" "$TMPD/mush"
     zcat "$DATASETS/reuters/reuters.trn.gz" > "$TMPD/reu"; zcat "$DATASETS/reuters/reuters.tst.gz" > "$TMPD/reu.t"
     compare reuters "$TMPD/reu" "$TMPD/reu.t"
+    # one-vs-one (the objective compared is the first pair's)
+    zcat "$DATASETS/glass/glass.scale.gz" > "$TMPD/glass"
+    compare glass_ovo "$TMPD/glass" "$TMPD/glass"
+    zcat "$DATASETS/dna/dna.scale.gz" > "$TMPD/dna"; zcat "$DATASETS/dna/dna.scale.t.gz" > "$TMPD/dna.t"
+    compare dna_ovo "$TMPD/dna" "$TMPD/dna.t"
+    zcat "$DATASETS/satimage/satimage.scale.gz" > "$TMPD/sat"; zcat "$DATASETS/satimage/satimage.scale.t.gz" > "$TMPD/sat.t"
+    compare satimage_ovo "$TMPD/sat" "$TMPD/sat.t"
 else
-    skip "../shared/datasets absent: svmguide1, mushrooms and reuters comparisons not run"
+    skip "../shared/datasets absent: svmguide1, mushrooms, reuters, glass, dna and satimage comparisons not run"
 fi
 finish
