@@ -3,14 +3,16 @@
  * pred_kvals: one work-group per block of WG support vectors (clustered by sparsity pattern; the
  * block stores the union of its SVs' columns, values column-major, zero padded) and RT test rows.
  * Every work-item walks the same merge of the block's columns with the row's columns, so control
- * flow is uniform; K(sv, x) is written once to K[sv * ld + row] and shared by every class pair.
+ * flow is uniform (very sparse blocks are stored row-wise instead, see below); K(sv, x) is written
+ * once to K[sv * ld + row] and shared by every class pair.
  * pred_sum: one work-item per (row, pair) adds coef * K sequentially in model SV order (class i's
  * SVs, then class j's), subtracts rho, and also returns sum |coef * K| for the host's error bound.
  *
  * Exactness: contraction to fma would change roundings, hence FP_CONTRACT OFF. Zero padding only
  * adds exact zeros (d = 0 - 0 in RBF, x * 0 in dot products, for finite x), so the merge over the
  * block's union gives LIBSVM's bits for every kernel except exp/tanh, which come from the device's
- * libm (see predictor.c). */
+ * libm (see predictor.c). Row-wise blocks merge each SV's own values with no padding at all: the
+ * very operations of LIBSVM's loop, in its order. */
 #pragma OPENCL FP_CONTRACT OFF
 
 #ifndef WG
@@ -18,6 +20,9 @@
 #endif
 #ifndef RT
 #define RT 8   /* test rows per work-group in pred_kvals */
+#endif
+#ifndef LX
+#define LX 1024 /* test values staged in local memory per work-group (0: none) */
 #endif
 
 #define KT_LINEAR 0
@@ -36,69 +41,193 @@ static double pred_powi(double base, int times)
     return ret;
 }
 
+/* LIBSVM's merged loop over one SV and one test row [x, xe): the squared distance for RBF, the dot
+ * product otherwise, term by term in increasing column order. Defined twice through the macros
+ * below, for a test row in global memory and for one staged in local memory (OpenCL C 1.2 has no
+ * generic address space); XS is the row's address space, IT the type of positions in it.
+ *
+ * PRED_MERGE_DENSE: a dense block's SV (column j of the block's union at sc[j], shared by the
+ * work-group, value at sv[j * WG]); every work-item takes the same branches.
+ *
+ * PRED_MERGE_ROWS: a row-wise block's SV (its e-th column at sc[e * WG], value at sv[e * WG], n of
+ * them), without data-dependent branches (each work-item's merge takes its own course): every step
+ * takes the SV's value where its column is the smaller or equal one and the row's where the row's
+ * is, 0 otherwise, and adds exactly LIBSVM's term:
+ * RBF: d = xv - sv (equal columns), 0 - sv = -sv (SV only: d * d = sv * sv exactly), xv - 0 = xv
+ * (row only); dot: xv * sv where equal, else +0, which leaves the sum unchanged (a sum that starts
+ * at +0 never becomes -0 in round-to-nearest, and s + 0 = s for every other s). The unselected
+ * value is discarded by the select, so non-finite values cannot leak in. */
+#define PRED_MERGE_DENSE(NAME, XS, IT)                                                               \
+static inline double NAME(const int rbf, __global const int *sc, __global const double *sv,    \
+                          const int n, XS const int *x_idx, XS const double *x_val, IT x,       \
+                          const IT xe)                                                           \
+{                                                                                                \
+    double sum = 0;                                                                              \
+    int a = 0;                                                                                   \
+    if (rbf) {                                                                                   \
+        while (a < n && x < xe) {                                                                \
+            const int ca = sc[a], cx = x_idx[x];                                                 \
+            double d;                                                                            \
+            if (ca == cx) {                                                                      \
+                d = x_val[x] - sv[a * WG];                                                       \
+                a++;                                                                             \
+                x++;                                                                             \
+            } else if (ca < cx) {                                                                \
+                d = sv[a * WG];                                                                  \
+                a++;                                                                             \
+            } else {                                                                             \
+                d = x_val[x];                                                                    \
+                x++;                                                                             \
+            }                                                                                    \
+            sum += d * d;                                                                        \
+        }                                                                                        \
+        for (; a < n; a++) {                                                                     \
+            const double d = sv[a * WG];                                                         \
+            sum += d * d;                                                                        \
+        }                                                                                        \
+        for (; x < xe; x++) {                                                                    \
+            const double d = x_val[x];                                                           \
+            sum += d * d;                                                                        \
+        }                                                                                        \
+    } else {                                                                                     \
+        while (a < n && x < xe) {                                                                \
+            const int ca = sc[a], cx = x_idx[x];                                                 \
+            if (ca == cx) {                                                                      \
+                sum += x_val[x] * sv[a * WG];                                                    \
+                a++;                                                                             \
+                x++;                                                                             \
+            } else if (ca < cx) {                                                                \
+                a++;                                                                             \
+            } else {                                                                             \
+                x++;                                                                             \
+            }                                                                                    \
+        }                                                                                        \
+    }                                                                                            \
+    return sum;                                                                                  \
+}
+
+#define PRED_MERGE_ROWS(NAME, XS, IT)                                                                \
+static inline double NAME(const int rbf, __global const int *sc, __global const double *sv,    \
+                          const int n, XS const int *x_idx, XS const double *x_val, IT x,       \
+                          const IT xe)                                                           \
+{                                                                                                \
+    double sum = 0;                                                                              \
+    int a = 0;                                                                                   \
+    if (rbf) {                                                                                   \
+        while (a < n && x < xe) {                                                                \
+            const int ca = sc[a * WG], cx = x_idx[x];                                            \
+            const double va = sv[a * WG], vx = x_val[x];                                         \
+            const double d = (ca >= cx ? vx : 0.0) - (ca <= cx ? va : 0.0);                      \
+            sum += d * d;                                                                        \
+            a += ca <= cx;                                                                       \
+            x += ca >= cx;                                                                       \
+        }                                                                                        \
+        for (; a < n; a++) {                                                                     \
+            const double d = sv[a * WG];                                                         \
+            sum += d * d;                                                                        \
+        }                                                                                        \
+        for (; x < xe; x++) {                                                                    \
+            const double d = x_val[x];                                                           \
+            sum += d * d;                                                                        \
+        }                                                                                        \
+    } else {                                                                                     \
+        while (a < n && x < xe) {                                                                \
+            const int ca = sc[a * WG], cx = x_idx[x];                                            \
+            const double va = sv[a * WG], vx = x_val[x];                                         \
+            const double pr = vx * va;                                                           \
+            sum += ca == cx ? pr : 0.0;                                                          \
+            a += ca <= cx;                                                                       \
+            x += ca >= cx;                                                                       \
+        }                                                                                        \
+    }                                                                                            \
+    return sum;                                                                                  \
+}
+
+PRED_MERGE_DENSE(merge_dense_g, __global, long)
+PRED_MERGE_DENSE(merge_dense_l, __local, int)
+PRED_MERGE_ROWS(merge_rows_g, __global, long)
+PRED_MERGE_ROWS(merge_rows_l, __local, int)
+
+/* Blocks come in two layouts (the host picks per block, see predictor.c):
+ * - dense (ell_w[b] == 0): the block's column union cols[blk_off[b] .. blk_off[b+1]) and values
+ *   vals[(blk_off[b] + j) * WG + t], zero padded; every work-item walks the same merge.
+ * - row-wise (ell_w[b] > 0, for sparse blocks whose union is far wider than their rows): SV t's
+ *   e-th value at ell_val[ell_off[b] + e * WG + t], its column in ell_idx, ell_len[b * WG + t]
+ *   values; each work-item merges its own SV's columns with the row, exactly LIBSVM's loop, so the
+ *   work is proportional to the real nonzeros.
+ * For dense blocks the group's RT test rows are first copied to local memory when they fit in LX
+ * values (one read of global memory per value instead of one per work-item); longer rows, and the
+ * rows of row-wise blocks, are read in place. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void pred_kvals(const int ktype, const double gamma, const double coef0, const int degree,
                 __global const long *blk_off, __global const int *cols, __global const double *vals,
                 __global const int *pos_sv,
                 __global const long *x_ptr, __global const int *x_idx, __global const double *x_val,
-                const int row0, const int rows, __global double *K, const int ld)
+                const int row0, const int rows, __global double *K, const int ld,
+                __global const int *ell_w, __global const long *ell_off,
+                __global const int *ell_idx, __global const double *ell_val,
+                __global const int *ell_len)
 {
+#if LX > 0
+    __local int lx_idx[LX];
+    __local double lx_val[LX];
+#endif
     const int b = get_group_id(0);
     const int t = get_local_id(0);
     const int s = pos_sv[b * WG + t];
-    const long c0 = blk_off[b], c1 = blk_off[b + 1];
-    __global const double *v = vals + t;
+    const int rbf = ktype == KT_RBF;
+    const int row_wise = ell_w[b] > 0;
+    __global const int *sc;
+    __global const double *sv;
+    int n;
+    if (row_wise) {
+        const long e0 = ell_off[b] + t;
+        sc = ell_idx + e0;
+        sv = ell_val + e0;
+        n = ell_len[b * WG + t];
+    } else {
+        const long c0 = blk_off[b];
+        sc = cols + c0;
+        sv = vals + c0 * WG + t;
+        n = (int)(blk_off[b + 1] - c0);
+    }
     const int rbeg = get_group_id(1) * RT;
-    for (int rr = 0; rr < RT; rr++) {
-        const int r = rbeg + rr;
-        if (r >= rows) break;
-        long a = c0, x = x_ptr[row0 + r];
-        const long xe = x_ptr[row0 + r + 1];
-        double sum = 0;
-        double kv;
-        if (ktype == KT_RBF) {
-            while (a < c1 && x < xe) {
-                const int ca = cols[a], cx = x_idx[x];
-                double d;
-                if (ca == cx) {
-                    d = x_val[x] - v[a * WG];
-                    a++;
-                    x++;
-                } else if (ca < cx) {
-                    d = v[a * WG];
-                    a++;
-                } else {
-                    d = x_val[x];
-                    x++;
-                }
-                sum += d * d;
-            }
-            for (; a < c1; a++) {
-                const double d = v[a * WG];
-                sum += d * d;
-            }
-            for (; x < xe; x++) {
-                const double d = x_val[x];
-                sum += d * d;
-            }
-            kv = exp(-gamma * sum);
-        } else {
-            while (a < c1 && x < xe) {
-                const int ca = cols[a], cx = x_idx[x];
-                if (ca == cx) {
-                    sum += x_val[x] * v[a * WG];
-                    a++;
-                    x++;
-                } else if (ca < cx) {
-                    a++;
-                } else {
-                    x++;
-                }
-            }
-            if (ktype == KT_LINEAR) kv = sum;
-            else if (ktype == KT_POLY) kv = pred_powi(gamma * sum + coef0, degree);
-            else kv = tanh(gamma * sum + coef0);
+    const int rend = min(rbeg + RT, rows);
+    const long g0 = x_ptr[row0 + rbeg];
+#if LX > 0
+    /* dense blocks only: measured on an H200, staging sped the dense merge up a little and slowed
+     * the row-wise one a little. The condition is the same in the whole group. */
+    const int staged = !row_wise && x_ptr[row0 + rend] - g0 <= LX;
+    if (staged) {
+        const int nx = (int)(x_ptr[row0 + rend] - g0);
+        for (int i = t; i < nx; i += WG) {
+            lx_idx[i] = x_idx[g0 + i];
+            lx_val[i] = x_val[g0 + i];
         }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#else
+    const int staged = 0;
+#endif
+    /* Row positions relative to g0 (below LX where staged). */
+    __global const int *gx_idx = x_idx + g0;
+    __global const double *gx_val = x_val + g0;
+    for (int r = rbeg; r < rend; r++) {
+        const long x = x_ptr[row0 + r] - g0, xe = x_ptr[row0 + r + 1] - g0;
+        double sum;
+#if LX > 0
+        if (staged)
+            sum = row_wise ? merge_rows_l(rbf, sc, sv, n, lx_idx, lx_val, (int)x, (int)xe)
+                           : merge_dense_l(rbf, sc, sv, n, lx_idx, lx_val, (int)x, (int)xe);
+        else
+#endif
+            sum = row_wise ? merge_rows_g(rbf, sc, sv, n, gx_idx, gx_val, x, xe)
+                           : merge_dense_g(rbf, sc, sv, n, gx_idx, gx_val, x, xe);
+        double kv;
+        if (rbf) kv = exp(-gamma * sum);
+        else if (ktype == KT_LINEAR) kv = sum;
+        else if (ktype == KT_POLY) kv = pred_powi(gamma * sum + coef0, degree);
+        else kv = tanh(gamma * sum + coef0);
         if (s >= 0) K[(long)s * ld + r] = kv;
     }
 }

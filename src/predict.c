@@ -702,7 +702,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "gpusvm-predict: %s\n", gs_last_error());
             goto done;
         }
-        gs_log_verbose(&log, "SV layout built in %.3f s\n", gs_now() - t0);
+        int n_blocks = 0;
+        const int n_rw = gs_predictor_row_wise_blocks(pred, &n_blocks);
+        gs_log_verbose(&log, "SV layout built in %.3f s (%d blocks, %d row-wise)\n",
+                       gs_now() - t0, n_blocks, n_rw);
     }
     if (dev_started) {
         pthread_join(dev_th, NULL);

@@ -17,7 +17,17 @@
  *   printed text is the same at dec - err and dec + err is taken from the device; any other row is
  *   recomputed with gs_pred_cpu_dec (glibc's exp/tanh, i.e. svm-predict's own numbers). Regression
  *   (%.17g) and multiclass -b 1 with RBF/sigmoid models therefore run on the CPU for every row.
- * - Rows with a non-finite value get err = inf (x * 0 in a padded dot product would be NaN). */
+ * - Rows with a non-finite value get err = inf (x * 0 in a padded dot product would be NaN).
+ * - Layout: SVs in blocks of PRED_WG (the clustering's permutation). A block is dense (the union of
+ *   its SVs' columns, values column-major, zero padded) unless its union is over PRED_ROWS_RATIO
+ *   times its widest SV (text-like data, where dense would be mostly zeros and the merge would walk
+ *   the whole union for every SV; the trainer's ELL rule, cluster.h, is the same idea at 8x).
+ *   Row-wise blocks keep each SV's own values in slots (column-major over slots, as the trainer's
+ *   ELL clusters) and every work-item runs LIBSVM's merge of its SV with the test row, term for
+ *   term: the same operations in the same order (branch-free selects; kernels/predict.cl shows the
+ *   terms are unchanged), so the exactness argument above holds as it is, and the work is
+ *   proportional to the nonzeros.
+ *   GS_PRED_LAYOUT=rows or =dense forces one layout for every block (tests). */
 #include "predictor.h"
 
 #include <math.h>
@@ -29,6 +39,13 @@
 
 #define PRED_WG 128 /* kernels/predict.cl's WG; passed as -DWG so the two cannot disagree */
 #define PRED_RT 8
+#define PRED_LX 1024 /* test values staged in local memory per work-group (kernels/predict.cl) */
+/* A block is stored row-wise when its column union exceeds PRED_ROWS_MIN columns and
+ * PRED_ROWS_RATIO times its widest SV. Measured on an H200 with every block forced row-wise:
+ * a9a, w8a, letter, ijcnn1 as fast as dense; mnist10k (unions 1.5-2x the widest SV) 1.5x slower
+ * whole-process; a text-like model (unions ~100x) 3.5x faster. 4 keeps mnist-like data dense. */
+#define PRED_ROWS_RATIO 4
+#define PRED_ROWS_MIN 64
 
 void gs_rows_free(gs_rows *r)
 {
@@ -185,7 +202,12 @@ struct gs_predictor {
     double *h_vals;
     int *h_pairs;
     int64_t h_ncols;
+    int32_t *h_ell_w, *h_ell_len, *h_ell_idx;
+    int64_t *h_ell_off;
+    double *h_ell_val;
+    int n_ell;             /* blocks stored row-wise */
     cl_mem blk_off, cols, vals, pos_sv, pairs, coef, rho, K;
+    cl_mem ell_w, ell_off, ell_idx, ell_val, ell_len;
     cl_mem x_ptr, x_idx, x_val, dec, mag;
     size_t cap_rows, cap_nnz; /* device capacities of the x and dec buffers */
     const gs_rows *cur;    /* chunk in flight */
@@ -198,7 +220,7 @@ gs_status gs_pred_program_build(gs_ocl *ocl, gs_pred_program *out)
     gs_status st = GS_OK;
     char opts[64];
     memset(out, 0, sizeof *out);
-    snprintf(opts, sizeof opts, "-DWG=%d -DRT=%d", PRED_WG, PRED_RT);
+    snprintf(opts, sizeof opts, "-DWG=%d -DRT=%d -DLX=%d", PRED_WG, PRED_RT, PRED_LX);
     st = gs_ocl_build(ocl, "predict", opts, &out->prog);
     if (st != GS_OK) goto cleanup;
     if ((st = gs_ocl_kernel(out->prog, "pred_kvals", &out->k_kvals)) != GS_OK) goto cleanup;
@@ -258,7 +280,9 @@ static int cmp_i32(const void *a, const void *b)
 }
 
 /* Blocks of PRED_WG SVs in clustered order: the union of each block's columns and the values
- * column-major in double. */
+ * column-major in double (dense blocks), or, for the blocks the clustering stores row-wise (union
+ * far wider than the block's widest SV: text-like data, where the dense block would be mostly
+ * zeros), each SV's own values in slots, column-major over slots, with its value count. */
 static gs_status build_layout(gs_predictor *p)
 {
     gs_status st = GS_OK;
@@ -272,6 +296,9 @@ static gs_status build_layout(gs_predictor *p)
     int32_t *cols = NULL, *pos = NULL;
     double *vals = NULL;
     int *pairs = NULL;
+    int32_t *ell_w = NULL, *ell_len = NULL, *ell_idx = NULL;
+    int64_t *ell_off = NULL;
+    double *ell_val = NULL;
 
     fval = malloc(sizeof(float) * (size_t)(nnz > 0 ? nnz : 1));
     if (!fval) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the support vectors"); goto cleanup; }
@@ -285,13 +312,32 @@ static gs_status build_layout(gs_predictor *p)
     off = malloc(sizeof(int64_t) * ((size_t)nb + 1));
     pos = malloc(sizeof(int32_t) * (size_t)nb * PRED_WG);
     cols = malloc(sizeof(int32_t) * (size_t)(nnz > 0 ? nnz : 1));
-    if (!off || !pos || !cols) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the SV layout"); goto cleanup; }
+    ell_w = malloc(sizeof(int32_t) * (size_t)nb);
+    ell_off = malloc(sizeof(int64_t) * ((size_t)nb + 1));
+    ell_len = calloc((size_t)nb * PRED_WG, sizeof(int32_t));
+    if (!off || !pos || !cols || !ell_w || !ell_off || !ell_len) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the SV layout");
+        goto cleanup;
+    }
+    /* GS_PRED_LAYOUT=rows / =dense overrides the choice (tests run the golden cases both ways). */
+    const char *lay = getenv("GS_PRED_LAYOUT");
+    const int force = lay && strcmp(lay, "rows") == 0 ? 1 : lay && strcmp(lay, "dense") == 0 ? -1 : 0;
     off[0] = 0;
+    ell_off[0] = 0;
+    p->n_ell = 0;
     for (int b = 0; b < nb; b++) {
         int64_t n = 0;
+        int32_t widest = 0;
         for (int t = 0; t < PRED_WG; t++) {
             const int32_t s = cl.perm[(int64_t)b * PRED_WG + t];
             pos[(int64_t)b * PRED_WG + t] = s;
+            if (s < 0) continue;
+            const int32_t len = (int32_t)(m->sv_ptr[s + 1] - m->sv_ptr[s]);
+            ell_len[(int64_t)b * PRED_WG + t] = len;
+            if (len > widest) widest = len;
+        }
+        for (int t = 0; t < PRED_WG; t++) {
+            const int32_t s = pos[(int64_t)b * PRED_WG + t];
             if (s < 0) continue;
             for (int64_t e = m->sv_ptr[s]; e < m->sv_ptr[s + 1]; e++) cols[off[b] + n++] = m->sv_idx[e];
         }
@@ -300,12 +346,41 @@ static gs_status build_layout(gs_predictor *p)
         int64_t w = 0;
         for (int64_t e = 0; e < n; e++)
             if (w == 0 || u[w - 1] != u[e]) u[w++] = u[e];
-        off[b + 1] = off[b] + w;
+        /* Row-wise where the union is much wider than the widest SV (the dense merge would walk
+         * mostly padding); the block's union is dropped then. */
+        const int row_wise = force > 0 || (force == 0 && widest > 0 && w > PRED_ROWS_MIN &&
+                                           w > (int64_t)PRED_ROWS_RATIO * widest);
+        ell_w[b] = row_wise ? widest : 0;
+        ell_off[b + 1] = ell_off[b] + (int64_t)ell_w[b] * PRED_WG;
+        if (ell_w[b] > 0) {
+            p->n_ell++;
+            off[b + 1] = off[b];
+        } else {
+            for (int t = 0; t < PRED_WG; t++) ell_len[(int64_t)b * PRED_WG + t] = 0;
+            off[b + 1] = off[b] + w;
+        }
     }
     const int64_t ncols = off[nb];
     vals = calloc((size_t)(ncols > 0 ? ncols : 1) * PRED_WG, sizeof(double));
     if (!vals) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the SV layout"); goto cleanup; }
+    const int64_t nell = ell_off[nb];
+    ell_idx = calloc((size_t)(nell > 0 ? nell : 1), sizeof(int32_t));
+    ell_val = calloc((size_t)(nell > 0 ? nell : 1), sizeof(double));
+    if (!ell_idx || !ell_val) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the SV layout"); goto cleanup; }
     for (int b = 0; b < nb; b++) {
+        if (ell_w[b] > 0) { /* the SV's values in order (the model reader checked they ascend) */
+            for (int t = 0; t < PRED_WG; t++) {
+                const int32_t s = pos[(int64_t)b * PRED_WG + t];
+                if (s < 0) continue;
+                const int64_t base = ell_off[b] + t;
+                for (int64_t e = m->sv_ptr[s]; e < m->sv_ptr[s + 1]; e++) {
+                    const int64_t k = base + (e - m->sv_ptr[s]) * PRED_WG;
+                    ell_idx[k] = m->sv_idx[e];
+                    ell_val[k] = m->sv_val[e];
+                }
+            }
+            continue;
+        }
         const int32_t *u = cols + off[b];
         const int64_t nu = off[b + 1] - off[b];
         for (int t = 0; t < PRED_WG; t++) {
@@ -352,12 +427,25 @@ static gs_status build_layout(gs_predictor *p)
     p->h_vals = vals;
     p->h_pairs = pairs;
     p->h_ncols = ncols;
+    p->h_ell_w = ell_w;
+    p->h_ell_off = ell_off;
+    p->h_ell_idx = ell_idx;
+    p->h_ell_val = ell_val;
+    p->h_ell_len = ell_len;
+    ell_w = ell_len = ell_idx = NULL;
+    ell_off = NULL;
+    ell_val = NULL;
     off = NULL;
     cols = NULL;
     pos = NULL;
     vals = NULL;
     pairs = NULL;
 cleanup:
+    free(ell_val);
+    free(ell_idx);
+    free(ell_off);
+    free(ell_len);
+    free(ell_w);
     free(pairs);
     free(vals);
     free(cols);
@@ -366,6 +454,25 @@ cleanup:
     free(fval);
     gs_clustered_free(&cl);
     return st;
+}
+
+/* Frees the host copy of the layout (after the upload, or on failure) and zeroes its pointers. */
+static void free_host_layout(gs_predictor *p)
+{
+    free(p->h_off);
+    free(p->h_cols);
+    free(p->h_pos);
+    free(p->h_vals);
+    free(p->h_pairs);
+    free(p->h_ell_w);
+    free(p->h_ell_off);
+    free(p->h_ell_idx);
+    free(p->h_ell_val);
+    free(p->h_ell_len);
+    p->h_off = p->h_ell_off = NULL;
+    p->h_cols = p->h_pos = p->h_ell_w = p->h_ell_idx = p->h_ell_len = NULL;
+    p->h_vals = p->h_ell_val = NULL;
+    p->h_pairs = NULL;
 }
 
 gs_status gs_predictor_create(const gs_model *m, gs_predictor **out)
@@ -413,6 +520,17 @@ gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *pro
         goto cleanup;
     if ((st = gs_ocl_alloc(ocl, ro, sizeof(int) * 6 * nd, p->h_pairs, "pair table", &p->pairs)))
         goto cleanup;
+    const size_t ne = (size_t)(p->h_ell_off[nb] > 0 ? p->h_ell_off[nb] : 1);
+    if ((st = gs_ocl_alloc(ocl, ro, sizeof(int32_t) * nb, p->h_ell_w, "SV block widths", &p->ell_w)))
+        goto cleanup;
+    if ((st = gs_ocl_alloc(ocl, ro, sizeof(int64_t) * (nb + 1), p->h_ell_off, "SV slot offsets", &p->ell_off)))
+        goto cleanup;
+    if ((st = gs_ocl_alloc(ocl, ro, sizeof(int32_t) * ne, p->h_ell_idx, "SV slot columns", &p->ell_idx)))
+        goto cleanup;
+    if ((st = gs_ocl_alloc(ocl, ro, sizeof(double) * ne, p->h_ell_val, "SV slot values", &p->ell_val)))
+        goto cleanup;
+    if ((st = gs_ocl_alloc(ocl, ro, sizeof(int32_t) * nb * PRED_WG, p->h_ell_len, "SV lengths", &p->ell_len)))
+        goto cleanup;
     if ((st = gs_ocl_alloc(ocl, ro, sizeof(double) * (size_t)m->l * (size_t)m->n_coef, m->sv_coef,
                            "SV coefficients", &p->coef)))
         goto cleanup;
@@ -435,15 +553,7 @@ gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *pro
     st = gs_ocl_alloc(ocl, CL_MEM_READ_WRITE, sizeof(double) * (size_t)ld * (size_t)m->l, NULL,
                       "kernel values", &p->K);
 cleanup:
-    free(p->h_off);
-    free(p->h_cols);
-    free(p->h_pos);
-    free(p->h_vals);
-    free(p->h_pairs);
-    p->h_off = NULL;
-    p->h_cols = p->h_pos = NULL;
-    p->h_vals = NULL;
-    p->h_pairs = NULL;
+    free_host_layout(p);
     p->t_device += gs_now() - t0;
     return st;
 }
@@ -456,6 +566,12 @@ int gs_predictor_exact(const gs_predictor *p)
 double gs_predictor_device_seconds(const gs_predictor *p)
 {
     return p->t_device;
+}
+
+int gs_predictor_row_wise_blocks(const gs_predictor *p, int *n_blocks)
+{
+    if (n_blocks) *n_blocks = p->n_blocks;
+    return p->n_ell;
 }
 
 static gs_status ensure_capacity(gs_predictor *p, const gs_rows *rows)
@@ -522,6 +638,11 @@ gs_status gs_predictor_start(gs_predictor *p, const gs_rows *rows)
     const int a_row0 = a++, a_rows = a++;
     GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->K));
     GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof p->ld, &p->ld));
+    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->ell_w));
+    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->ell_off));
+    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->ell_idx));
+    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->ell_val));
+    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->ell_len));
     a = 0;
     GS_CL_CHECK(clSetKernelArg(ks, a++, sizeof(cl_mem), &p->K));
     GS_CL_CHECK(clSetKernelArg(ks, a++, sizeof p->ld, &p->ld));
@@ -587,6 +708,11 @@ void gs_predictor_free(gs_predictor *p)
     release_mem(&p->x_idx);
     release_mem(&p->x_ptr);
     release_mem(&p->K);
+    release_mem(&p->ell_len);
+    release_mem(&p->ell_val);
+    release_mem(&p->ell_idx);
+    release_mem(&p->ell_off);
+    release_mem(&p->ell_w);
     release_mem(&p->rho);
     release_mem(&p->coef);
     release_mem(&p->pairs);
@@ -596,10 +722,6 @@ void gs_predictor_free(gs_predictor *p)
     release_mem(&p->blk_off);
     gs_pred_program_release(&p->prg);
     free(p->pair_terms);
-    free(p->h_off);
-    free(p->h_cols);
-    free(p->h_pos);
-    free(p->h_vals);
-    free(p->h_pairs);
+    free_host_layout(p);
     free(p);
 }

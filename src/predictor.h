@@ -67,6 +67,9 @@ gs_status gs_predictor_finish(gs_predictor *p, double *dec, double *err);
 /* Whether the device reproduces LIBSVM's bits exactly for this model's kernel (linear and
  * polynomial kernels, when the device compiler honours FP_CONTRACT OFF). */
 int gs_predictor_exact(const gs_predictor *p);
+/* Blocks stored row-wise (very sparse SVs, see kernels/predict.cl); *n_blocks (may be NULL) gets
+ * the number of blocks. */
+int gs_predictor_row_wise_blocks(const gs_predictor *p, int *n_blocks);
 /* Seconds spent so far in the layout, the upload and from each start to its finish (--verbose). */
 double gs_predictor_device_seconds(const gs_predictor *p);
 /* p may be NULL. */
