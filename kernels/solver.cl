@@ -206,17 +206,13 @@ __kernel void k_pick(__global uint *state, __global uint *hist, __global const d
     }
 }
 
-/* Per chunk of WG*ITEMS rows: how many keys are above the threshold and equal to it (per list). */
-__kernel void k_count(__global const char *y, __global const double *G,
-                      __global const double *alpha, __global const double *cbound,
-                      __global const uchar *in_ws, __global const uint *state,
-                      __global uint *gcnt, int npos)
+/* Counts this work-item's ITEMS rows from base whose keys are above / equal to the thresholds:
+ * c[0], c[1] for list 0 ("up"), c[2], c[3] for list 1 ("low"). */
+inline void count_items(int base, int npos, __global const char *y, __global const double *G,
+                        __global const double *alpha, __global const double *cbound,
+                        __global const uchar *in_ws, uint T0, uint T1, uint *c)
 {
-    __local uint red[4 * WG];
-    const int lid = get_local_id(0);
-    const int base = get_group_id(0) * WG * ITEMS + lid * ITEMS;
-    const uint T0 = state[0], T1 = state[4];
-    uint c[4] = {0, 0, 0, 0};
+    c[0] = c[1] = c[2] = c[3] = 0;
     for (int i = 0; i < ITEMS; i++) {
         const int t = base + i;
         if (t >= npos) break;
@@ -226,6 +222,19 @@ __kernel void k_count(__global const char *y, __global const double *G,
         if (ku != EXCLUDED) { c[0] += ku > T0; c[1] += ku == T0; }
         if (kl != EXCLUDED) { c[2] += kl > T1; c[3] += kl == T1; }
     }
+}
+
+/* Per chunk of WG*ITEMS rows: how many keys are above the threshold and equal to it (per list). */
+__kernel void k_count(__global const char *y, __global const double *G,
+                      __global const double *alpha, __global const double *cbound,
+                      __global const uchar *in_ws, __global const uint *state,
+                      __global uint *gcnt, int npos)
+{
+    __local uint red[4 * WG];
+    const int lid = get_local_id(0);
+    const int base = get_group_id(0) * WG * ITEMS + lid * ITEMS;
+    uint c[4];
+    count_items(base, npos, y, G, alpha, cbound, in_ws, state[0], state[4], c);
     for (int j = 0; j < 4; j++) red[j * WG + lid] = c[j];
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int s = WG / 2; s > 0; s >>= 1) {
@@ -278,16 +287,8 @@ __kernel void k_write(__global const char *y, __global const double *G,
     const int base = g * WG * ITEMS + lid * ITEMS;
     const uint T[2] = {state[0], state[4]};
     const uint need[2] = {state[2], state[6]};
-    uint c[4] = {0, 0, 0, 0};
-    for (int i = 0; i < ITEMS; i++) {
-        const int t = base + i;
-        if (t >= npos) break;
-        uint ku, kl;
-        double vu, vl;
-        row_keys(t, y, G, alpha, cbound, in_ws, &ku, &kl, &vu, &vl);
-        if (ku != EXCLUDED) { c[0] += ku > T[0]; c[1] += ku == T[0]; }
-        if (kl != EXCLUDED) { c[2] += kl > T[1]; c[3] += kl == T[1]; }
-    }
+    uint c[4];
+    count_items(base, npos, y, G, alpha, cbound, in_ws, T[0], T[1], c);
     for (int j = 0; j < 4; j++) part[j * WG + lid] = c[j];
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int off = 1; off < WG; off <<= 1) {
