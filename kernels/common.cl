@@ -26,21 +26,3 @@ float gs_wg_sum_f(float v, __local float *scratch)
     barrier(CLK_LOCAL_MEM_FENCE); /* everyone has read scratch[0] before it is reused */
     return r;
 }
-
-/* The same in double. */
-double gs_wg_sum_d(double v, __local double *scratch)
-{
-    const uint l = get_local_id(0);
-    scratch[l] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint active = get_local_size(0); active > 1;) {
-        const uint upper = (active + 1) / 2; /* "half" is a type in OpenCL C */
-        if (l < active - upper)
-            scratch[l] += scratch[l + upper];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        active = upper;
-    }
-    const double r = scratch[0];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return r;
-}

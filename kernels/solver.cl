@@ -245,6 +245,19 @@ __kernel void k_count(__global const char *y, __global const double *G,
     if (lid < 4) gcnt[get_group_id(0) * 4 + lid] = red[lid * WG];
 }
 
+/* Inclusive scan over the work-group of four counters held as part[j*WG + lid]. */
+inline void scan4(__local uint *part, int lid)
+{
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < WG; off <<= 1) {
+        uint v[4];
+        for (int j = 0; j < 4; j++) v[j] = lid >= off ? part[j * WG + lid - off] : 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int j = 0; j < 4; j++) part[j * WG + lid] += v[j];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
 /* One work-group: exclusive prefix sums of gcnt over the chunks, in place. */
 __kernel void k_scan(__global uint *gcnt, int nchunks)
 {
@@ -257,14 +270,7 @@ __kernel void k_scan(__global uint *gcnt, int nchunks)
         for (int g = b; g < b + per && g < nchunks; g++) s += gcnt[g * 4 + j];
         part[j * WG + lid] = s;
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int off = 1; off < WG; off <<= 1) {
-        uint v[4];
-        for (int j = 0; j < 4; j++) v[j] = lid >= off ? part[j * WG + lid - off] : 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int j = 0; j < 4; j++) part[j * WG + lid] += v[j];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    scan4(part, lid);
     for (int j = 0; j < 4; j++) {
         uint run = lid ? part[j * WG + lid - 1] : 0u;
         for (int g = b; g < b + per && g < nchunks; g++) {
@@ -290,14 +296,7 @@ __kernel void k_write(__global const char *y, __global const double *G,
     uint c[4];
     count_items(base, npos, y, G, alpha, cbound, in_ws, T[0], T[1], c);
     for (int j = 0; j < 4; j++) part[j * WG + lid] = c[j];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int off = 1; off < WG; off <<= 1) {
-        uint v[4];
-        for (int j = 0; j < 4; j++) v[j] = lid >= off ? part[j * WG + lid - off] : 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int j = 0; j < 4; j++) part[j * WG + lid] += v[j];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    scan4(part, lid);
     uint r[4];
     for (int j = 0; j < 4; j++) r[j] = gcnt[g * 4 + j] + (lid ? part[j * WG + lid - 1] : 0u);
     for (int i = 0; i < ITEMS; i++) {

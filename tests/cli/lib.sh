@@ -21,4 +21,13 @@ check_eq() { if [ "$2" = "$3" ]; then pass; else fail "$1: expected [$2] got [$3
 check_file_eq() {
     if cmp -s "$2" "$3"; then pass; else fail "$1: files differ: $2 vs $3"; diff "$2" "$3" | head -5; fi
 }
+# require_dir DIR: SKIP (and end the script) when a reference folder is absent
+require_dir() { if [ ! -d "$1" ]; then skip "golden reference absent ($1)"; finish; exit $?; fi; }
+# require_bin PROGRAM: FAIL (and end the script) when a binary was not built
+require_bin() { if [ ! -x "$1" ]; then fail "no $1 (build first)"; finish; exit $?; fi; }
+# mask_train FILE: training stdout with progress, #iter and solver values masked
+mask_train() {
+    sed -e 's/^[.*][.*]*$/PROGRESS/' -e 's/#iter = [0-9]*/#iter = N/' -e 's/^nu = .*/nu = X/' \
+        -e 's/^obj = .*/obj = X/' -e 's/^C = .*/C = X/' -e 's/^epsilon = .*/epsilon = X/' "$1"
+}
 finish() { echo "RESULT $T_PASS $T_FAIL $T_SKIP"; [ "$T_FAIL" -eq 0 ]; }

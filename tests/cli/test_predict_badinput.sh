@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 if [ ! -d "$GOLDEN" ]; then skip "no $GOLDEN"; finish; exit 0; fi
-if [ ! -x "$PREDICT" ]; then fail "no $PREDICT (build first)"; finish; exit 1; fi
+require_bin "$PREDICT"
 H=$GOLDEN/heart
 HM=$H/heart_scale.model
 

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 if [ ! -d "$GOLDEN" ]; then skip "no $GOLDEN"; finish; exit 0; fi
-if [ ! -x "$PREDICT" ]; then fail "no $PREDICT (build first)"; finish; exit 1; fi
+require_bin "$PREDICT"
 
 # run_case DIR NAME ARGS...: runs one transcript command with the output redirected into $TMPD.
 run_case() {

@@ -15,14 +15,8 @@
 . "$(dirname "$0")/lib.sh"
 
 G=$GOLDEN/options
-if [ ! -d "$G" ]; then
-    skip "golden reference absent ($G)"
-    finish; exit $?
-fi
-if [ ! -x "$TRAIN" ]; then
-    fail "no $TRAIN (build first)"
-    finish; exit $?
-fi
+require_dir "$G"
+require_bin "$TRAIN"
 
 W=$TMPD/work; O=$TMPD/out
 mkdir -p "$W" "$O"
@@ -48,11 +42,6 @@ norm_stdout() {
 
 # Training output with the numbers a GPU solver may legitimately change masked (compat §9: #iter
 # may differ, obj/rho/nu agree to ~1e-6 relative; nSV must be identical).
-mask_train() {
-    sed -e 's/^[.*][.*]*$/PROGRESS/' -e 's/#iter = [0-9]*/#iter = N/' -e 's/^nu = .*/nu = X/' \
-        -e 's/^obj = .*/obj = X/' -e 's/^C = .*/C = X/' -e 's/^epsilon = .*/epsilon = X/' "$1"
-}
-
 check_usage_tail() { # NAME: our extra section follows LIBSVM's text after one blank line
     if head -n 1 "$O/$1.out" | grep -q '^Usage: gpusvm-train '; then
         check_eq "$1 usage tail" "|gpusvm options:" \
