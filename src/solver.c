@@ -172,7 +172,8 @@ cleanup:
 static gs_status ensure_buf(gs_solver *s, cl_mem *m, size_t bytes, const void *host, const char *what)
 {
     const size_t i = (size_t)(m - (cl_mem *)&s->d);
-    if (bytes == 0) bytes = 16;
+    const size_t want = bytes;
+    if (bytes == 0) bytes = 16; /* OpenCL refuses empty buffers */
     if (!*m || s->cap[i] < bytes) {
         if (*m) clReleaseMemObject(*m);
         *m = NULL;
@@ -183,8 +184,8 @@ static gs_status ensure_buf(gs_solver *s, cl_mem *m, size_t bytes, const void *h
             return GS_FAIL(GS_ERR_OCL, "clCreateBuffer(%s, %zu bytes) failed: %s", what, bytes, gs_cl_error_name(e));
         s->cap[i] = bytes;
     }
-    if (host) {
-        cl_int e = clEnqueueWriteBuffer(s->queue, *m, CL_FALSE, 0, bytes, host, 0, NULL, NULL);
+    if (host && want > 0) { /* only the caller's bytes: host may be shorter than the rounded size */
+        cl_int e = clEnqueueWriteBuffer(s->queue, *m, CL_FALSE, 0, want, host, 0, NULL, NULL);
         if (e != CL_SUCCESS)
             return GS_FAIL(GS_ERR_OCL, "clEnqueueWriteBuffer(%s, %zu bytes) failed: %s", what, bytes, gs_cl_error_name(e));
     }
