@@ -1,7 +1,15 @@
-/* solver.cl — device side of the GTSVM working-set solver (binary C-SVC).
+/* solver.cl — device side of the GTSVM working-set solver (binary C-SVC), for a batch of binary
+ * problems that share one clustered data set (one problem for a two-class set; every one-vs-one pair
+ * of a multiclass set, each over its two classes' clusters), all advanced by the same launches.
  *
- * Positions p in [0, NPOS) index the clustered layout (cluster p / WG, row p % WG); padding rows
- * have y = 0 and never enter a working set. Per outer iteration the host enqueues:
+ * Problem p (ptab[p*PT ..]): clusters [a0, a0+na) then [b0, b0+nb) of the shared layout, local
+ * positions t in [0, npos) = cluster t / WG of that list, row t % WG; its per-position arrays (y, G,
+ * alpha, in_ws, slot_of) start at pos_off, its kernel rows at koff[p], its working-set vectors at
+ * p * uq in U, and its small per-round arrays at p * (their size). Padding rows have y = 0 and never
+ * enter a working set. A round's active problems are listed in rt (RT ints each: see the R_ names);
+ * element-wise kernels run over virtual clusters vc[] = (active index, local cluster) or virtual
+ * chunks vch[] = (active index, local chunk of WG*ITEMS positions), per-problem reductions over one
+ * work-group per active problem. Per round the host enqueues:
  *   k_update  : G_t += y_t * sum_u coef_u * K[slot_u][t]  (coef_u = y_u * dalpha_u), alpha writes
  *   k_hist/k_pick x3 : radix select (11/11/10 bits) of the top-k heuristic keys of two lists:
  *                      list 0 "up"  = -y G over I_up, list 1 "low" = y G over I_low (SVM-light's
@@ -12,7 +20,7 @@
  *   k_gather_u: copies the new working-set vectors into the dense block U[col][w]
  *   k_rows    : kernel rows K[slot][t] for the new slots over every row (Algorithm 1's staging)
  *   k_readback: gap, slot positions, G of the set and the new rows' Gram entries -> one buffer
- * The host then does a single blocking read, solves the subproblem and starts the next round.
+ * The host then does a single blocking read, solves the subproblems and starts the next round.
  *
  * Tunables (-D): WG (cluster size = work-group size), KTYPE (0 linear, 1 poly, 2 rbf, 3 sigmoid),
  * WCH (working-set vectors per register block), CCH (columns staged per step), ITEMS (elements per
@@ -35,6 +43,40 @@
 #define NBINS 2048
 #define EXCLUDED 0u
 
+/* problem table: ints per problem */
+#define PT 8
+#define P_A0 0
+#define P_NA 1
+#define P_B0 2
+#define P_NB 3
+#define P_NPOS 4
+#define P_POFF 5
+/* round table: ints per active problem */
+#define RT 12
+#define R_PID 0
+#define R_NUPD 1
+#define R_UOFF 2   /* offset of the problem's updates in upd (doubles) */
+#define R_QNEW 3
+#define R_QNEXT 4
+#define R_HEAD 5
+#define R_KUP 6
+#define R_KLOW 7
+#define R_RBOFF 8  /* offset of the problem's readback in rb (doubles) */
+#define R_CH0 9    /* its first virtual chunk */
+#define R_NCH 10   /* its chunks */
+
+/* Global cluster of problem p's local cluster c. */
+inline int gcl(__global const int *pt, int c)
+{
+    return c < pt[P_NA] ? pt[P_A0] + c : pt[P_B0] + (c - pt[P_NA]);
+}
+
+/* Global position of local position t. */
+inline int gpos(__global const int *pt, int t)
+{
+    return gcl(pt, t / WG) * WG + t % WG;
+}
+
 /* Orderable unsigned image of a float: larger float -> larger uint; 0 is never produced for a
  * finite value, so it marks "not eligible". */
 inline uint key_of(float f)
@@ -44,16 +86,17 @@ inline uint key_of(float f)
     return k == 0u ? 1u : k;
 }
 
-/* Heuristic keys of row t for both lists; up_v and low_v receive the violation values (or -INF). */
+/* Heuristic keys of row t for both lists; up_v and low_v receive the violation values (or -INF).
+ * The arrays are the problem's (offset by pos_off); Cp / Cn bound the +1 / -1 rows. */
 inline void row_keys(int t, __global const char *y, __global const double *G,
-                     __global const double *alpha, __global const double *cbound,
+                     __global const double *alpha, double Cp, double Cn,
                      __global const uchar *in_ws, uint *k_up, uint *k_low, double *up_v, double *low_v)
 {
     const int yt = y[t];
     *k_up = EXCLUDED; *k_low = EXCLUDED;
     *up_v = -INFINITY; *low_v = -INFINITY;
     if (yt == 0) return;
-    const double a = alpha[t], c = cbound[t], g = G[t];
+    const double a = alpha[t], c = yt > 0 ? Cp : Cn, g = G[t];
     const int up = (yt > 0) ? (a < c) : (a > 0.0);
     const int low = (yt > 0) ? (a > 0.0) : (a < c);
     const double yg = yt > 0 ? g : -g;
@@ -64,56 +107,80 @@ inline void row_keys(int t, __global const char *y, __global const double *G,
     if (low) *k_low = key_of((float)yg);
 }
 
+/* Starts every problem of the batch: G = -1 on rows, alpha 0, nothing in a working set. One
+ * work-item per position of the concatenated per-problem arrays. */
 __kernel void k_init(__global double *G, __global double *alpha, __global uchar *in_ws,
-                     __global int *slot_of, __global const char *y, int npos)
+                     __global int *slot_of, __global const char *y, int total)
 {
     int t = get_global_id(0);
-    if (t >= npos) return;
+    if (t >= total) return;
     G[t] = y[t] ? -1.0 : 0.0;
     alpha[t] = 0.0;
     in_ws[t] = 0;
     slot_of[t] = -1;
 }
 
-/* upd_slot/upd_coef: the nonzero changes; upd_pos/upd_alpha: new alpha values to store. */
-/* upd (doubles, nupd entries each): [coef = y*dalpha][new alpha][slot][position]. Also resets the
- * selection state for this round: k_up and k_low rows wanted. */
+/* Work-group = virtual cluster. upd (doubles, per problem from R_UOFF, nupd entries each):
+ * [coef = y*dalpha][new alpha][slot][position]. The problem's local cluster 0 also stores the new
+ * alphas and resets the selection state for this round (k_up and k_low rows wanted). */
 __kernel void k_update(__global double *G, __global double *alpha, __global const char *y,
-                       __global const float *K, __global const double *upd, int nupd, int npos,
-                       __global uint *state, uint k_up, uint k_low)
+                       __global const float *K, __global const long *koff, __global const double *upd,
+                       __global const int *rt, __global const int *ptab, __global const int *vc,
+                       __global uint *state)
 {
-    const int t = get_global_id(0);
-    if (t < nupd) alpha[(int)upd[3 * nupd + t]] = upd[nupd + t];
-    if (t == 0) {
-        state[0] = 0; state[1] = 0; state[2] = k_up; state[3] = 0;
-        state[4] = 0; state[5] = 0; state[6] = k_low; state[7] = 0;
+    const int v = get_group_id(0), lid = get_local_id(0);
+    __global const int *r = rt + vc[2 * v] * RT;
+    const int c = vc[2 * v + 1], pid = r[R_PID], nupd = r[R_NUPD];
+    __global const int *pt = ptab + pid * PT;
+    const int npos = pt[P_NPOS], poff = pt[P_POFF];
+    __global const double *u = upd + r[R_UOFF];
+    G += poff; alpha += poff; y += poff;
+    K += koff[pid];
+    if (c == 0) {
+        for (int i = lid; i < nupd; i += WG) alpha[(int)u[3 * nupd + i]] = u[nupd + i];
+        if (lid == 0) {
+            __global uint *st = state + 8 * pid;
+            st[0] = 0; st[1] = 0; st[2] = (uint)r[R_KUP]; st[3] = 0;
+            st[4] = 0; st[5] = 0; st[6] = (uint)r[R_KLOW]; st[7] = 0;
+        }
     }
-    if (t >= npos || y[t] == 0) return;
+    const int t = c * WG + lid;
+    if (y[t] == 0) return;
     double acc = 0.0;
-    for (int u = 0; u < nupd; u++)
-        acc += upd[u] * (double)K[(long)upd[2 * nupd + u] * npos + t];
+    for (int i = 0; i < nupd; i++)
+        acc += u[i] * (double)K[(long)u[2 * nupd + i] * npos + t];
     G[t] += y[t] > 0 ? acc : -acc;
 }
 
-/* state[L*4 + 0..3] = prefix, mask, k remaining, k taken in all (per list L). */
+/* Work-group = virtual chunk. state[pid*8 + L*4 + 0..3] = prefix, mask, k remaining, k taken in all
+ * (per list L); hist[pid * 2 * NBINS ..]; gmax[2 * chunk ..] (round 0). */
 __kernel void k_hist(__global const char *y, __global const double *G,
-                     __global const double *alpha, __global const double *cbound,
+                     __global const double *alpha, __global const double *ctab,
                      __global const uchar *in_ws, __global const uint *state,
-                     __global uint *hist, __global double *gmax, int round, int npos)
+                     __global uint *hist, __global double *gmax, int round,
+                     __global const int *rt, __global const int *ptab, __global const int *vch)
 {
     __local uint lh[2 * NBINS];
     __local double lmax[2 * WG];
-    const int lid = get_local_id(0);
+    const int v = get_group_id(0), lid = get_local_id(0);
+    const int pid = rt[vch[2 * v] * RT + R_PID], j = vch[2 * v + 1];
+    __global const int *pt = ptab + pid * PT;
+    const int npos = pt[P_NPOS], poff = pt[P_POFF];
+    const double Cp = ctab[2 * pid], Cn = ctab[2 * pid + 1];
+    y += poff; G += poff; alpha += poff; in_ws += poff;
+    state += 8 * pid;
+    hist += 2 * NBINS * pid;
     for (int i = lid; i < 2 * NBINS; i += WG) lh[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     const int shift = round == 0 ? 21 : (round == 1 ? 10 : 0);
     const uint dmask = round == 2 ? 0x3FFu : 0x7FFu;
     const uint p0 = state[0], m0 = state[1], p1 = state[4], m1 = state[5];
     double mu = -INFINITY, ml = -INFINITY;
-    for (int t = get_global_id(0); t < npos; t += get_global_size(0)) {
+    const int end = min(npos, (j + 1) * WG * ITEMS);
+    for (int t = j * WG * ITEMS + lid; t < end; t += WG) {
         uint ku, kl;
         double vu, vl;
-        row_keys(t, y, G, alpha, cbound, in_ws, &ku, &kl, &vu, &vl);
+        row_keys(t, y, G, alpha, Cp, Cn, in_ws, &ku, &kl, &vu, &vl);
         mu = fmax(mu, vu);
         ml = fmax(ml, vl);
         if (ku != EXCLUDED && (ku & m0) == p0) atomic_inc(&lh[(ku >> shift) & dmask]);
@@ -134,20 +201,25 @@ __kernel void k_hist(__global const char *y, __global const double *G,
             barrier(CLK_LOCAL_MEM_FENCE);
         }
         if (lid == 0) {
-            gmax[2 * get_group_id(0)] = lmax[0];
-            gmax[2 * get_group_id(0) + 1] = lmax[WG];
+            gmax[2 * v] = lmax[0];
+            gmax[2 * v + 1] = lmax[WG];
         }
     }
 }
 
-/* One work-group of WG: finds the digit holding the k-th largest key of each list. */
+/* One work-group of WG per active problem: finds the digit holding the k-th largest key of each
+ * list; round 0 also reduces the problem's chunks' maxima to its gap[2 * pid ..]. */
 __kernel void k_pick(__global uint *state, __global uint *hist, __global const double *gmax,
-                     __global double *gap, int round, int ngroups)
+                     __global double *gap, int round, __global const int *rt)
 {
     __local uint h[NBINS];
     __local uint part[WG];
     __local double lm[2 * WG];
     const int lid = get_local_id(0);
+    __global const int *r = rt + get_group_id(0) * RT;
+    const int pid = r[R_PID], ch0 = r[R_CH0], nch = r[R_NCH];
+    state += 8 * pid;
+    hist += 2 * NBINS * pid;
     const int shift = round == 0 ? 21 : (round == 1 ? 10 : 0);
     const uint dmask = round == 2 ? 0x3FFu : 0x7FFu;
     const int per = NBINS / WG;
@@ -194,7 +266,7 @@ __kernel void k_pick(__global uint *state, __global uint *hist, __global const d
     }
     if (round == 0) {
         double a = -INFINITY, b = -INFINITY;
-        for (int g = lid; g < ngroups; g += WG) { a = fmax(a, gmax[2 * g]); b = fmax(b, gmax[2 * g + 1]); }
+        for (int g = lid; g < nch; g += WG) { a = fmax(a, gmax[2 * (ch0 + g)]); b = fmax(b, gmax[2 * (ch0 + g) + 1]); }
         lm[lid] = a;
         lm[WG + lid] = b;
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -202,14 +274,14 @@ __kernel void k_pick(__global uint *state, __global uint *hist, __global const d
             if (lid < s) { lm[lid] = fmax(lm[lid], lm[lid + s]); lm[WG + lid] = fmax(lm[WG + lid], lm[WG + lid + s]); }
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        if (lid == 0) { gap[0] = lm[0]; gap[1] = lm[WG]; }
+        if (lid == 0) { gap[2 * pid] = lm[0]; gap[2 * pid + 1] = lm[WG]; }
     }
 }
 
 /* Counts this work-item's ITEMS rows from base whose keys are above / equal to the thresholds:
  * c[0], c[1] for list 0 ("up"), c[2], c[3] for list 1 ("low"). */
 inline void count_items(int base, int npos, __global const char *y, __global const double *G,
-                        __global const double *alpha, __global const double *cbound,
+                        __global const double *alpha, double Cp, double Cn,
                         __global const uchar *in_ws, uint T0, uint T1, uint *c)
 {
     c[0] = c[1] = c[2] = c[3] = 0;
@@ -218,31 +290,37 @@ inline void count_items(int base, int npos, __global const char *y, __global con
         if (t >= npos) break;
         uint ku, kl;
         double vu, vl;
-        row_keys(t, y, G, alpha, cbound, in_ws, &ku, &kl, &vu, &vl);
+        row_keys(t, y, G, alpha, Cp, Cn, in_ws, &ku, &kl, &vu, &vl);
         if (ku != EXCLUDED) { c[0] += ku > T0; c[1] += ku == T0; }
         if (kl != EXCLUDED) { c[2] += kl > T1; c[3] += kl == T1; }
     }
 }
 
-/* Per chunk of WG*ITEMS rows: how many keys are above the threshold and equal to it (per list). */
+/* Per virtual chunk: how many keys are above the threshold and equal to it (per list). */
 __kernel void k_count(__global const char *y, __global const double *G,
-                      __global const double *alpha, __global const double *cbound,
+                      __global const double *alpha, __global const double *ctab,
                       __global const uchar *in_ws, __global const uint *state,
-                      __global uint *gcnt, int npos)
+                      __global uint *gcnt, __global const int *rt, __global const int *ptab,
+                      __global const int *vch)
 {
     __local uint red[4 * WG];
-    const int lid = get_local_id(0);
-    const int base = get_group_id(0) * WG * ITEMS + lid * ITEMS;
+    const int v = get_group_id(0), lid = get_local_id(0);
+    const int pid = rt[vch[2 * v] * RT + R_PID], j = vch[2 * v + 1];
+    __global const int *pt = ptab + pid * PT;
+    const int npos = pt[P_NPOS], poff = pt[P_POFF];
+    y += poff; G += poff; alpha += poff; in_ws += poff;
+    state += 8 * pid;
+    const int base = j * WG * ITEMS + lid * ITEMS;
     uint c[4];
-    count_items(base, npos, y, G, alpha, cbound, in_ws, state[0], state[4], c);
-    for (int j = 0; j < 4; j++) red[j * WG + lid] = c[j];
+    count_items(base, npos, y, G, alpha, ctab[2 * pid], ctab[2 * pid + 1], in_ws, state[0], state[4], c);
+    for (int k = 0; k < 4; k++) red[k * WG + lid] = c[k];
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int s = WG / 2; s > 0; s >>= 1) {
         if (lid < s)
-            for (int j = 0; j < 4; j++) red[j * WG + lid] += red[j * WG + lid + s];
+            for (int k = 0; k < 4; k++) red[k * WG + lid] += red[k * WG + lid + s];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (lid < 4) gcnt[get_group_id(0) * 4 + lid] = red[lid * WG];
+    if (lid < 4) gcnt[v * 4 + lid] = red[lid * WG];
 }
 
 /* Inclusive scan over the work-group of four counters held as part[j*WG + lid]. */
@@ -258,11 +336,14 @@ inline void scan4(__local uint *part, int lid)
     }
 }
 
-/* One work-group: exclusive prefix sums of gcnt over the chunks, in place. */
-__kernel void k_scan(__global uint *gcnt, int nchunks)
+/* One work-group per active problem: exclusive prefix sums of gcnt over its chunks, in place. */
+__kernel void k_scan(__global uint *gcnt, __global const int *rt)
 {
     __local uint part[4 * WG];
     const int lid = get_local_id(0);
+    __global const int *r = rt + get_group_id(0) * RT;
+    const int nchunks = r[R_NCH];
+    gcnt += 4 * r[R_CH0];
     const int per = (nchunks + WG - 1) / WG;
     const int b = lid * per;
     for (int j = 0; j < 4; j++) {
@@ -281,20 +362,28 @@ __kernel void k_scan(__global uint *gcnt, int nchunks)
     }
 }
 
-/* Writes the selected rows of each list in index order to cand[L * qh + rank]. */
+/* Writes the selected rows of each list in index order to the problem's cand[L * qh + rank]. */
 __kernel void k_write(__global const char *y, __global const double *G,
-                      __global const double *alpha, __global const double *cbound,
+                      __global const double *alpha, __global const double *ctab,
                       __global const uchar *in_ws, __global const uint *state,
-                      __global const uint *gcnt, __global int *cand, int qh, int npos)
+                      __global const uint *gcnt, __global int *cand, int qh,
+                      __global const int *rt, __global const int *ptab, __global const int *vch)
 {
     __local uint part[4 * WG];
     const int lid = get_local_id(0);
     const int g = get_group_id(0);
-    const int base = g * WG * ITEMS + lid * ITEMS;
+    const int pid = rt[vch[2 * g] * RT + R_PID], jc = vch[2 * g + 1];
+    __global const int *pt = ptab + pid * PT;
+    const int npos = pt[P_NPOS], poff = pt[P_POFF];
+    const double Cp = ctab[2 * pid], Cn = ctab[2 * pid + 1];
+    y += poff; G += poff; alpha += poff; in_ws += poff;
+    state += 8 * pid;
+    cand += 2 * qh * pid;
+    const int base = jc * WG * ITEMS + lid * ITEMS;
     const uint T[2] = {state[0], state[4]};
     const uint need[2] = {state[2], state[6]};
     uint c[4];
-    count_items(base, npos, y, G, alpha, cbound, in_ws, T[0], T[1], c);
+    count_items(base, npos, y, G, alpha, Cp, Cn, in_ws, T[0], T[1], c);
     for (int j = 0; j < 4; j++) part[j * WG + lid] = c[j];
     scan4(part, lid);
     uint r[4];
@@ -304,7 +393,7 @@ __kernel void k_write(__global const char *y, __global const double *G,
         if (t >= npos) break;
         uint k[2];
         double vu, vl;
-        row_keys(t, y, G, alpha, cbound, in_ws, &k[0], &k[1], &vu, &vl);
+        row_keys(t, y, G, alpha, Cp, Cn, in_ws, &k[0], &k[1], &vu, &vl);
         for (int L = 0; L < 2; L++) {
             if (k[L] == EXCLUDED) continue;
             const uint gt = r[2 * L], eq = r[2 * L + 1];
@@ -355,8 +444,8 @@ inline int block_scan(__local int *v, __local int *part, int lid)
 
 __kernel void k_merge(__global const uint *state, __global const int *cand, int qh,
                       __global int *ws_pos, __global int *slot_of, __global uchar *in_ws,
-                      __global int *new_slots, __global int *n_new, int q, int head, int q_new,
-                      int q_next)
+                      __global int *new_slots, __global int *n_new, int q, __global const int *rt,
+                      __global const int *ptab)
 {
     __local int lc[QMAX];      /* combined candidates */
     __local int v[QMAX];       /* scan scratch */
@@ -366,6 +455,16 @@ __kernel void k_merge(__global const uint *state, __global const int *cand, int 
     __local int need_row[QMAX];
     __local int part[MWG];
     const int lid = get_local_id(0);
+    __global const int *r = rt + get_group_id(0) * RT;
+    const int pid = r[R_PID], head = r[R_HEAD], q_new = r[R_QNEW], q_next = r[R_QNEXT];
+    const int poff = ptab[pid * PT + P_POFF];
+    state += 8 * pid;
+    cand += 2 * qh * pid;
+    ws_pos += q * pid;
+    new_slots += q * pid;
+    n_new += pid;
+    slot_of += poff;
+    in_ws += poff;
     const int n_up = (int)state[3], n_low = (int)state[7];
     /* a: candidates = up list, then the low picks the up list does not hold */
     for (int e = lid; e < QMAX; e += MWG) {
@@ -441,7 +540,7 @@ __kernel void k_merge(__global const uint *state, __global const int *cand, int 
     if (lid == 0) n_new[0] = nn;
 }
 
-/* Group k copies the vector of new slot k into column k of U (clearing the previous vector).
+/* Group k copies the vector at global position p into column k of U (or clears it).
  * Dense clusters hold a row's values over the cluster's union; row-wise (ELL) clusters in slots. */
 inline void put_row(int p, float scale_is_zero, __global const long *col_off, __global const int *cols,
                     __global const float *vals, __global const int *ell_w, __global const long *ell_off,
@@ -461,19 +560,28 @@ inline void put_row(int p, float scale_is_zero, __global const long *col_off, __
     }
 }
 
+/* Work-group (k, active problem): new slot k's vector into the problem's U. u_pos keeps the global
+ * position each column holds, so it can be cleared first. */
 __kernel void k_gather_u(__global const int *ws_pos, __global const int *new_slots,
                          __global const int *n_new, __global int *u_pos,
                          __global const long *col_off, __global const int *cols,
                          __global const float *vals, __global float *U, int qn,
                          __global const int *ell_w, __global const long *ell_off,
-                         __global const int *ell_idx, __global const float *ell_val)
+                         __global const int *ell_idx, __global const float *ell_val,
+                         __global const int *rt, __global const int *ptab, long uq)
 {
     const int k = get_group_id(0), lid = get_local_id(0);
-    if (k >= n_new[0]) return;
+    const int pid = rt[get_group_id(1) * RT + R_PID];
+    __global const int *pt = ptab + pid * PT;
+    if (k >= n_new[pid]) return;
+    ws_pos += qn * pid;
+    new_slots += qn * pid;
+    u_pos += qn * pid;
+    U += uq * pid;
     const int old = u_pos[k];
     if (old >= 0) put_row(old, 1.0f, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, qn, k);
     barrier(CLK_GLOBAL_MEM_FENCE);
-    const int p = ws_pos[new_slots[k]];
+    const int p = gpos(pt, ws_pos[new_slots[k]]);
     put_row(p, 0.0f, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, qn, k);
     if (lid == 0) u_pos[k] = p;
 }
@@ -493,23 +601,32 @@ inline double kfun(double dot, double ni, double nj, double gamma, double coef0,
 #endif
 }
 
-/* Work-group (cluster c, block w0/WCH), work-item = row: K[slot][row] for WCH new slots. The
+/* Work-group (virtual cluster, block w0/WCH), work-item = row: K[slot][row] for WCH new slots. The
  * second dimension spreads the new slots over many work-groups so the whole device is busy. */
 __kernel void k_rows(__global const long *col_off, __global const int *cols,
                      __global const float *vals, __global const double *norm2,
                      __global const float *U, __global const int *ws_pos,
                      __global const int *new_slots, __global const int *n_new,
-                     __global float *K, int qn, int npos, double gamma, double coef0, int degree,
-                     __global const int *ell_w, __global const long *ell_off,
-                     __global const int *ell_idx, __global const float *ell_val)
+                     __global float *K, __global const long *koff, int qn, double gamma, double coef0,
+                     int degree, __global const int *ell_w, __global const long *ell_off,
+                     __global const int *ell_idx, __global const float *ell_val,
+                     __global const int *rt, __global const int *ptab, __global const int *vc, long uq)
 {
     __local float lu[CCH * WCH];
-    const int c = get_group_id(0), t = get_local_id(0);
+    const int v = get_group_id(0), t = get_local_id(0);
+    const int pid = rt[vc[2 * v] * RT + R_PID], lc = vc[2 * v + 1];
+    __global const int *pt = ptab + pid * PT;
     const int w0 = get_group_id(1) * WCH;
-    const int nn = n_new[0];
+    const int nn = n_new[pid];
     if (w0 >= nn) return;
-    const int pos = c * WG + t;
-    const double ni = norm2[pos];
+    const int npos = pt[P_NPOS];
+    const int c = gcl(pt, lc);
+    ws_pos += qn * pid;
+    new_slots += qn * pid;
+    U += uq * pid;
+    K += koff[pid];
+    const int pos = lc * WG + t;
+    const double ni = norm2[c * WG + t];
     float acc[WCH];
     for (int w = 0; w < WCH; w++) acc[w] = 0.0f;
     const int ew = ell_w[c];
@@ -544,37 +661,43 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
         const int s = new_slots[w0 + w];
         const int p = ws_pos[s];
         const double dot = pos == p ? ni : (double)acc[w];
-        K[(long)s * npos + pos] = (float)kfun(dot, ni, norm2[p], gamma, coef0, degree);
+        K[(long)s * npos + pos] = (float)kfun(dot, ni, norm2[gpos(pt, p)], gamma, coef0, degree);
     }
 }
 
-/* rb layout (doubles): [0] max up, [1] max low, [2] n_new, [3] 0, [4..4+q) G per slot,
- * [4+q..4+2q) ws_pos, [4+2q..4+3q) new_slots, then floats: the Gram entries of the q_new slots
- * replaced this round (ring offsets e = 0..q_new-1 from head, retained or empty ones included),
- * twice: gram[e*q + s] = K(slot head+e, slot s) and its transpose gramT[s*q_new + e], so the host
- * refreshes rows and columns of its symmetric slot matrix with contiguous copies. */
+/* Work-group row (i, active problem a); the problem's part of rb starts at R_RBOFF (doubles):
+ * [0] max up, [1] max low, [2] n_new, [3] 0, [4..4+q) G per slot, [4+q..4+2q) ws_pos,
+ * [4+2q..4+3q) new_slots, then floats: the Gram entries of the q_new slots replaced this round
+ * (ring offsets e = 0..q_new-1 from head, retained or empty ones included):
+ * gram[e*q + s] = K(slot head+e, slot s). */
 __kernel void k_readback(__global const double *gap, __global const int *n_new,
                          __global const int *ws_pos, __global const int *new_slots,
-                         __global const double *G, __global const float *K,
-                         __global double *rb, int q, int npos, int head, int q_new)
+                         __global const double *G, __global const float *K, __global const long *koff,
+                         __global double *rb, int q, __global const int *rt, __global const int *ptab)
 {
     const int i = get_global_id(0);
-    const int nn = n_new[0];
+    __global const int *r = rt + get_group_id(1) * RT;
+    const int pid = r[R_PID], head = r[R_HEAD], q_new = r[R_QNEW];
+    __global const int *pt = ptab + pid * PT;
+    const int npos = pt[P_NPOS];
+    G += pt[P_POFF];
+    K += koff[pid];
+    ws_pos += q * pid;
+    new_slots += q * pid;
+    rb += r[R_RBOFF];
+    const int nn = n_new[pid];
     if (i < q) {
         const int p = ws_pos[i];
         rb[4 + i] = p >= 0 ? G[p] : 0.0;
         rb[4 + q + i] = (double)p;
         rb[4 + 2 * q + i] = i < nn ? (double)new_slots[i] : -1.0;
     }
-    if (i == 0) { rb[0] = gap[0]; rb[1] = gap[1]; rb[2] = (double)nn; rb[3] = 0.0; }
+    if (i == 0) { rb[0] = gap[2 * pid]; rb[1] = gap[2 * pid + 1]; rb[2] = (double)nn; rb[3] = 0.0; }
     __global float *gram = (__global float *)(rb + 4 + 3 * q);
-    __global float *gramT = gram + q_new * q;
     for (int e = i; e < q_new * q; e += get_global_size(0)) {
         const int k = e / q, s = e % q;
         const int sk = (head + k) % q;
         const int pk = ws_pos[sk], ps = ws_pos[s];
-        const float v = (pk >= 0 && ps >= 0) ? K[(long)sk * npos + ps] : 0.0f;
-        gram[e] = v;
-        gramT[s * q_new + k] = v;
+        gram[e] = (pk >= 0 && ps >= 0) ? K[(long)sk * npos + ps] : 0.0f;
     }
 }

@@ -84,6 +84,7 @@ static uint64_t splitmix64(uint64_t *s)
 void gs_clustered_free(gs_clustered *c)
 {
     if (!c) return;
+    free(c->seg_cl);
     free(c->perm);
     free(c->inv);
     free(c->col_off);
@@ -295,13 +296,14 @@ typedef struct shuffle_job {
     int32_t *order;
     int32_t n;
     uint64_t seed;
+    int32_t base; /* the rows are base .. base+n-1 */
 } shuffle_job;
 
 static void *shuffle_run(void *arg)
 {
     shuffle_job *j = arg;
     uint64_t rs = j->seed;
-    for (int32_t i = 0; i < j->n; i++) j->order[i] = i;
+    for (int32_t i = 0; i < j->n; i++) j->order[i] = j->base + i;
     for (int32_t i = j->n - 1; i > 0; i--) {
         int32_t k = (int32_t)(splitmix64(&rs) % (uint64_t)(i + 1));
         int32_t t = j->order[i]; j->order[i] = j->order[k]; j->order[k] = t;
@@ -505,6 +507,14 @@ static int greedy_init(greedy *g, int32_t nact, int32_t space, int32_t cluster_s
 gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const float *val, int32_t n,
                            int32_t cluster_size, int32_t active, uint64_t seed, gs_clustered *out)
 {
+    const int32_t seg[2] = {0, n};
+    return gs_cluster_build_seg(row_ptr, idx, val, n, 1, seg, cluster_size, active, seed, out);
+}
+
+gs_status gs_cluster_build_seg(const int64_t *row_ptr, const int32_t *idx, const float *val, int32_t n,
+                               int32_t nseg, const int32_t *seg, int32_t cluster_size, int32_t active,
+                               uint64_t seed, gs_clustered *out)
+{
     gs_status st = GS_OK;
     double t0 = gs_now();
     int32_t *order = NULL, *assign = NULL, *fill = NULL, *pool = NULL, *pos = NULL;
@@ -513,17 +523,27 @@ gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const flo
     greedy g;
     memset(&g, 0, sizeof g);
     memset(out, 0, sizeof *out);
-    if (n < 0 || cluster_size <= 0 || active <= 0 || (n > 0 && row_ptr[0] != 0))
+    if (n < 0 || cluster_size <= 0 || active <= 0 || (n > 0 && row_ptr[0] != 0) || nseg < 1 || seg[0] != 0 ||
+        seg[nseg] != n)
         return GS_FAIL(GS_ERR_ARG, "bad clustering arguments");
+    for (int32_t s = 0; s < nseg; s++)
+        if (seg[s + 1] < seg[s]) return GS_FAIL(GS_ERR_ARG, "bad clustering segments");
 
     const long ncpu = cpus_usable();
     order = malloc(sizeof *order * (size_t)(n ? n : 1));
     if (!order) return GS_FAIL(GS_ERR_NOMEM, "out of memory clustering %d rows", n);
-    shuffle_job sj = {order, n, seed};
+    shuffle_job sj = {order, n, seed, 0};
     pthread_t sth;
     int sstarted = 0;
-    if (ncpu > 1 && n >= (1 << 14)) sstarted = pthread_create(&sth, NULL, shuffle_run, &sj) == 0;
-    if (!sstarted) shuffle_run(&sj);
+    if (nseg == 1) {
+        if (ncpu > 1 && n >= (1 << 14)) sstarted = pthread_create(&sth, NULL, shuffle_run, &sj) == 0;
+        if (!sstarted) shuffle_run(&sj);
+    } else { /* each segment in its own shuffled order */
+        for (int32_t s = 0; s < nseg; s++) {
+            shuffle_job js = {order + seg[s], seg[s + 1] - seg[s], seed + (uint64_t)s, seg[s]};
+            shuffle_run(&js);
+        }
+    }
     const int64_t nnz_all = n ? row_ptr[n] : 0;
     const int32_t max_col = max_index(idx, nnz_all);
     /* Direct mode (column range not much larger than the data): the greedy pass and the layout
@@ -550,8 +570,9 @@ gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const flo
         idx = cidx; /* from here on, idx holds compact ids */
         space = n_ucols;
     }
-    const int32_t total = n ? (int32_t)((n + (int64_t)cluster_size - 1) / cluster_size) : 0;
-    const int32_t nact = active < total ? active : total;
+    int32_t total = 0;
+    for (int32_t s = 0; s < nseg; s++)
+        total += (int32_t)((seg[s + 1] - seg[s] + (int64_t)cluster_size - 1) / cluster_size);
     const size_t words = (size_t)space / 64 + 1;
 
     assign = malloc(sizeof *assign * (size_t)(n ? n : 1));
@@ -561,25 +582,40 @@ gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const flo
     usize = calloc((size_t)total + 1, sizeof *usize);
     ustart = calloc((size_t)total + 1, sizeof *ustart);
     out->col_off = calloc((size_t)total + 1, sizeof *out->col_off);
-    if (!assign || !fill || !scratch || !pool || !usize || !ustart || !out->col_off ||
-        !greedy_init(&g, nact, space, cluster_size)) {
+    out->n_seg = nseg;
+    out->seg_cl = calloc((size_t)nseg + 1, sizeof *out->seg_cl);
+    if (!assign || !fill || !scratch || !pool || !usize || !ustart || !out->col_off || !out->seg_cl) {
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory clustering %d rows", n);
         goto cleanup;
     }
     if (sstarted) { pthread_join(sth, NULL); sstarted = 0; }
-    int32_t next_id = nact;
-    const int32_t W = g.W;
     /* Retired unions, sorted, go to pool in retirement order: cluster id's union is
      * pool[ustart[id] .. ustart[id]+usize[id]). */
     int64_t pool_len = 0, pool_cap = 4096;
-    for (int32_t oi = 0; oi < n; oi++) {
+    int32_t cl0 = 0; /* first cluster of the segment */
+    for (int32_t sg = 0; sg < nseg; sg++) {
+    const int32_t r0 = seg[sg], r1 = seg[sg + 1];
+    const int32_t total_s = (int32_t)((r1 - r0 + (int64_t)cluster_size - 1) / cluster_size);
+    out->seg_cl[sg] = cl0;
+    if (r1 == r0) continue;
+    const int32_t nact = active < total_s ? active : total_s;
+    greedy_free(&g);
+    if (!greedy_init(&g, nact, space, cluster_size)) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory clustering %d rows", n);
+        goto cleanup;
+    }
+    for (int32_t a = 0; a < nact; a++) g.id[a] = cl0 + a;
+    int32_t next_id = cl0 + nact;
+    const int32_t end_id = cl0 + total_s;
+    const int32_t W = g.W;
+    for (int32_t oi = r0; oi < r1; oi++) {
         const int32_t r = order[oi];
         const int64_t b = row_ptr[r], e = row_ptr[r + 1];
         const int64_t nx = e - b;
         const int32_t *cols = idx + b;
         /* rows come in random order: fetch ahead (row_ptr of a later row, columns of the next) */
-        if (oi + 2 * GS_AHEAD < n) __builtin_prefetch(row_ptr + order[oi + 2 * GS_AHEAD]);
-        if (oi + GS_AHEAD < n) prefetch_row(row_ptr, idx, NULL, order[oi + GS_AHEAD]);
+        if (oi + 2 * GS_AHEAD < r1) __builtin_prefetch(row_ptr + order[oi + 2 * GS_AHEAD]);
+        if (oi + GS_AHEAD < r1) prefetch_row(row_ptr, idx, NULL, order[oi + GS_AHEAD]);
         uint64_t hx = 0;
         for (int64_t k = 0; k < nx; k++) hx += g.key[cols[k]];
         int32_t best = find_exact(&g, cols, nx, hx);
@@ -623,7 +659,7 @@ gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const flo
         g.empty[best >> 6] &= ~bit;
         assign[r] = g.id[best];
         g.size[bl]++;
-        const int last = oi == n - 1;
+        const int last = oi == r1 - 1;
         for (int32_t a = last ? 0 : best; a < (last ? nact : best + 1); a++) {
             /* retire full clusters; at the end every remaining one: store the sorted union */
             const int32_t al = lane_of(a);
@@ -646,7 +682,7 @@ gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const flo
             for (int32_t j = 0; j < m; j++) sm[(size_t)g.list[a][j] * (size_t)W] &= sbit;
             g.ncols[al] = 0;
             g.size[al] = 0;
-            if (next_id < total && !last) {
+            if (next_id < end_id && !last) {
                 g.id[a] = next_id++;
                 bucket_set(&g, a, g.hash[a], 0);
                 bucket_set(&g, a, 0, 1);
@@ -659,6 +695,9 @@ gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const flo
             g.hash[a] = 0;
         }
     }
+    cl0 += total_s;
+    }
+    out->seg_cl[nseg] = cl0;
     if (pstarted) { pthread_join(pth, NULL); pstarted = 0; }
     if (direct) {
         n_ucols = pj.m;

@@ -34,6 +34,8 @@ typedef struct gs_clustered {
     double raw_nnz_per_row;       /* average stored pairs per input row */
     double clustered_nnz_per_row; /* average stored values per row (union size, or ELL width) */
     int32_t n_ell;         /* clusters stored row-wise */
+    int32_t n_seg;         /* row segments clustered separately (gs_cluster_build_seg), 1 otherwise */
+    int32_t *seg_cl;       /* [n_seg+1] first cluster of each segment (cluster ids are in segment order) */
     double seconds;        /* clustering time */
 } gs_clustered;
 
@@ -42,6 +44,12 @@ typedef struct gs_clustered {
  * @return GS_OK or GS_ERR_NOMEM / GS_ERR_ARG */
 gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const float *val, int32_t n,
                            int32_t cluster_size, int32_t active, uint64_t seed, gs_clustered *out);
+/* The same with rows [seg[s], seg[s+1]) (s < nseg, seg[0] = 0, seg[nseg] = n) clustered apart, so no
+ * cluster mixes segments (e.g. classes, for one-vs-one pairs that each take two classes' clusters);
+ * segment s gets clusters [seg_cl[s], seg_cl[s+1]), in its own seeded order. Columns are shared. */
+gs_status gs_cluster_build_seg(const int64_t *row_ptr, const int32_t *idx, const float *val, int32_t n,
+                               int32_t nseg, const int32_t *seg, int32_t cluster_size, int32_t active,
+                               uint64_t seed, gs_clustered *out);
 /* Frees and zeroes; c may be NULL. */
 void gs_clustered_free(gs_clustered *c);
 

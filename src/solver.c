@@ -1,13 +1,19 @@
 /* solver.c — host side of the working-set loop (see solver.h and kernels/solver.cl).
- * Per round: one non-blocking write (the alpha changes), 13 queued kernels, one blocking read
- * (gap, working set, its gradients and the new kernel rows' Gram entries); the CPU solves the
- * subproblem between reads. Nothing is allocated inside the loop. */
+ * A batch of binary problems over one clustered data set advances together: per round one
+ * non-blocking write of the round table and the alpha changes of every active problem, 14 queued
+ * kernels covering all of them, one blocking read (each problem's gap, working set, its gradients
+ * and the new kernel rows' Gram entries); the CPU then solves every active problem's subproblem,
+ * on a pool of threads when there are several. Nothing is allocated inside the loop. Problems stop
+ * on their own criterion and leave the launches; batches are sized to fit the device's memory. */
 #include "solver.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cluster.h"
 #include "subproblem.h"
@@ -16,6 +22,8 @@
 #define WCH 16
 #define CCH 16
 #define MWG 256 /* work-group of the merge kernel */
+#define PT_INTS 8  /* problem table entry (kernels/solver.cl PT) */
+#define RT_INTS 12 /* round table entry (RT) */
 
 enum { K_INIT, K_UPDATE, K_HIST, K_PICK, K_COUNT, K_SCAN, K_WRITE, K_MERGE, K_GATHER, K_ROWS,
        K_READBACK, K_COUNT_ALL };
@@ -26,11 +34,11 @@ enum { PH_UPDATE, PH_SELECT, PH_ROWS, PH_TRANSFER, PH_N };
 static const int k_phase[K_COUNT_ALL] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SELECT, PH_SELECT,
     PH_SELECT, PH_SELECT, PH_SELECT, PH_ROWS, PH_ROWS, PH_TRANSFER};
 
-/* Device buffers of a binary problem, kept by the solver and reused (grown when needed) from one
- * problem to the next: NVIDIA allocations synchronise the device, and one-vs-one runs many pairs. */
+/* Device buffers of a batch, kept by the solver and reused (grown when needed) from one batch to
+ * the next: NVIDIA allocations synchronise the device. */
 typedef struct dev {
-    cl_mem cols, col_off, vals, ell_w, ell_off, ell_idx, ell_val, norm2, y, cb, G, alpha, in_ws, slot_of, state, hist, gmax, gap,
-        gcnt, cand, ws_pos, new_slots, n_new, u_pos, U, K, upd, rb;
+    cl_mem cols, col_off, vals, ell_w, ell_off, ell_idx, ell_val, norm2, y, ctab, ptab, koff, rt, vc, vch, G,
+        alpha, in_ws, slot_of, state, hist, gmax, gap, gcnt, cand, ws_pos, new_slots, n_new, u_pos, U, K, upd, rb;
 } dev;
 
 #define N_BUFS (sizeof(dev) / sizeof(cl_mem))
@@ -135,31 +143,6 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log
         goto cleanup;
     }
     s->build_seconds = gs_now() - t0;
-    *out = s;
-    return GS_OK;
-cleanup:
-    gs_solver_free(s);
-    return st;
-}
-
-gs_status gs_solver_clone(const gs_solver *base, gs_solver **out)
-{
-    gs_status st = GS_OK;
-    gs_solver *s = malloc(sizeof *s);
-    *out = NULL;
-    if (!s) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
-    *s = *base;
-    s->queue = NULL;
-    memset(&s->d, 0, sizeof s->d);
-    memset(s->cap, 0, sizeof s->cap);
-    memset(s->pin, 0, sizeof s->pin);
-    memset(s->pin_host, 0, sizeof s->pin_host);
-    memset(s->pin_cap, 0, sizeof s->pin_cap);
-    memset(s->k, 0, sizeof s->k);
-    clRetainProgram(s->prog);
-    if ((st = make_queue(s))) goto cleanup;
-    for (int i = 0; i < K_COUNT_ALL; i++)
-        if ((st = gs_ocl_kernel(s->prog, k_names[i], &s->k[i]))) goto cleanup;
     *out = s;
     return GS_OK;
 cleanup:
@@ -287,308 +270,609 @@ static void prof_collect(prof *pf, double *ph)
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
 
 gs_status gs_solver_cluster(const gs_param *param, const int64_t *row_ptr, const int32_t *idx,
-                            const float *val, int32_t n, gs_clustered *out)
+                            const float *val, int32_t n, int32_t nseg, const int32_t *seg, gs_clustered *out)
 {
-    return gs_cluster_build(row_ptr, idx, val, n, param->cluster_size, param->clusters_active, param->seed, out);
+    return gs_cluster_build_seg(row_ptr, idx, val, n, nseg, seg, param->cluster_size, param->clusters_active,
+                                param->seed, out);
 }
 
-gs_status gs_solver_binary(gs_solver *s, const gs_clustered *clp, const int8_t *y, double Cp,
-                           double Cn, double *alpha, gs_binary_result *res, gs_train_stats *stats)
+/* Host state of one problem of a batch. */
+typedef struct prob {
+    gs_binary_spec *spec;
+    int npos, pos_off, nrows;
+    const int8_t *y;     /* [npos] (the batch's array) */
+    double *ah;          /* [npos] alphas */
+    float *Kslot;        /* [q*q] the working set's kernel matrix, slot space */
+    int *wsp;            /* [q] position of each slot, -1 when empty */
+    double *upd;         /* [4q] this round's alpha changes: coef, alpha, slot, position */
+    int nupd, nn, e_head, q_new, done;
+    const double *rb;    /* this round's readback */
+    long max_inner;
+} prob;
+
+/* Scratch of one subproblem thread. */
+typedef struct scratch {
+    double *work, *asub, *gsub, *csub;
+    int8_t *ysub;
+} scratch;
+
+/* The per-round host work of a batch: absorb each active problem's readback, test its stop rule,
+ * solve its subproblem. Run by the calling thread and, for several problems, a pool of threads
+ * it wakes once per round (gen) and waits for (pending). */
+typedef struct crew {
+    gs_solver *s;
+    prob *pr;
+    const int *act;      /* active problems this round */
+    int nact;
+    int next;            /* next item; the fields below are guarded by mu too */
+    int quit, gen, pending, nstarted;
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    scratch *sc;         /* [nthreads] */
+    double *t_sub;       /* [nthreads] */
+} crew;
+
+static void round_host(gs_solver *s, prob *p, scratch *sc, double *t_sub)
+{
+    const int q = s->q;
+    const double *rb = p->rb;
+    const int q_new = p->q_new, e_head = p->e_head;
+    p->nn = (int)rb[2];
+    const double *Gs = rb + 4;
+    for (int i = 0; i < q; i++) p->wsp[i] = (int)rb[4 + q + i];
+    /* rows and columns of the replaced ring range [e_head, e_head + q_new) */
+    const float *gram = (const float *)(rb + 4 + 3 * q);
+    for (int e = 0; e < q_new; e++) {
+        const int r = (e_head + e) % q;
+        const float *src = gram + (size_t)e * q;
+        memcpy(p->Kslot + (size_t)r * q, src, sizeof(float) * (size_t)q);
+        for (int j = 0; j < q; j++) p->Kslot[(size_t)j * q + r] = src[j];
+    }
+    const double gap = rb[0] + rb[1];
+    if (!(gap >= s->eps)) { p->done = 1; return; } /* also stops on NaN or an empty side */
+    gs_binary_result *res = &p->spec->res;
+    if (res->inner_steps >= p->max_inner) { res->max_iter_hit = 1; p->done = 1; return; }
+    const double ts = gs_now();
+    for (int i = 0; i < q; i++) {
+        const int t = p->wsp[i];
+        const int yt = t >= 0 ? p->y[t] : 0;
+        sc->ysub[i] = (int8_t)yt;
+        sc->csub[i] = yt > 0 ? p->spec->Cp : (yt < 0 ? p->spec->Cn : 0);
+        sc->asub[i] = t >= 0 ? p->ah[t] : 0;
+        sc->gsub[i] = t >= 0 ? Gs[i] : 0;
+    }
+    gs_subproblem sp = {.n = q, .K = p->Kslot, .ld = q, .y = sc->ysub, .C = sc->csub, .alpha = sc->asub,
+                        .g = sc->gsub, .work = sc->work, .eps = s->eps, .rel = 0.1,
+                        .max_steps = 100L * q + 1000};
+    double g0;
+    res->inner_steps += gs_subproblem_solve(&sp, &g0);
+    int nupd = 0;
+    for (int i = 0; i < q; i++)
+        if (p->wsp[i] >= 0 && sc->asub[i] != p->ah[p->wsp[i]]) nupd++;
+    int u = 0;
+    for (int i = 0; i < q; i++) {
+        const int t = p->wsp[i];
+        if (t < 0 || sc->asub[i] == p->ah[t]) continue;
+        p->upd[u] = (double)sc->ysub[i] * (sc->asub[i] - p->ah[t]);
+        p->upd[nupd + u] = sc->asub[i];
+        p->upd[2 * nupd + u] = (double)i;
+        p->upd[3 * nupd + u] = (double)t;
+        p->ah[t] = sc->asub[i];
+        u++;
+    }
+    p->nupd = nupd;
+    res->iterations++;
+    if (nupd == 0 && p->nn == 0) p->done = 1; /* nothing moved and nothing new: no progress possible */
+    *t_sub += gs_now() - ts;
+}
+
+static void crew_items(crew *c, int id)
+{
+    for (;;) {
+        pthread_mutex_lock(&c->mu);
+        const int i = c->next < c->nact ? c->next++ : -1;
+        pthread_mutex_unlock(&c->mu);
+        if (i < 0) break;
+        round_host(c->s, &c->pr[c->act[i]], &c->sc[id], &c->t_sub[id]);
+    }
+}
+
+typedef struct crew_arg {
+    crew *c;
+    int id;
+} crew_arg;
+
+static void *crew_run(void *arg)
+{
+    crew_arg *a = arg;
+    crew *c = a->c;
+    int seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&c->mu);
+        while (c->gen == seen && !c->quit) pthread_cond_wait(&c->go, &c->mu);
+        seen = c->gen;
+        const int quit = c->quit;
+        pthread_mutex_unlock(&c->mu);
+        if (quit) break;
+        crew_items(c, a->id);
+        pthread_mutex_lock(&c->mu);
+        if (--c->pending == 0) pthread_cond_signal(&c->done);
+        pthread_mutex_unlock(&c->mu);
+    }
+    return NULL;
+}
+
+/* One round of host work on the calling thread and the started crew threads. */
+static void crew_round(crew *c, int nact)
+{
+    pthread_mutex_lock(&c->mu);
+    c->nact = nact;
+    c->next = 0;
+    c->pending = c->nstarted;
+    c->gen++;
+    pthread_cond_broadcast(&c->go);
+    pthread_mutex_unlock(&c->mu);
+    crew_items(c, 0);
+    pthread_mutex_lock(&c->mu);
+    while (c->pending > 0) pthread_cond_wait(&c->done, &c->mu);
+    pthread_mutex_unlock(&c->mu);
+}
+
+static int host_threads(void)
+{
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (n > 16 ? 16 : (int)n);
+}
+
+/* Device bytes, pinned bytes and host bytes one problem of npos positions needs. */
+static void prob_bytes(const gs_solver *s, size_t npos, size_t ucols, size_t *dev_b, size_t *pin_b, size_t *host_b)
+{
+    const size_t q = (size_t)s->q;
+    *dev_b = q * npos * sizeof(float) + ucols * q * sizeof(float) + npos * 22 + q * 32 + 2 * 2048 * 4;
+    *pin_b = (4 + 3 * q) * sizeof(double) + q * q * sizeof(float) + 4 * q * sizeof(double);
+    *host_b = q * q * sizeof(float) + npos * 17 + 8 * q * sizeof(double);
+}
+
+/* Solves specs[0..np) (one batch: they fit the device together). */
+static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ysign, gs_binary_spec *specs,
+                             int np, gs_train_stats *stats)
 {
     gs_status st = GS_OK;
-    const gs_clustered cl = *clp;
-    const int32_t n = cl.n;
     dev *const dp = &s->d;
     prof pf = {.n = 0};
-    int8_t *yp = NULL;
-    double *cb = NULL, *ah = NULL, *Gh = NULL, *rb = NULL, *upd = NULL, *asub = NULL, *gsub = NULL,
-           *csub = NULL;
-    float *Kslot = NULL;
-    int *wsp = NULL;
-    double *work = NULL;
-    int8_t *ysub = NULL;
-    double ph[PH_N] = {0};
-    double t_sub = 0, t_wait = 0, t_setup0 = gs_now(), t_loop0 = 0, t_enq = 0, t_abs = 0;
-    double bytes_rows = 0, bytes_update = 0;
-    memset(res, 0, sizeof *res);
-
-    gs_log_verbose(s->log, "gpusvm: clustering: %d rows into %d clusters of %d (%d stored row-wise), %.2f "
-                   "nonzeros/row raw, %.2f per clustered row, %.4f s\n", n, cl.n_clusters, cl.cluster_size,
-                   cl.n_ell, cl.raw_nnz_per_row, cl.clustered_nnz_per_row, cl.seconds);
-    if (stats) stats->cluster += cl.seconds;
-    t_setup0 = gs_now();
-
     const int q = s->q, keep = s->keep, wg = s->wg;
-    const int npos = cl.n_pos;
-    const int ncl = cl.n_clusters;
-    const int nchunks = (npos + wg * ITEMS - 1) / (wg * ITEMS);
-    int ng = nchunks < 1 ? 1 : nchunks;
-    if (ng > 256) ng = 256;
-    const size_t ucols = (size_t)cl.n_ucols + 1;
-    const size_t rb_bytes = (4 + 3 * (size_t)q) * sizeof(double) + 2 * (size_t)q * (size_t)q * sizeof(float);
+    const size_t ucols = (size_t)cl->n_ucols + 1;
+    prob *pr = calloc((size_t)np, sizeof *pr);
+    int *ptab = calloc((size_t)np * PT_INTS, sizeof *ptab);
+    cl_long *koff = calloc((size_t)np, sizeof *koff);
+    double *ctab = calloc(2 * (size_t)np, sizeof *ctab);
+    int *act = malloc(sizeof *act * (size_t)np);
+    int *rt = calloc((size_t)np * RT_INTS, sizeof *rt);
+    int8_t *yb = NULL;
+    double *ahb = NULL, *Gh = NULL, *rb = NULL, *updp = NULL;
+    float *kslots = NULL;
+    int *wsps = NULL, *vc = NULL, *vch = NULL;
+    double *upds = NULL;
+    crew cw;
+    crew_arg *cargs = NULL;
+    pthread_t *th = NULL;
+    int nth = 1, crew_ready = 0;
+    double ph[PH_N] = {0};
+    double t_wait = 0, t_enq = 0, t_abs = 0, t_setup0 = gs_now(), t_loop0 = 0;
+    double bytes_rows = 0, bytes_update = 0;
+    memset(&cw, 0, sizeof cw);
+    if (!pr || !ptab || !koff || !ctab || !act || !rt) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
 
-    yp = calloc((size_t)npos, sizeof *yp);
-    cb = calloc((size_t)npos, sizeof *cb);
-    ah = calloc((size_t)npos, sizeof *ah);
-    Gh = calloc((size_t)npos, sizeof *Gh);
+    /* problem table and the per-position layout */
+    int64_t total = 0, ktotal = 0, nvc_all = 0, nvch_all = 0;
+    for (int i = 0; i < np; i++) {
+        gs_binary_spec *sp = &specs[i];
+        memset(&sp->res, 0, sizeof sp->res);
+        prob *p = &pr[i];
+        p->spec = sp;
+        p->npos = (sp->na + sp->nb) * wg;
+        p->pos_off = (int)total;
+        int *t = ptab + (size_t)i * PT_INTS;
+        t[0] = sp->a0; t[1] = sp->na; t[2] = sp->b0; t[3] = sp->nb; t[4] = p->npos; t[5] = p->pos_off;
+        koff[i] = ktotal;
+        ctab[2 * i] = sp->Cp;
+        ctab[2 * i + 1] = sp->Cn;
+        total += p->npos;
+        ktotal += (int64_t)q * p->npos;
+        nvc_all += sp->na + sp->nb;
+        nvch_all += (p->npos + wg * ITEMS - 1) / (wg * ITEMS);
+    }
+    if (total > INT32_MAX - 1) { st = GS_FAIL(GS_ERR_ARG, "batch of %lld positions is too large", (long long)total); goto cleanup; }
+    yb = calloc((size_t)total, 1);
+    ahb = calloc((size_t)total, sizeof *ahb);
+    Gh = malloc(sizeof *Gh * (size_t)total);
+    kslots = calloc((size_t)np * q * q, sizeof *kslots);
+    wsps = malloc(sizeof *wsps * (size_t)np * q);
+    upds = malloc(sizeof *upds * (size_t)np * 4 * q);
+    vc = malloc(sizeof *vc * 2 * (size_t)nvc_all);
+    vch = malloc(sizeof *vch * 2 * (size_t)nvch_all);
+    if (!yb || !ahb || !Gh || !kslots || !wsps || !upds || !vc || !vch) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the solver's host arrays (%d problems)", np);
+        goto cleanup;
+    }
+    for (int i = 0; i < np; i++) {
+        prob *p = &pr[i];
+        const gs_binary_spec *sp = p->spec;
+        int8_t *y = yb + p->pos_off;
+        int nrows = 0;
+        for (int t = 0; t < p->npos; t++) {
+            const int lc = t / wg;
+            const int c = lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na);
+            const int r = cl->perm[(size_t)c * wg + t % wg];
+            if (r < 0) continue;
+            y[t] = (int8_t)((lc < sp->na ? 1 : -1) * ysign[r]);
+            nrows++;
+        }
+        p->y = y;
+        p->ah = ahb + p->pos_off;
+        p->Kslot = kslots + (size_t)i * q * q;
+        p->wsp = wsps + (size_t)i * q;
+        p->upd = upds + (size_t)i * 4 * q;
+        p->nrows = nrows;
+        p->max_inner = nrows > 100000 ? 100L * nrows : 10000000L;
+        for (int k = 0; k < q; k++) p->wsp[k] = -1;
+    }
+    const size_t rb_prob = (4 + 3 * (size_t)q) * sizeof(double) + (size_t)q * q * sizeof(float);
     {
         void *h0 = NULL, *h1 = NULL;
-        if ((st = ensure_pinned(s, 0, rb_bytes, &h0)) || (st = ensure_pinned(s, 1, 4 * (size_t)q * sizeof(double), &h1)))
+        if ((st = ensure_pinned(s, 0, rb_prob * (size_t)np, &h0)) ||
+            (st = ensure_pinned(s, 1, 4 * (size_t)q * np * sizeof(double), &h1)))
             goto cleanup;
         rb = h0;
-        upd = h1;
+        updp = h1;
     }
-    Kslot = calloc((size_t)q * (size_t)q, sizeof *Kslot);
-    wsp = malloc(sizeof *wsp * (size_t)q);
-    work = malloc(sizeof *work * 4 * (size_t)q);
-    ysub = malloc((size_t)q);
-    asub = malloc(sizeof *asub * (size_t)q);
-    gsub = malloc(sizeof *gsub * (size_t)q);
-    csub = malloc(sizeof *csub * (size_t)q);
-    if (!yp || !cb || !ah || !Gh || !rb || !upd || !Kslot || !wsp || !work || !ysub || !asub || !gsub || !csub) {
-        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the solver's host arrays");
-        goto cleanup;
-    }
-    for (int p = 0; p < npos; p++) {
-        const int r = cl.perm[p];
-        if (r < 0) continue;
-        yp[p] = y[r] > 0 ? 1 : -1;
-        cb[p] = y[r] > 0 ? Cp : Cn;
-    }
-    for (int i = 0; i < q; i++) wsp[i] = -1;
+    for (int k = 0; k < q; k++) wsps[k] = -1;
+    int *neg = malloc(sizeof *neg * (size_t)np * q);
+    if (!neg) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    for (size_t k = 0; k < (size_t)np * q; k++) neg[k] = -1;
 
-    const size_t ncols_total = (size_t)cl.col_off[ncl];
-    if ((st = ensure_buf(s, &dp->cols, ncols_total * sizeof(int32_t), cl.cols, "cols")) ||
-        (st = ensure_buf(s, &dp->col_off, ((size_t)ncl + 1) * sizeof(int64_t), cl.col_off, "col_off")) ||
-        (st = ensure_buf(s, &dp->vals, ncols_total * (size_t)wg * sizeof(float), cl.vals, "vals")) ||
-        (st = ensure_buf(s, &dp->ell_w, (size_t)ncl * sizeof(int32_t), cl.ell_w, "ell_w")) ||
-        (st = ensure_buf(s, &dp->ell_off, ((size_t)ncl + 1) * sizeof(int64_t), cl.ell_off, "ell_off")) ||
-        (st = ensure_buf(s, &dp->ell_idx, (size_t)cl.ell_off[ncl] * sizeof(int32_t), cl.ell_off[ncl] ? cl.ell_idx : NULL, "ell_idx")) ||
-        (st = ensure_buf(s, &dp->ell_val, (size_t)cl.ell_off[ncl] * sizeof(float), cl.ell_off[ncl] ? cl.ell_val : NULL, "ell_val")) ||
-        (st = ensure_buf(s, &dp->norm2, (size_t)npos * sizeof(double), cl.norm2, "norm2")) ||
-        (st = ensure_buf(s, &dp->y, (size_t)npos, yp, "y")) ||
-        (st = ensure_buf(s, &dp->cb, (size_t)npos * sizeof(double), cb, "C")) ||
-        (st = ensure_buf(s, &dp->G, (size_t)npos * sizeof(double), NULL, "G")) ||
-        (st = ensure_buf(s, &dp->alpha, (size_t)npos * sizeof(double), NULL, "alpha")) ||
-        (st = ensure_buf(s, &dp->in_ws, (size_t)npos, NULL, "in_ws")) ||
-        (st = ensure_buf(s, &dp->slot_of, (size_t)npos * sizeof(int), NULL, "slot_of")) ||
-        (st = ensure_buf(s, &dp->state, 8 * sizeof(cl_uint), NULL, "state")) ||
-        (st = ensure_buf(s, &dp->hist, 2 * 2048 * sizeof(cl_uint), NULL, "hist")) ||
-        (st = ensure_buf(s, &dp->gmax, 2 * (size_t)ng * sizeof(double), NULL, "gmax")) ||
-        (st = ensure_buf(s, &dp->gap, 2 * sizeof(double), NULL, "gap")) ||
-        (st = ensure_buf(s, &dp->gcnt, 4 * (size_t)nchunks * sizeof(cl_uint), NULL, "gcnt")) ||
-        (st = ensure_buf(s, &dp->cand, 2 * (size_t)q * sizeof(int), NULL, "cand")) ||
-        (st = ensure_buf(s, &dp->ws_pos, (size_t)q * sizeof(int), wsp, "ws_pos")) ||
-        (st = ensure_buf(s, &dp->new_slots, (size_t)q * sizeof(int), NULL, "new_slots")) ||
-        (st = ensure_buf(s, &dp->n_new, sizeof(int), NULL, "n_new")) ||
-        (st = ensure_buf(s, &dp->u_pos, (size_t)q * sizeof(int), wsp, "u_pos")) ||
-        (st = ensure_buf(s, &dp->U, ucols * (size_t)q * sizeof(float), NULL, "U")) ||
-        (st = ensure_buf(s, &dp->K, (size_t)q * (size_t)npos * sizeof(float), NULL, "kernel rows")) ||
-        (st = ensure_buf(s, &dp->upd, 4 * (size_t)q * sizeof(double), NULL, "upd")) ||
-        (st = ensure_buf(s, &dp->rb, rb_bytes, NULL, "readback")))
+    const int ncl = cl->n_clusters;
+    const size_t ncols_total = (size_t)cl->col_off[ncl];
+    const int nposg = cl->n_pos;
+    if ((st = ensure_buf(s, &dp->cols, ncols_total * sizeof(int32_t), cl->cols, "cols")) ||
+        (st = ensure_buf(s, &dp->col_off, ((size_t)ncl + 1) * sizeof(int64_t), cl->col_off, "col_off")) ||
+        (st = ensure_buf(s, &dp->vals, ncols_total * (size_t)wg * sizeof(float), cl->vals, "vals")) ||
+        (st = ensure_buf(s, &dp->ell_w, (size_t)ncl * sizeof(int32_t), cl->ell_w, "ell_w")) ||
+        (st = ensure_buf(s, &dp->ell_off, ((size_t)ncl + 1) * sizeof(int64_t), cl->ell_off, "ell_off")) ||
+        (st = ensure_buf(s, &dp->ell_idx, (size_t)cl->ell_off[ncl] * sizeof(int32_t), cl->ell_off[ncl] ? cl->ell_idx : NULL, "ell_idx")) ||
+        (st = ensure_buf(s, &dp->ell_val, (size_t)cl->ell_off[ncl] * sizeof(float), cl->ell_off[ncl] ? cl->ell_val : NULL, "ell_val")) ||
+        (st = ensure_buf(s, &dp->norm2, (size_t)nposg * sizeof(double), cl->norm2, "norm2")) ||
+        (st = ensure_buf(s, &dp->y, (size_t)total, yb, "y")) ||
+        (st = ensure_buf(s, &dp->ctab, 2 * (size_t)np * sizeof(double), ctab, "C table")) ||
+        (st = ensure_buf(s, &dp->ptab, (size_t)np * PT_INTS * sizeof(int), ptab, "problem table")) ||
+        (st = ensure_buf(s, &dp->koff, (size_t)np * sizeof(cl_long), koff, "kernel row offsets")) ||
+        (st = ensure_buf(s, &dp->rt, (size_t)np * RT_INTS * sizeof(int), NULL, "round table")) ||
+        (st = ensure_buf(s, &dp->vc, 2 * (size_t)nvc_all * sizeof(int), NULL, "cluster table")) ||
+        (st = ensure_buf(s, &dp->vch, 2 * (size_t)nvch_all * sizeof(int), NULL, "chunk table")) ||
+        (st = ensure_buf(s, &dp->G, (size_t)total * sizeof(double), NULL, "G")) ||
+        (st = ensure_buf(s, &dp->alpha, (size_t)total * sizeof(double), NULL, "alpha")) ||
+        (st = ensure_buf(s, &dp->in_ws, (size_t)total, NULL, "in_ws")) ||
+        (st = ensure_buf(s, &dp->slot_of, (size_t)total * sizeof(int), NULL, "slot_of")) ||
+        (st = ensure_buf(s, &dp->state, 8 * (size_t)np * sizeof(cl_uint), NULL, "state")) ||
+        (st = ensure_buf(s, &dp->hist, 2 * 2048 * (size_t)np * sizeof(cl_uint), NULL, "hist")) ||
+        (st = ensure_buf(s, &dp->gmax, 2 * (size_t)nvch_all * sizeof(double), NULL, "gmax")) ||
+        (st = ensure_buf(s, &dp->gap, 2 * (size_t)np * sizeof(double), NULL, "gap")) ||
+        (st = ensure_buf(s, &dp->gcnt, 4 * (size_t)nvch_all * sizeof(cl_uint), NULL, "gcnt")) ||
+        (st = ensure_buf(s, &dp->cand, 2 * (size_t)q * np * sizeof(int), NULL, "cand")) ||
+        (st = ensure_buf(s, &dp->ws_pos, (size_t)q * np * sizeof(int), neg, "ws_pos")) ||
+        (st = ensure_buf(s, &dp->new_slots, (size_t)q * np * sizeof(int), NULL, "new_slots")) ||
+        (st = ensure_buf(s, &dp->n_new, (size_t)np * sizeof(int), NULL, "n_new")) ||
+        (st = ensure_buf(s, &dp->u_pos, (size_t)q * np * sizeof(int), neg, "u_pos")) ||
+        (st = ensure_buf(s, &dp->U, ucols * (size_t)q * np * sizeof(float), NULL, "U")) ||
+        (st = ensure_buf(s, &dp->K, (size_t)ktotal * sizeof(float), NULL, "kernel rows")) ||
+        (st = ensure_buf(s, &dp->upd, 4 * (size_t)q * np * sizeof(double), NULL, "upd")) ||
+        (st = ensure_buf(s, &dp->rb, rb_prob * (size_t)np, NULL, "readback"))) {
+        free(neg);
         goto cleanup;
-    if ((st = fill(s->queue, dp->hist, 0, 2 * 2048 * sizeof(cl_uint))) ||
-        (st = fill(s->queue, dp->U, 0, ucols * (size_t)q * sizeof(float))))
+    }
+    /* the uploads above are queued; neg must live until they are done */
+    if ((st = fill(s->queue, dp->hist, 0, 2 * 2048 * (size_t)np * sizeof(cl_uint))) ||
+        (st = fill(s->queue, dp->U, 0, ucols * (size_t)q * np * sizeof(float)))) {
+        free(neg);
         goto cleanup;
+    }
+    {
+        cl_int e = clFinish(s->queue);
+        free(neg);
+        if (e != CL_SUCCESS) { st = GS_FAIL(GS_ERR_OCL, "clFinish failed: %s", gs_cl_error_name(e)); goto cleanup; }
+    }
 
     /* fixed kernel arguments */
+    const cl_long uq = (cl_long)(ucols * (size_t)q);
+    const int itotal = (int)total, qh = q;
     SETARG(K_INIT, 0, dp->G); SETARG(K_INIT, 1, dp->alpha); SETARG(K_INIT, 2, dp->in_ws);
-    SETARG(K_INIT, 3, dp->slot_of); SETARG(K_INIT, 4, dp->y); SETARG(K_INIT, 5, npos);
+    SETARG(K_INIT, 3, dp->slot_of); SETARG(K_INIT, 4, dp->y); SETARG(K_INIT, 5, itotal);
     SETARG(K_UPDATE, 0, dp->G); SETARG(K_UPDATE, 1, dp->alpha); SETARG(K_UPDATE, 2, dp->y);
-    SETARG(K_UPDATE, 3, dp->K); SETARG(K_UPDATE, 4, dp->upd); SETARG(K_UPDATE, 6, npos);
-    SETARG(K_UPDATE, 7, dp->state);
-    SETARG(K_HIST, 0, dp->y); SETARG(K_HIST, 1, dp->G); SETARG(K_HIST, 2, dp->alpha); SETARG(K_HIST, 3, dp->cb);
+    SETARG(K_UPDATE, 3, dp->K); SETARG(K_UPDATE, 4, dp->koff); SETARG(K_UPDATE, 5, dp->upd);
+    SETARG(K_UPDATE, 6, dp->rt); SETARG(K_UPDATE, 7, dp->ptab); SETARG(K_UPDATE, 8, dp->vc);
+    SETARG(K_UPDATE, 9, dp->state);
+    SETARG(K_HIST, 0, dp->y); SETARG(K_HIST, 1, dp->G); SETARG(K_HIST, 2, dp->alpha); SETARG(K_HIST, 3, dp->ctab);
     SETARG(K_HIST, 4, dp->in_ws); SETARG(K_HIST, 5, dp->state); SETARG(K_HIST, 6, dp->hist);
-    SETARG(K_HIST, 7, dp->gmax); SETARG(K_HIST, 9, npos);
+    SETARG(K_HIST, 7, dp->gmax); SETARG(K_HIST, 9, dp->rt); SETARG(K_HIST, 10, dp->ptab); SETARG(K_HIST, 11, dp->vch);
     SETARG(K_PICK, 0, dp->state); SETARG(K_PICK, 1, dp->hist); SETARG(K_PICK, 2, dp->gmax);
-    SETARG(K_PICK, 3, dp->gap); SETARG(K_PICK, 5, ng);
-    SETARG(K_COUNT, 0, dp->y); SETARG(K_COUNT, 1, dp->G); SETARG(K_COUNT, 2, dp->alpha); SETARG(K_COUNT, 3, dp->cb);
+    SETARG(K_PICK, 3, dp->gap); SETARG(K_PICK, 5, dp->rt);
+    SETARG(K_COUNT, 0, dp->y); SETARG(K_COUNT, 1, dp->G); SETARG(K_COUNT, 2, dp->alpha); SETARG(K_COUNT, 3, dp->ctab);
     SETARG(K_COUNT, 4, dp->in_ws); SETARG(K_COUNT, 5, dp->state); SETARG(K_COUNT, 6, dp->gcnt);
-    SETARG(K_COUNT, 7, npos);
-    SETARG(K_SCAN, 0, dp->gcnt); SETARG(K_SCAN, 1, nchunks);
-    SETARG(K_WRITE, 0, dp->y); SETARG(K_WRITE, 1, dp->G); SETARG(K_WRITE, 2, dp->alpha); SETARG(K_WRITE, 3, dp->cb);
+    SETARG(K_COUNT, 7, dp->rt); SETARG(K_COUNT, 8, dp->ptab); SETARG(K_COUNT, 9, dp->vch);
+    SETARG(K_SCAN, 0, dp->gcnt); SETARG(K_SCAN, 1, dp->rt);
+    SETARG(K_WRITE, 0, dp->y); SETARG(K_WRITE, 1, dp->G); SETARG(K_WRITE, 2, dp->alpha); SETARG(K_WRITE, 3, dp->ctab);
     SETARG(K_WRITE, 4, dp->in_ws); SETARG(K_WRITE, 5, dp->state); SETARG(K_WRITE, 6, dp->gcnt);
-    SETARG(K_WRITE, 7, dp->cand); SETARG(K_WRITE, 8, q); SETARG(K_WRITE, 9, npos);
-    SETARG(K_MERGE, 0, dp->state); SETARG(K_MERGE, 1, dp->cand); SETARG(K_MERGE, 2, q);
+    SETARG(K_WRITE, 7, dp->cand); SETARG(K_WRITE, 8, qh); SETARG(K_WRITE, 9, dp->rt);
+    SETARG(K_WRITE, 10, dp->ptab); SETARG(K_WRITE, 11, dp->vch);
+    SETARG(K_MERGE, 0, dp->state); SETARG(K_MERGE, 1, dp->cand); SETARG(K_MERGE, 2, qh);
     SETARG(K_MERGE, 3, dp->ws_pos); SETARG(K_MERGE, 4, dp->slot_of); SETARG(K_MERGE, 5, dp->in_ws);
     SETARG(K_MERGE, 6, dp->new_slots); SETARG(K_MERGE, 7, dp->n_new); SETARG(K_MERGE, 8, q);
+    SETARG(K_MERGE, 9, dp->rt); SETARG(K_MERGE, 10, dp->ptab);
     SETARG(K_GATHER, 0, dp->ws_pos); SETARG(K_GATHER, 1, dp->new_slots); SETARG(K_GATHER, 2, dp->n_new);
     SETARG(K_GATHER, 3, dp->u_pos); SETARG(K_GATHER, 4, dp->col_off); SETARG(K_GATHER, 5, dp->cols);
     SETARG(K_GATHER, 6, dp->vals); SETARG(K_GATHER, 7, dp->U); SETARG(K_GATHER, 8, q);
     SETARG(K_GATHER, 9, dp->ell_w); SETARG(K_GATHER, 10, dp->ell_off); SETARG(K_GATHER, 11, dp->ell_idx);
-    SETARG(K_GATHER, 12, dp->ell_val);
+    SETARG(K_GATHER, 12, dp->ell_val); SETARG(K_GATHER, 13, dp->rt); SETARG(K_GATHER, 14, dp->ptab);
+    SETARG(K_GATHER, 15, uq);
     SETARG(K_ROWS, 0, dp->col_off); SETARG(K_ROWS, 1, dp->cols); SETARG(K_ROWS, 2, dp->vals);
     SETARG(K_ROWS, 3, dp->norm2); SETARG(K_ROWS, 4, dp->U); SETARG(K_ROWS, 5, dp->ws_pos);
     SETARG(K_ROWS, 6, dp->new_slots); SETARG(K_ROWS, 7, dp->n_new); SETARG(K_ROWS, 8, dp->K);
-    SETARG(K_ROWS, 9, q); SETARG(K_ROWS, 10, npos); SETARG(K_ROWS, 11, s->gamma);
+    SETARG(K_ROWS, 9, dp->koff); SETARG(K_ROWS, 10, q); SETARG(K_ROWS, 11, s->gamma);
     SETARG(K_ROWS, 12, s->coef0); SETARG(K_ROWS, 13, s->degree);
     SETARG(K_ROWS, 14, dp->ell_w); SETARG(K_ROWS, 15, dp->ell_off); SETARG(K_ROWS, 16, dp->ell_idx);
-    SETARG(K_ROWS, 17, dp->ell_val);
+    SETARG(K_ROWS, 17, dp->ell_val); SETARG(K_ROWS, 18, dp->rt); SETARG(K_ROWS, 19, dp->ptab);
+    SETARG(K_ROWS, 20, dp->vc); SETARG(K_ROWS, 21, uq);
     SETARG(K_READBACK, 0, dp->gap); SETARG(K_READBACK, 1, dp->n_new); SETARG(K_READBACK, 2, dp->ws_pos);
     SETARG(K_READBACK, 3, dp->new_slots); SETARG(K_READBACK, 4, dp->G); SETARG(K_READBACK, 5, dp->K);
-    SETARG(K_READBACK, 6, dp->rb); SETARG(K_READBACK, 7, q); SETARG(K_READBACK, 8, npos);
+    SETARG(K_READBACK, 6, dp->koff); SETARG(K_READBACK, 7, dp->rb); SETARG(K_READBACK, 8, q);
+    SETARG(K_READBACK, 9, dp->rt); SETARG(K_READBACK, 10, dp->ptab);
 
-    if ((st = launch(s, &pf, K_INIT, (size_t)npos, 0))) goto cleanup;
+    if ((st = launch(s, &pf, K_INIT, round_up((size_t)total, (size_t)wg), (size_t)wg))) goto cleanup;
+
+    /* the subproblem crew */
+    if (np > 1) {
+        nth = host_threads();
+        if (nth > np) nth = np;
+    }
+    cw.sc = calloc((size_t)nth, sizeof *cw.sc);
+    cw.t_sub = calloc((size_t)nth, sizeof *cw.t_sub);
+    if (!cw.sc || !cw.t_sub) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    for (int i = 0; i < nth; i++) {
+        scratch *c = &cw.sc[i];
+        c->work = malloc(sizeof *c->work * 4 * (size_t)q);
+        c->asub = malloc(sizeof *c->asub * (size_t)q);
+        c->gsub = malloc(sizeof *c->gsub * (size_t)q);
+        c->csub = malloc(sizeof *c->csub * (size_t)q);
+        c->ysub = malloc((size_t)q);
+        if (!c->work || !c->asub || !c->gsub || !c->csub || !c->ysub) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    }
+    cw.s = s;
+    cw.pr = pr;
+    cw.act = act;
+    pthread_mutex_init(&cw.mu, NULL);
+    pthread_cond_init(&cw.go, NULL);
+    pthread_cond_init(&cw.done, NULL);
+    crew_ready = 1;
+    if (nth > 1) {
+        th = calloc((size_t)nth, sizeof *th);
+        cargs = calloc((size_t)nth, sizeof *cargs);
+        if (!th || !cargs) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+        for (int i = 1; i < nth; i++) { /* a thread that does not start leaves its share to the others */
+            cargs[i] = (crew_arg){&cw, i};
+            if (pthread_create(&th[cw.nstarted + 1], NULL, crew_run, &cargs[i]) == 0) cw.nstarted++;
+        }
+    }
     if (stats) stats->setup += gs_now() - t_setup0;
     t_loop0 = gs_now();
 
-    const long max_inner = n > 100000 ? 100L * n : 10000000L;
-    const double clustered_bytes = ((double)ncols_total * wg + (double)cl.ell_off[ncl]) * sizeof(float);
-    int head = 0, nupd = 0;
+    const double clustered_bytes_per_pos = ((double)ncols_total * wg + (double)cl->ell_off[ncl]) * sizeof(float) /
+                                           (nposg ? nposg : 1);
+    int nact = np, nvc = 0, nvch = 0, tables_dirty = 1, head = 0;
     long round = 0;
-    for (;;) {
-        /* ---- queue one round: update, select, merge, rows, readback ---- */
+    for (int i = 0; i < np; i++) act[i] = i;
+    while (nact > 0) {
         const double te = gs_now();
         const int q_new = round == 0 ? q : q - keep;
         const int q_next = q - keep;
-        const cl_uint kup = (cl_uint)(q_new / 2), klow = (cl_uint)(q_new - q_new / 2);
-        if (nupd > 0) {
-            GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd, CL_FALSE, 0, 4 * (size_t)nupd * sizeof(double),
-                                             upd, 0, NULL, NULL));
+        const size_t rbd = 4 + 3 * (size_t)q + ((size_t)q_new * q + 1) / 2; /* doubles per problem */
+        /* tables: virtual clusters and chunks of the active problems, in active order */
+        if (tables_dirty) {
+            nvc = 0;
+            nvch = 0;
+            for (int a = 0; a < nact; a++) {
+                const prob *p = &pr[act[a]];
+                const int ncp = p->spec->na + p->spec->nb, nch = (p->npos + wg * ITEMS - 1) / (wg * ITEMS);
+                for (int c = 0; c < ncp; c++) { vc[2 * nvc] = a; vc[2 * nvc + 1] = c; nvc++; }
+                rt[a * RT_INTS + 9] = nvch;
+                rt[a * RT_INTS + 10] = nch;
+                for (int c = 0; c < nch; c++) { vch[2 * nvch] = a; vch[2 * nvch + 1] = c; nvch++; }
+            }
+            GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vc, CL_FALSE, 0, 2 * (size_t)nvc * sizeof(int), vc, 0, NULL, NULL));
+            GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vch, CL_FALSE, 0, 2 * (size_t)nvch * sizeof(int), vch, 0, NULL, NULL));
+            tables_dirty = 0;
         }
-        SETARG(K_UPDATE, 5, nupd); SETARG(K_UPDATE, 8, kup); SETARG(K_UPDATE, 9, klow);
-        if ((st = launch(s, &pf, K_UPDATE, round_up((size_t)(npos > nupd ? npos : nupd), (size_t)wg), (size_t)wg)))
-            goto cleanup;
-        bytes_update += (double)nupd * npos * sizeof(float) + (double)npos * 16;
+        size_t uoff = 0;
+        int nupd_max = 0;
+        for (int a = 0; a < nact; a++) {
+            prob *p = &pr[act[a]];
+            int *r = rt + a * RT_INTS;
+            r[0] = act[a];
+            r[1] = p->nupd;
+            r[2] = (int)uoff;
+            r[3] = q_new;
+            r[4] = q_next;
+            r[5] = head;
+            r[6] = q_new / 2;
+            r[7] = q_new - q_new / 2;
+            r[8] = (int)(rbd * (size_t)a);
+            if (p->nupd) memcpy(updp + uoff, p->upd, sizeof(double) * 4 * (size_t)p->nupd);
+            uoff += 4 * (size_t)p->nupd;
+            if (p->nupd > nupd_max) nupd_max = p->nupd;
+            p->e_head = head;
+            p->q_new = q_new;
+            p->rb = rb + rbd * (size_t)a;
+            bytes_update += (double)p->nupd * p->npos * sizeof(float) + (double)p->npos * 16;
+        }
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->rt, CL_FALSE, 0, (size_t)nact * RT_INTS * sizeof(int), rt, 0, NULL, NULL));
+        if (uoff) GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd, CL_FALSE, 0, uoff * sizeof(double), updp, 0, NULL, NULL));
+        if ((st = launch(s, &pf, K_UPDATE, (size_t)nvc * wg, (size_t)wg))) goto cleanup;
         for (int r = 0; r < 3; r++) {
             SETARG(K_HIST, 8, r);
             SETARG(K_PICK, 4, r);
-            if ((st = launch(s, &pf, K_HIST, (size_t)ng * wg, (size_t)wg)) ||
-                (st = launch(s, &pf, K_PICK, (size_t)wg, (size_t)wg)))
+            if ((st = launch(s, &pf, K_HIST, (size_t)nvch * wg, (size_t)wg)) ||
+                (st = launch(s, &pf, K_PICK, (size_t)nact * wg, (size_t)wg)))
                 goto cleanup;
         }
-        if ((st = launch(s, &pf, K_COUNT, (size_t)nchunks * wg, (size_t)wg)) ||
-            (st = launch(s, &pf, K_SCAN, (size_t)wg, (size_t)wg)) ||
-            (st = launch(s, &pf, K_WRITE, (size_t)nchunks * wg, (size_t)wg)))
+        if ((st = launch(s, &pf, K_COUNT, (size_t)nvch * wg, (size_t)wg)) ||
+            (st = launch(s, &pf, K_SCAN, (size_t)nact * wg, (size_t)wg)) ||
+            (st = launch(s, &pf, K_WRITE, (size_t)nvch * wg, (size_t)wg)) ||
+            (st = launch(s, &pf, K_MERGE, (size_t)nact * MWG, MWG)) ||
+            (st = launch2(s, &pf, K_GATHER, (size_t)q_new * wg, (size_t)nact, (size_t)wg)) ||
+            (st = launch2(s, &pf, K_ROWS, (size_t)nvc * wg, (size_t)((q_new + WCH - 1) / WCH), (size_t)wg)) ||
+            (st = launch2(s, &pf, K_READBACK, round_up((size_t)q * 16, 256), (size_t)nact, 256)))
             goto cleanup;
-        SETARG(K_MERGE, 9, head); SETARG(K_MERGE, 10, q_new); SETARG(K_MERGE, 11, q_next);
-        SETARG(K_READBACK, 9, head); SETARG(K_READBACK, 10, q_new);
-        if ((st = launch(s, &pf, K_MERGE, MWG, MWG)) ||
-            (st = launch(s, &pf, K_GATHER, (size_t)q_new * wg, (size_t)wg)) ||
-            (st = launch2(s, &pf, K_ROWS, (size_t)ncl * wg, (size_t)((q_new + WCH - 1) / WCH), (size_t)wg)) ||
-            (st = launch(s, &pf, K_READBACK, round_up((size_t)q * 16, 256), 256)))
-            goto cleanup;
-        const int e_head = head;
         head = (head + q_new) % q;
-        const size_t rd = (4 + 3 * (size_t)q) * sizeof(double) + 2 * (size_t)q_new * q * sizeof(float);
         double tw = gs_now();
         t_enq += tw - te;
-        GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_TRUE, 0, rd, rb, 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_TRUE, 0, rbd * (size_t)nact * sizeof(double), rb, 0,
+                                        NULL, NULL));
         const double ta = gs_now();
         t_wait += ta - tw;
         if (s->profile) prof_collect(&pf, ph);
 
-        /* ---- host: absorb the readback ---- */
-        const int nn = (int)rb[2];
-        const double *Gs = rb + 4;
-        const float *gram = (const float *)(rb + 4 + 3 * q);
-        for (int i = 0; i < q; i++) wsp[i] = (int)rb[4 + q + i];
-        bytes_rows += clustered_bytes * (double)((nn + WCH - 1) / WCH);
-        {
-            /* rows and columns of the replaced ring range [e_head, e_head + q_new) */
-            const float *gramT = gram + (size_t)q_new * q;
-            for (int e = 0; e < q_new; e++)
-                memcpy(Kslot + (size_t)((e_head + e) % q) * q, gram + (size_t)e * q, sizeof(float) * (size_t)q);
-            const int first = q_new < q - e_head ? q_new : q - e_head;
-            for (int j = 0; j < q; j++) {
-                float *row = Kslot + (size_t)j * q;
-                const float *src = gramT + (size_t)j * q_new;
-                memcpy(row + e_head, src, sizeof(float) * (size_t)first);
-                if (q_new > first) memcpy(row, src + first, sizeof(float) * (size_t)(q_new - first));
-            }
+        /* every active problem's host work, on the crew */
+        crew_round(&cw, nact);
+        int na = 0;
+        for (int a = 0; a < nact; a++) {
+            const prob *p = &pr[act[a]];
+            bytes_rows += clustered_bytes_per_pos * p->npos * (double)((p->nn + WCH - 1) / WCH);
+            if (!p->done) act[na++] = act[a];
         }
+        if (na != nact) tables_dirty = 1;
+        nact = na;
         t_abs += gs_now() - ta;
-        const double gap = rb[0] + rb[1];
-        if (!(gap >= s->eps)) break; /* also stops on NaN or an empty side */
-        if (res->inner_steps >= max_inner) { res->max_iter_hit = 1; break; }
-
-        /* ---- host: the subproblem, in slot space ---- */
-        double ts = gs_now();
-        for (int i = 0; i < q; i++) {
-            const int p = wsp[i];
-            ysub[i] = p >= 0 ? yp[p] : 0;
-            csub[i] = p >= 0 ? cb[p] : 0;
-            asub[i] = p >= 0 ? ah[p] : 0;
-            gsub[i] = p >= 0 ? Gs[i] : 0;
-        }
-        gs_subproblem sp = {.n = q, .K = Kslot, .ld = q, .y = ysub, .C = csub, .alpha = asub,
-                            .g = gsub, .work = work, .eps = s->eps, .rel = 0.1,
-                            .max_steps = 100L * q + 1000};
-        double g0;
-        res->inner_steps += gs_subproblem_solve(&sp, &g0);
-        nupd = 0;
-        for (int i = 0; i < q; i++)
-            if (wsp[i] >= 0 && asub[i] != ah[wsp[i]]) nupd++;
-        int u = 0;
-        for (int i = 0; i < q; i++) {
-            const int p = wsp[i];
-            if (p < 0 || asub[i] == ah[p]) continue;
-            upd[u] = (double)ysub[i] * (asub[i] - ah[p]);
-            upd[nupd + u] = asub[i];
-            upd[2 * nupd + u] = (double)i;
-            upd[3 * nupd + u] = (double)p;
-            ah[p] = asub[i];
-            u++;
-        }
-        t_sub += gs_now() - ts;
         round++;
-        if (nupd == 0 && nn == 0) break; /* nothing moved and nothing new: no progress is possible */
     }
-    res->iterations = round;
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->G, CL_TRUE, 0, (size_t)npos * sizeof(double), Gh, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->G, CL_TRUE, 0, (size_t)total * sizeof(double), Gh, 0, NULL, NULL));
 
-    /* rho as LIBSVM: mean of y G over free variables, else the midpoint of the bounds */
-    {
+    double t_sub = 0;
+    for (int i = 0; i < nth; i++) t_sub += cw.t_sub[i];
+    for (int i = 0; i < np; i++) {
+        prob *p = &pr[i];
+        gs_binary_spec *sp = p->spec;
+        gs_binary_result *res = &sp->res;
+        const int8_t *y = p->y;
+        const double *ah = p->ah, *G = Gh + p->pos_off;
+        /* rho as LIBSVM: mean of y G over free variables, else the midpoint of the bounds */
         double ub = INFINITY, lb = -INFINITY, sum_free = 0, obj2 = 0;
         long nfree = 0;
-        for (int p = 0; p < npos; p++) {
-            if (!yp[p]) continue;
-            const double yg = yp[p] * Gh[p];
-            const double a = ah[p];
-            if (a >= cb[p]) { if (yp[p] < 0) ub = fmin(ub, yg); else lb = fmax(lb, yg); }
-            else if (a <= 0) { if (yp[p] > 0) ub = fmin(ub, yg); else lb = fmax(lb, yg); }
+        for (int t = 0; t < p->npos; t++) {
+            if (!y[t]) continue;
+            const double yg = y[t] * G[t], a = ah[t], c = y[t] > 0 ? sp->Cp : sp->Cn;
+            if (a >= c) { if (y[t] < 0) ub = fmin(ub, yg); else lb = fmax(lb, yg); }
+            else if (a <= 0) { if (y[t] > 0) ub = fmin(ub, yg); else lb = fmax(lb, yg); }
             else { nfree++; sum_free += yg; }
-            obj2 += a * (Gh[p] - 1.0);
+            obj2 += a * (G[t] - 1.0);
         }
         res->rho = nfree > 0 ? sum_free / (double)nfree : (ub + lb) / 2;
         res->obj = obj2 / 2;
         /* relative duality gap (the paper's criterion), for --verbose */
         double wtw = 0, suma = 0, hinge = 0;
-        for (int p = 0; p < npos; p++) {
-            if (!yp[p]) continue;
-            wtw += ah[p] * (Gh[p] + 1.0);
-            suma += ah[p];
-            const double h = yp[p] * res->rho - Gh[p];
-            if (h > 0) hinge += cb[p] * h;
+        for (int t = 0; t < p->npos; t++) {
+            if (!y[t]) continue;
+            wtw += ah[t] * (G[t] + 1.0);
+            suma += ah[t];
+            const double h = y[t] * res->rho - G[t];
+            if (h > 0) hinge += (y[t] > 0 ? sp->Cp : sp->Cn) * h;
         }
         const double primal = 0.5 * wtw + hinge, dual = suma - 0.5 * wtw;
-        if (stats) stats->duality_gap = primal != 0 ? (primal - dual) / fabs(primal) : 0;
+        const double dg = primal != 0 ? (primal - dual) / fabs(primal) : 0;
+        if (stats && dg > stats->duality_gap) stats->duality_gap = dg;
+        /* alphas by row: range A's rows first, then range B's */
+        for (int t = 0; t < p->npos; t++) {
+            const int lc = t / wg;
+            const int c = lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na);
+            const int r = cl->perm[(size_t)c * wg + t % wg];
+            if (r < 0) continue;
+            sp->alpha[lc < sp->na ? r - sp->rowA0 : sp->nrowA + (r - sp->rowB0)] = ah[t];
+        }
+        if (stats) {
+            stats->iterations += res->iterations;
+            stats->inner_steps += res->inner_steps;
+        }
     }
-    gs_log_verbose(s->log, "gpusvm: host per problem: enqueue %.4f s, blocking read %.4f s, readback absorb %.4f s, "
-                   "subproblem %.4f s (%ld rounds)\n", t_enq, t_wait, t_abs, t_sub, round);
-    for (int p = 0; p < npos; p++)
-        if (cl.perm[p] >= 0) alpha[cl.perm[p]] = ah[p];
+    gs_log_verbose(s->log, "gpusvm: host per batch of %d problem(s): enqueue %.4f s, blocking read %.4f s, "
+                   "readback absorb + subproblems %.4f s (subproblems %.4f s on %d thread(s)), %ld rounds\n",
+                   np, t_enq, t_wait, t_abs, t_sub, nth, round);
     if (stats) {
         const double loop = gs_now() - t_loop0;
-        stats->subproblem += t_sub;
+        const double sub_wall = nth > 1 ? t_abs : t_sub;
+        stats->subproblem += sub_wall;
         if (s->profile) {
             stats->update += ph[PH_UPDATE];
             stats->select += ph[PH_SELECT];
             stats->rows += ph[PH_ROWS];
             stats->transfer += ph[PH_TRANSFER];
-            stats->other += loop - t_sub - ph[PH_UPDATE] - ph[PH_SELECT] - ph[PH_ROWS] - ph[PH_TRANSFER];
+            stats->other += loop - sub_wall - ph[PH_UPDATE] - ph[PH_SELECT] - ph[PH_ROWS] - ph[PH_TRANSFER];
         } else {
             stats->transfer += t_wait; /* device work and transfers, not separable without profiling */
-            stats->other += loop - t_sub - t_wait;
+            stats->other += loop - sub_wall - t_wait;
         }
-        stats->iterations += res->iterations;
-        stats->inner_steps += res->inner_steps;
         stats->update_bytes += bytes_rows + bytes_update;
     }
 
 cleanup:
+    if (crew_ready) {
+        pthread_mutex_lock(&cw.mu);
+        cw.quit = 1;
+        pthread_cond_broadcast(&cw.go);
+        pthread_mutex_unlock(&cw.mu);
+        for (int i = 1; i <= cw.nstarted; i++) pthread_join(th[i], NULL);
+        pthread_cond_destroy(&cw.go);
+        pthread_cond_destroy(&cw.done);
+        pthread_mutex_destroy(&cw.mu);
+    }
+    if (cw.sc)
+        for (int i = 0; i < nth; i++) {
+            free(cw.sc[i].work); free(cw.sc[i].asub); free(cw.sc[i].gsub); free(cw.sc[i].csub); free(cw.sc[i].ysub);
+        }
+    free(cw.sc); free(cw.t_sub); free(th); free(cargs);
     if (pf.n) for (int i = 0; i < pf.n; i++) clReleaseEvent(pf.ev[i]);
-    free(yp); free(cb); free(ah); free(Gh); free(Kslot); free(wsp); free(work);
-    free(ysub); free(asub); free(gsub); free(csub);
+    free(pr); free(ptab); free(koff); free(ctab); free(act); free(rt);
+    free(yb); free(ahb); free(Gh); free(kslots); free(wsps); free(upds); free(vc); free(vch);
     return st;
+}
+
+gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ysign, gs_binary_spec *specs,
+                          int nspec, gs_train_stats *stats)
+{
+    gs_status st = GS_OK;
+    if (nspec <= 0) return GS_OK;
+    if (stats) stats->cluster += cl->seconds;
+    gs_log_verbose(s->log, "gpusvm: clustering: %d rows into %d clusters of %d (%d stored row-wise), %.2f "
+                   "nonzeros/row raw, %.2f per clustered row, %.4f s\n", cl->n, cl->n_clusters, cl->cluster_size,
+                   cl->n_ell, cl->raw_nnz_per_row, cl->clustered_nnz_per_row, cl->seconds);
+    /* batches: as many problems as fit a share of the device memory (the kernel rows are one
+     * buffer, so also the largest allocation), of pinned memory and of host memory */
+    const size_t ucols = (size_t)cl->n_ucols + 1;
+    size_t dev_cap = (size_t)s->ocl->global_mem / 3;
+    if (s->ocl->max_alloc && dev_cap > (size_t)s->ocl->max_alloc) dev_cap = (size_t)s->ocl->max_alloc;
+    const size_t pin_cap = (size_t)512 << 20, host_cap = (size_t)1 << 30;
+    int i = 0, nbatch = 0;
+    while (i < nspec) {
+        size_t db = 0, pb = 0, hb = 0;
+        int j = i;
+        while (j < nspec) {
+            size_t d1, p1, h1;
+            prob_bytes(s, (size_t)(specs[j].na + specs[j].nb) * s->wg, ucols, &d1, &p1, &h1);
+            if (j > i && (db + d1 > dev_cap || pb + p1 > pin_cap || hb + h1 > host_cap)) break;
+            db += d1; pb += p1; hb += h1;
+            j++;
+        }
+        if ((st = solve_batch(s, cl, ysign, specs + i, j - i, stats))) return st;
+        nbatch++;
+        i = j;
+    }
+    if (nbatch > 1) gs_log_verbose(s->log, "gpusvm: %d problems in %d batches\n", nspec, nbatch);
+    return GS_OK;
 }

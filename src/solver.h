@@ -2,7 +2,8 @@
  *   min 1/2 a'Qa - e'a,  0 <= a_i <= C_{y_i},  y'a = 0,  Q_ij = y_i y_j K(x_i, x_j)
  * (Cotter, Srebro, Keshet, KDD 2011, Algorithms 1-2, with a working set of --ws-size rows of
  * which --ws-keep are kept from the previous round together with their kernel rows). Stops on
- * LIBSVM's criterion m(a) - M(a) < eps, so the answer matches LIBSVM's. */
+ * LIBSVM's criterion m(a) - M(a) < eps, so the answer matches LIBSVM's. Several such problems
+ * over one clustered data set (the one-vs-one pairs of a multiclass set) are solved together. */
 #ifndef GS_SOLVER_H
 #define GS_SOLVER_H
 
@@ -16,12 +17,9 @@
 
 typedef struct gs_solver gs_solver;
 
-/* Builds the device program for param's kernel and working-set size. One solver serves every
- * binary problem of a training run. @return GS_OK or GS_ERR_OCL/GS_ERR_ARG */
+/* Builds the device program for param's kernel and working-set size.
+ * @return GS_OK or GS_ERR_OCL/GS_ERR_ARG */
 gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log, gs_solver **out);
-/* A solver sharing base's built program, with its own kernels and command queue, for use on
- * another thread (OpenCL kernels are not safe to share across threads). */
-gs_status gs_solver_clone(const gs_solver *base, gs_solver **out);
 /* NULL is fine. */
 void gs_solver_free(gs_solver *s);
 
@@ -33,15 +31,28 @@ typedef struct gs_binary_result {
 } gs_binary_result;
 
 struct gs_clustered;
-/* Clusters the rows of a binary problem the way gs_solver_binary lays them out (host only, so it can
- * run before the device is ready). */
+/* Clusters rows [0,n) of a CSR the way the solver lays them out, rows [seg[s], seg[s+1]) apart
+ * (nseg = 1, seg = {0, n} for one segment). Host only, so it can run before the device is ready. */
 gs_status gs_solver_cluster(const gs_param *param, const int64_t *row_ptr, const int32_t *idx,
-                            const float *val, int32_t n, struct gs_clustered *out);
+                            const float *val, int32_t n, int32_t nseg, const int32_t *seg,
+                            struct gs_clustered *out);
 
-/* Solves one binary problem over the clustered rows cl (from gs_solver_cluster; labels y[n] = +1/-1
- * in the original row order, bounds Cp for +1 and Cn for -1). alpha[n] receives the solution.
- * stats (may be NULL) accumulates per-phase times. */
-gs_status gs_solver_binary(gs_solver *s, const struct gs_clustered *cl, const int8_t *y, double Cp,
-                           double Cn, double *alpha, gs_binary_result *res, gs_train_stats *stats);
+/* One binary problem over the clustered rows: the clusters [a0, a0+na) (range A) and [b0, b0+nb)
+ * (range B, nb may be 0). Row r's label is ysign[r] in range A and -ysign[r] in range B; C is Cp
+ * for +1 rows and Cn for -1 rows. Range A holds the CSR rows [rowA0, rowA0+nrowA) and range B the
+ * rows from rowB0: alpha receives row r's solution at r - rowA0 (A) or nrowA + r - rowB0 (B). */
+typedef struct gs_binary_spec {
+    int32_t a0, na, b0, nb;
+    int32_t rowA0, nrowA, rowB0;
+    double Cp, Cn;
+    double *alpha;         /* out */
+    gs_binary_result res;  /* out */
+} gs_binary_spec;
+
+/* Solves every problem of specs over the clustered rows cl (from gs_solver_cluster), all advancing
+ * together in the same launches (in batches that fit the device). stats (may be NULL) accumulates
+ * per-phase times. @return GS_OK or the error */
+gs_status gs_solver_batch(gs_solver *s, const struct gs_clustered *cl, const int8_t *ysign,
+                          gs_binary_spec *specs, int nspec, gs_train_stats *stats);
 
 #endif

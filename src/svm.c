@@ -6,11 +6,9 @@
 #include "svm.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cluster.h"
 #include "solver.h"
@@ -123,124 +121,11 @@ static gs_status subset_csr(const gs_problem *prob, const int *rows, int n, int6
     return GS_OK;
 }
 
-/* The one-vs-one pairs are solved by a pool of host threads, each with its own solver (kernels and
- * command queue on the shared device), so one pair's subproblem and clustering overlap other
- * pairs' device work. Results are kept per pair and printed in LIBSVM's pair order afterwards. */
+/* One pair's solution: alpha[n_i + n_j], class i rows then class j rows (file order). */
 typedef struct pair_out {
-    double *alpha;          /* [n_i + n_j], class i rows then class j rows */
+    double *alpha;
     gs_binary_result res;
 } pair_out;
-
-typedef struct pool {
-    const gs_problem *prob;
-    const gs_param *param;
-    const gs_log *log;
-    const classes *cls;
-    const double *cw;
-    const gs_device_provider *dev;
-    int npair;
-    const int (*pairs)[2];
-    pair_out *out;
-    gs_train_stats *stats;   /* [nworkers] */
-    pthread_mutex_t mu;      /* guards the fields below */
-    int next;
-    gs_solver *base;         /* built by the first worker that needs the device */
-    gs_status st;
-    char err[1024];
-} pool;
-
-typedef struct worker {
-    pool *pl;
-    int id;
-} worker;
-
-static void pool_fail(pool *pl, gs_status st)
-{
-    pthread_mutex_lock(&pl->mu);
-    if (pl->st == GS_OK) {
-        pl->st = st;
-        snprintf(pl->err, sizeof pl->err, "%s", gs_last_error());
-    }
-    pthread_mutex_unlock(&pl->mu);
-}
-
-/* Solves pairs until none is left or one failed. */
-static void *pair_worker(void *arg)
-{
-    const worker *w = arg;
-    pool *pl = w->pl;
-    const gs_problem *prob = pl->prob;
-    const classes *cls = pl->cls;
-    gs_train_stats *stats = &pl->stats[w->id];
-    gs_status st = GS_OK;
-    gs_solver *solver = NULL;
-    gs_clustered cl = {0};
-    int64_t *rp = NULL;
-    int32_t *ix = NULL;
-    float *vl = NULL;
-    const int l = prob->l;
-    int *rows = malloc(sizeof *rows * (size_t)(l ? l : 1));
-    int8_t *ysub = malloc((size_t)(l ? l : 1));
-    if (!rows || !ysub) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
-    for (;;) {
-        pthread_mutex_lock(&pl->mu);
-        const int p = (pl->st == GS_OK && pl->next < pl->npair) ? pl->next++ : -1;
-        pthread_mutex_unlock(&pl->mu);
-        if (p < 0) break;
-        const int i = pl->pairs[p][0], j = pl->pairs[p][1];
-        const int ni = cls->count[i], nj = cls->count[j], n = ni + nj;
-        pair_out *o = &pl->out[p];
-        memcpy(rows, cls->order + cls->start[i], sizeof(int) * (size_t)ni);
-        memcpy(rows + ni, cls->order + cls->start[j], sizeof(int) * (size_t)nj);
-        for (int t = 0; t < n; t++) ysub[t] = t < ni ? 1 : -1;
-        if ((st = subset_csr(prob, rows, n, &rp, &ix, &vl))) goto cleanup;
-        int finite = 1;
-        for (int64_t e = 0; e < rp[n]; e++) finite &= isfinite(vl[e]) != 0;
-        if (!finite) {
-            /* LIBSVM's answer for a NaN/inf feature: one iteration, every alpha NaN (so no SV),
-             * obj and rho NaN. The device is not involved. */
-            for (int t = 0; t < n; t++) o->alpha[t] = NAN;
-            memset(&o->res, 0, sizeof o->res);
-            o->res.iterations = 1;
-            o->res.rho = NAN;
-            o->res.obj = NAN;
-        } else {
-            st = gs_solver_cluster(pl->param, rp, ix, vl, n, &cl);
-            if (st) goto cleanup;
-            stats->cluster += cl.seconds;
-            if (!solver) { /* the device is waited for only now, after this worker's first clustering */
-                pthread_mutex_lock(&pl->mu);
-                if (!pl->base) {
-                    gs_ocl *ocl = pl->dev ? pl->dev->wait(pl->dev->ctx) : NULL;
-                    const double t_dev = gs_now();
-                    if (!ocl) st = pl->dev ? GS_ERR_NODEVICE : GS_FAIL(GS_ERR_NODEVICE, "no OpenCL device");
-                    else st = gs_solver_create(ocl, pl->param, pl->log, &pl->base);
-                    if (!st) { stats->setup += gs_now() - t_dev; stats->peak_gbps = ocl->peak_gbps; }
-                }
-                if (!st) st = gs_solver_clone(pl->base, &solver);
-                pthread_mutex_unlock(&pl->mu);
-                if (st) goto cleanup;
-            }
-            st = gs_solver_binary(solver, &cl, ysub, pl->cw[i], pl->cw[j], o->alpha, &o->res, stats);
-            gs_clustered_free(&cl);
-            if (st) goto cleanup;
-        }
-        free(rp); free(ix); free(vl);
-        rp = NULL; ix = NULL; vl = NULL;
-    }
-cleanup:
-    if (st) pool_fail(pl, st);
-    gs_clustered_free(&cl);
-    gs_solver_free(solver);
-    free(rp); free(ix); free(vl); free(rows); free(ysub);
-    return NULL;
-}
-
-static int host_threads(void)
-{
-    const long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : (n > 16 ? 16 : (int)n);
-}
 
 gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
                        const gs_log *log, gs_model *model, gs_train_stats *stats)
@@ -251,11 +136,14 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
     int *nonzero = NULL;
     int (*pairs)[2] = NULL;
     pair_out *out = NULL;
-    gs_train_stats *wstats = NULL;
-    worker *workers = NULL;
-    pthread_t *threads = NULL;
-    pool pl;
-    int pool_ready = 0;
+    gs_binary_spec *specs = NULL;
+    int *spec_pair = NULL, *finite = NULL;
+    int8_t *ysign = NULL;
+    int64_t *rp = NULL;
+    int32_t *ix = NULL;
+    float *vl = NULL;
+    gs_clustered cl = {0};
+    gs_solver *solver = NULL;
     const double t_start = gs_now();
     memset(model, 0, sizeof *model);
     if (stats) memset(stats, 0, sizeof *stats);
@@ -298,15 +186,15 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
         /* every pair's alphas live in one array: pair p at offset off[p] */
         pairs = malloc(sizeof *pairs * (size_t)npair);
         out = calloc((size_t)npair, sizeof *out);
+        specs = calloc((size_t)npair, sizeof *specs);
+        spec_pair = malloc(sizeof *spec_pair * (size_t)npair);
         int64_t total_alpha = 0;
         for (int i = 0, p = 0; i < k; i++)
             for (int j = i + 1; j < k; j++, p++) total_alpha += cls.count[i] + cls.count[j];
         alpha_all = malloc(sizeof *alpha_all * (size_t)total_alpha);
-        const int nworkers = npair == 1 ? 1 : (npair < host_threads() ? npair : host_threads());
-        wstats = calloc((size_t)nworkers, sizeof *wstats);
-        workers = calloc((size_t)nworkers, sizeof *workers);
-        threads = calloc((size_t)nworkers, sizeof *threads);
-        if (!pairs || !out || !alpha_all || !wstats || !workers || !threads) {
+        finite = malloc(sizeof *finite * (size_t)k);
+        ysign = malloc((size_t)(l ? l : 1));
+        if (!pairs || !out || !specs || !spec_pair || !alpha_all || !finite || !ysign) {
             st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d class pairs", npair);
             goto cleanup;
         }
@@ -318,32 +206,54 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
                 out[p].alpha = alpha_all + off;
                 off += cls.count[i] + cls.count[j];
             }
-        memset(&pl, 0, sizeof pl);
-        pl.prob = prob; pl.param = param; pl.log = log; pl.cls = &cls; pl.cw = cw; pl.dev = dev;
-        pl.npair = npair; pl.pairs = (const int (*)[2])pairs; pl.out = out; pl.stats = wstats;
-        pthread_mutex_init(&pl.mu, NULL);
-        pool_ready = 1;
-        /* One pair (binary problems) runs on this thread; more run on a pool. */
-        unsigned started = 0; /* nworkers <= 16 */
-        for (int w = 0; w < nworkers; w++) {
-            workers[w].pl = &pl;
-            workers[w].id = w;
-            if (w > 0 && pthread_create(&threads[w], NULL, pair_worker, &workers[w]) == 0) started |= 1u << w;
+        /* rows grouped by class; a two-class set is clustered as one segment (its single problem
+         * sees every cluster), more classes per class so each pair takes two classes' clusters */
+        if ((st = subset_csr(prob, cls.order, l, &rp, &ix, &vl))) goto cleanup;
+        for (int c = 0; c < k; c++) {
+            finite[c] = 1;
+            for (int64_t e = rp[cls.start[c]]; e < rp[cls.start[c + 1]]; e++) finite[c] &= isfinite(vl[e]) != 0;
         }
-        pair_worker(&workers[0]); /* a thread that failed to start just leaves its share to the others */
-        for (int w = 1; w < nworkers; w++)
-            if (started & (1u << w)) pthread_join(threads[w], NULL);
-        if (pl.st != GS_OK) { st = GS_FAIL(pl.st, "%s", pl.err); goto cleanup; }
-        if (stats)
-            for (int w = 0; w < nworkers; w++) {
-                const gs_train_stats *a = &wstats[w];
-                stats->cluster += a->cluster; stats->setup += a->setup; stats->update += a->update;
-                stats->select += a->select; stats->rows += a->rows; stats->subproblem += a->subproblem;
-                stats->transfer += a->transfer; stats->other += a->other; stats->iterations += a->iterations;
-                stats->inner_steps += a->inner_steps; stats->update_bytes += a->update_bytes;
-                if (a->peak_gbps > 0) stats->peak_gbps = a->peak_gbps;
-                if (a->duality_gap > stats->duality_gap) stats->duality_gap = a->duality_gap;
+        for (int g = 0; g < l; g++) ysign[g] = (k == 2 && g >= cls.start[1]) ? -1 : 1;
+        const int32_t one_seg[2] = {0, l};
+        if ((st = gs_solver_cluster(param, rp, ix, vl, l, k == 2 ? 1 : k, k == 2 ? one_seg : cls.start, &cl)))
+            goto cleanup;
+        int nspec = 0;
+        for (int p = 0; p < npair; p++) {
+            const int i = pairs[p][0], j = pairs[p][1];
+            if (!finite[i] || !finite[j]) {
+                /* LIBSVM's answer for a NaN/inf feature: one iteration, every alpha NaN (so no SV),
+                 * obj and rho NaN. The device is not involved. */
+                for (int t = 0; t < cls.count[i] + cls.count[j]; t++) out[p].alpha[t] = NAN;
+                memset(&out[p].res, 0, sizeof out[p].res);
+                out[p].res.iterations = 1;
+                out[p].res.rho = NAN;
+                out[p].res.obj = NAN;
+                continue;
             }
+            gs_binary_spec *sp = &specs[nspec];
+            spec_pair[nspec++] = p;
+            if (k == 2) {
+                sp->a0 = 0; sp->na = cl.n_clusters; sp->b0 = 0; sp->nb = 0;
+                sp->rowA0 = 0; sp->nrowA = l; sp->rowB0 = l;
+            } else {
+                sp->a0 = cl.seg_cl[i]; sp->na = cl.seg_cl[i + 1] - cl.seg_cl[i];
+                sp->b0 = cl.seg_cl[j]; sp->nb = cl.seg_cl[j + 1] - cl.seg_cl[j];
+                sp->rowA0 = cls.start[i]; sp->nrowA = cls.count[i]; sp->rowB0 = cls.start[j];
+            }
+            sp->Cp = cw[i];
+            sp->Cn = cw[j];
+            sp->alpha = out[p].alpha;
+        }
+        if (nspec > 0) {
+            /* the device is waited for only now, after the clustering */
+            gs_ocl *ocl = dev ? dev->wait(dev->ctx) : NULL;
+            const double t_dev = gs_now();
+            if (!ocl) { st = dev ? GS_ERR_NODEVICE : GS_FAIL(GS_ERR_NODEVICE, "no OpenCL device"); goto cleanup; }
+            if ((st = gs_solver_create(ocl, param, log, &solver))) goto cleanup;
+            if (stats) { stats->setup += gs_now() - t_dev; stats->peak_gbps = ocl->peak_gbps; }
+            if ((st = gs_solver_batch(solver, &cl, ysign, specs, nspec, stats))) goto cleanup;
+            for (int s = 0; s < nspec; s++) out[spec_pair[s]].res = specs[s].res;
+        }
     }
     /* LIBSVM's per-pair lines and the model's coefficient columns, in pair order */
     for (int p = 0; p < npair; p++) {
@@ -414,12 +324,10 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
 
 cleanup:
     if (st != GS_OK) gs_model_free(model);
-    if (pool_ready) {
-        gs_solver_free(pl.base);
-        pthread_mutex_destroy(&pl.mu);
-    }
+    gs_solver_free(solver);
+    gs_clustered_free(&cl);
     classes_free(&cls);
-    free(cw); free(coef_rows); free(alpha_all); free(nonzero); free(pairs); free(out); free(wstats);
-    free(workers); free(threads);
+    free(cw); free(coef_rows); free(alpha_all); free(nonzero); free(pairs); free(out); free(specs);
+    free(spec_pair); free(finite); free(ysign); free(rp); free(ix); free(vl);
     return st;
 }
