@@ -122,6 +122,45 @@ static void put_ints(FILE *f, const char *key, const int *v, int64_t n)
     fputc('\n', f);
 }
 
+/* Formatted numbers by value: SV files repeat few distinct values (pixel levels, bounded
+ * coefficients at C), and printf dominates writing them. Direct-mapped, so a miss just formats. */
+#define FMT_SLOTS 8192
+typedef struct fmt_cache {
+    uint64_t key[FMT_SLOTS];
+    uint8_t len[FMT_SLOTS];   /* 0: empty */
+    char txt[FMT_SLOTS][40];
+} fmt_cache;
+
+/* Writes printf(fmt, v) (fmt one of the two writer formats, the cache's own) through the cache. */
+static void put_cached(FILE *f, fmt_cache *c, const char *fmt, double v)
+{
+    if (!c) { fprintf(f, fmt, v); return; }
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    const size_t h = (size_t)((b * 0x9E3779B97F4A7C15ull) >> 51) & (FMT_SLOTS - 1);
+    if (!c->len[h] || c->key[h] != b) {
+        const int n = snprintf(c->txt[h], sizeof c->txt[h], fmt, v);
+        if (n <= 0 || n >= (int)sizeof c->txt[h]) { c->len[h] = 0; fprintf(f, fmt, v); return; }
+        c->key[h] = b;
+        c->len[h] = (uint8_t)n;
+    }
+    fwrite(c->txt[h], 1, c->len[h], f);
+}
+
+/* " %d"-style index with the separator after it: "<i>:" */
+static void put_index(FILE *f, int i)
+{
+    char buf[16];
+    int n = 0;
+    unsigned u = i < 0 ? 0u - (unsigned)i : (unsigned)i;
+    char *e = buf + sizeof buf;
+    *--e = ':';
+    do { *--e = (char)('0' + u % 10); u /= 10; } while (u);
+    if (i < 0) *--e = '-';
+    n = (int)(buf + sizeof buf - e);
+    fwrite(e, 1, (size_t)n, f);
+}
+
 /* Writes the whole model; stdio errors are sticky, so the caller checks ferror/fflush once. */
 static void put_model(FILE *f, const gs_model *m)
 {
@@ -143,17 +182,23 @@ static void put_model(FILE *f, const gs_model *m)
     if (m->prob_density_marks) put_doubles(f, "prob_density_marks", m->prob_density_marks, 10);
     if (cls || m->nSV) put_ints(f, "nr_sv", m->nSV, k);
     fputs("SV\n", f);
+    fmt_cache *cc = calloc(1, sizeof *cc), *vc = calloc(1, sizeof *vc); /* NULL: plain printf */
     for (int32_t s = 0; s < m->l; s++) {
         const double *c = m->sv_coef + (int64_t)s * m->n_coef;
-        for (int j = 0; j < m->n_coef; j++) fprintf(f, "%.17g ", c[j]);
+        for (int j = 0; j < m->n_coef; j++) put_cached(f, cc, "%.17g ", c[j]);
         const int64_t a = m->sv_ptr[s], b = m->sv_ptr[s + 1];
         if (kt == GS_KERNEL_PRECOMPUTED) {
             fprintf(f, "0:%d ", (int)m->sv_val[a]);
         } else {
-            for (int64_t p = a; p < b; p++) fprintf(f, "%d:%.8g ", (int)m->sv_idx[p], m->sv_val[p]);
+            for (int64_t p = a; p < b; p++) {
+                put_index(f, (int)m->sv_idx[p]);
+                put_cached(f, vc, "%.8g ", m->sv_val[p]);
+            }
         }
         fputc('\n', f);
     }
+    free(cc);
+    free(vc);
 }
 
 /* The process umask without changing it (umask() would, briefly, for every thread). */

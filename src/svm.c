@@ -96,6 +96,29 @@ static double shortest_decimal(float f)
     return strtod(buf, NULL);
 }
 
+/* shortest_decimal by value (data sets repeat few distinct values; each call is a few printf and
+ * strtof). Direct-mapped; a miss computes. */
+#define DEC_SLOTS 16384
+typedef struct dec_cache {
+    uint32_t key[DEC_SLOTS];
+    uint8_t used[DEC_SLOTS];
+    double val[DEC_SLOTS];
+} dec_cache;
+
+static double decimal_cached(dec_cache *c, float f)
+{
+    if (!c) return shortest_decimal(f);
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    const size_t h = (size_t)((b * 2654435761u) >> 18) & (DEC_SLOTS - 1);
+    if (!c->used[h] || c->key[h] != b) {
+        c->val[h] = shortest_decimal(f);
+        c->key[h] = b;
+        c->used[h] = 1;
+    }
+    return c->val[h];
+}
+
 /* Copies rows (in the given order) into a CSR of their own. */
 static gs_status subset_csr(const gs_problem *prob, const int *rows, int n, int64_t **rp, int32_t **ix, float **vl)
 {
@@ -306,6 +329,7 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
     {
         int s = 0;
         int64_t o = 0;
+        dec_cache *dc = calloc(1, sizeof *dc); /* NULL: uncached */
         model->sv_ptr[0] = 0;
         for (int g = 0; g < l; g++) {
             const int r = cls.order[g];
@@ -314,10 +338,11 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
                               sizeof(double) * (size_t)(k - 1));
             for (int64_t e = prob->row_ptr[r]; e < prob->row_ptr[r + 1]; e++, o++) {
                 model->sv_idx[o] = prob->idx[e];
-                model->sv_val[o] = shortest_decimal(prob->val[e]);
+                model->sv_val[o] = decimal_cached(dc, prob->val[e]);
             }
             model->sv_ptr[++s] = o;
         }
+        free(dc);
     }
     gs_log_info(log, "Total nSV = %d\n", total);
     if (stats) stats->total = gs_now() - t_start;
