@@ -668,8 +668,9 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
 /* Work-group row (i, active problem a); the problem's part of rb starts at R_RBOFF (doubles):
  * [0] max up, [1] max low, [2] n_new, [3] 0, [4..4+q) G per slot, [4+q..4+2q) ws_pos,
  * [4+2q..4+3q) new_slots, then floats: the Gram entries of the q_new slots replaced this round
- * (ring offsets e = 0..q_new-1 from head, retained or empty ones included):
- * gram[e*q + s] = K(slot head+e, slot s). */
+ * (ring offsets e = 0..q_new-1 from head, retained or empty ones included), twice:
+ * gram[e*q + s] = K(slot head+e, slot s) and its transpose gramT[s*q_new + e], so the host
+ * refreshes rows and columns of its symmetric slot matrix with contiguous copies. */
 __kernel void k_readback(__global const double *gap, __global const int *n_new,
                          __global const int *ws_pos, __global const int *new_slots,
                          __global const double *G, __global const float *K, __global const long *koff,
@@ -694,10 +695,13 @@ __kernel void k_readback(__global const double *gap, __global const int *n_new,
     }
     if (i == 0) { rb[0] = gap[2 * pid]; rb[1] = gap[2 * pid + 1]; rb[2] = (double)nn; rb[3] = 0.0; }
     __global float *gram = (__global float *)(rb + 4 + 3 * q);
+    __global float *gramT = gram + q_new * q;
     for (int e = i; e < q_new * q; e += get_global_size(0)) {
         const int k = e / q, s = e % q;
         const int sk = (head + k) % q;
         const int pk = ws_pos[sk], ps = ws_pos[s];
-        gram[e] = (pk >= 0 && ps >= 0) ? K[(long)sk * npos + ps] : 0.0f;
+        const float v = (pk >= 0 && ps >= 0) ? K[(long)sk * npos + ps] : 0.0f;
+        gram[e] = v;
+        gramT[s * q_new + k] = v;
     }
 }

@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "cli.h"
+#include "fastexit.h"
 #include "log.h"
 #include "model.h"
 #include "ocl.h"
@@ -853,7 +854,7 @@ int main(int argc, char **argv)
          * at once. (CPU devices, used by the sanitizer runs, take the normal path.) */
         fflush(stdout);
         fflush(stderr);
-        _exit(0);
+        gs_exit_fast(0);
     }
 done:
     if (dev_started) pthread_join(dev_th, NULL);

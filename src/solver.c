@@ -321,12 +321,15 @@ static void round_host(gs_solver *s, prob *p, scratch *sc, double *t_sub)
     const double *Gs = rb + 4;
     for (int i = 0; i < q; i++) p->wsp[i] = (int)rb[4 + q + i];
     /* rows and columns of the replaced ring range [e_head, e_head + q_new) */
-    const float *gram = (const float *)(rb + 4 + 3 * q);
-    for (int e = 0; e < q_new; e++) {
-        const int r = (e_head + e) % q;
-        const float *src = gram + (size_t)e * q;
-        memcpy(p->Kslot + (size_t)r * q, src, sizeof(float) * (size_t)q);
-        for (int j = 0; j < q; j++) p->Kslot[(size_t)j * q + r] = src[j];
+    const float *gram = (const float *)(rb + 4 + 3 * q), *gramT = gram + (size_t)q_new * q;
+    for (int e = 0; e < q_new; e++)
+        memcpy(p->Kslot + (size_t)((e_head + e) % q) * q, gram + (size_t)e * q, sizeof(float) * (size_t)q);
+    const int first = q_new < q - e_head ? q_new : q - e_head;
+    for (int j = 0; j < q; j++) {
+        float *row = p->Kslot + (size_t)j * q;
+        const float *src = gramT + (size_t)j * q_new;
+        memcpy(row + e_head, src, sizeof(float) * (size_t)first);
+        if (q_new > first) memcpy(row, src + first, sizeof(float) * (size_t)(q_new - first));
     }
     const double gap = rb[0] + rb[1];
     if (!(gap >= s->eps)) { p->done = 1; return; } /* also stops on NaN or an empty side */
@@ -429,7 +432,7 @@ static void prob_bytes(const gs_solver *s, size_t npos, size_t ucols, size_t *de
 {
     const size_t q = (size_t)s->q;
     *dev_b = q * npos * sizeof(float) + ucols * q * sizeof(float) + npos * 22 + q * 32 + 2 * 2048 * 4;
-    *pin_b = (4 + 3 * q) * sizeof(double) + q * q * sizeof(float) + 4 * q * sizeof(double);
+    *pin_b = (4 + 3 * q) * sizeof(double) + 2 * q * q * sizeof(float) + 4 * q * sizeof(double);
     *host_b = q * q * sizeof(float) + npos * 17 + 8 * q * sizeof(double);
 }
 
@@ -517,7 +520,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         p->max_inner = nrows > 100000 ? 100L * nrows : 10000000L;
         for (int k = 0; k < q; k++) p->wsp[k] = -1;
     }
-    const size_t rb_prob = (4 + 3 * (size_t)q) * sizeof(double) + (size_t)q * q * sizeof(float);
+    const size_t rb_prob = (4 + 3 * (size_t)q) * sizeof(double) + 2 * (size_t)q * q * sizeof(float);
     {
         void *h0 = NULL, *h1 = NULL;
         if ((st = ensure_pinned(s, 0, rb_prob * (size_t)np, &h0)) ||
@@ -526,7 +529,6 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         rb = h0;
         updp = h1;
     }
-    for (int k = 0; k < q; k++) wsps[k] = -1;
     int *neg = malloc(sizeof *neg * (size_t)np * q);
     if (!neg) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
     for (size_t k = 0; k < (size_t)np * q; k++) neg[k] = -1;
@@ -674,7 +676,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         const double te = gs_now();
         const int q_new = round == 0 ? q : q - keep;
         const int q_next = q - keep;
-        const size_t rbd = 4 + 3 * (size_t)q + ((size_t)q_new * q + 1) / 2; /* doubles per problem */
+        const size_t rbd = 4 + 3 * (size_t)q + (size_t)q_new * q; /* doubles per problem (two float blocks) */
         /* tables: virtual clusters and chunks of the active problems, in active order */
         if (tables_dirty) {
             nvc = 0;

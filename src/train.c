@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fastexit.h"
 #include "data.h"
 #include "log.h"
 #include "model.h"
@@ -359,7 +360,7 @@ int main(int argc, char **argv)
          * normal path.) */
         fflush(stdout);
         fflush(stderr);
-        _exit(0);
+        gs_exit_fast(0);
     }
 
 cleanup:
