@@ -131,38 +131,60 @@ typedef struct fmt_cache {
     char txt[FMT_SLOTS][40];
 } fmt_cache;
 
-/* Writes printf(fmt, v) (fmt one of the two writer formats, the cache's own) through the cache. */
-static void put_cached(FILE *f, fmt_cache *c, const char *fmt, double v)
+/* A growing text buffer for one SV line (written with one fwrite). */
+typedef struct linebuf {
+    char *p;
+    size_t n, cap;
+    int bad;
+} linebuf;
+
+static void lb_put(linebuf *l, const char *s, size_t n)
 {
-    if (!c) { fprintf(f, fmt, v); return; }
+    if (l->n + n > l->cap) {
+        size_t c = l->cap ? 2 * l->cap : 4096;
+        while (c < l->n + n) c *= 2;
+        char *q = realloc(l->p, c);
+        if (!q) { l->bad = 1; return; }
+        l->p = q;
+        l->cap = c;
+    }
+    memcpy(l->p + l->n, s, n);
+    l->n += n;
+}
+
+/* Appends printf(fmt, v) (fmt one of the writer's formats) through the cache c (may be NULL). */
+static void put_cached(linebuf *l, fmt_cache *c, const char *fmt, double v)
+{
+    char tmp[64];
     uint64_t b;
     memcpy(&b, &v, sizeof b);
     const size_t h = (size_t)((b * 0x9E3779B97F4A7C15ull) >> 51) & (FMT_SLOTS - 1);
-    if (!c->len[h] || c->key[h] != b) {
-        const int n = snprintf(c->txt[h], sizeof c->txt[h], fmt, v);
-        if (n <= 0 || n >= (int)sizeof c->txt[h]) { c->len[h] = 0; fprintf(f, fmt, v); return; }
+    if (c && c->len[h] && c->key[h] == b) { lb_put(l, c->txt[h], c->len[h]); return; }
+    const int n = snprintf(tmp, sizeof tmp, fmt, v);
+    if (n <= 0 || n >= (int)sizeof tmp) { l->bad = 1; return; }
+    lb_put(l, tmp, (size_t)n);
+    if (c && n < (int)sizeof c->txt[h]) {
+        memcpy(c->txt[h], tmp, (size_t)n);
         c->key[h] = b;
         c->len[h] = (uint8_t)n;
     }
-    fwrite(c->txt[h], 1, c->len[h], f);
 }
 
-/* " %d"-style index with the separator after it: "<i>:" */
-static void put_index(FILE *f, int i)
+/* Appends "<i>:" */
+static void put_index(linebuf *l, int i)
 {
     char buf[16];
-    int n = 0;
     unsigned u = i < 0 ? 0u - (unsigned)i : (unsigned)i;
     char *e = buf + sizeof buf;
     *--e = ':';
     do { *--e = (char)('0' + u % 10); u /= 10; } while (u);
     if (i < 0) *--e = '-';
-    n = (int)(buf + sizeof buf - e);
-    fwrite(e, 1, (size_t)n, f);
+    lb_put(l, e, (size_t)(buf + sizeof buf - e));
 }
 
-/* Writes the whole model; stdio errors are sticky, so the caller checks ferror/fflush once. */
-static void put_model(FILE *f, const gs_model *m)
+/* Writes the whole model; stdio errors are sticky, so the caller checks ferror/fflush once.
+ * @return 0 when a line could not be built (out of memory), else 1 */
+static int put_model(FILE *f, const gs_model *m)
 {
     const int k = m->nr_class, kt = m->kernel_type;
     const int cls = gs_model_is_classification(m->svm_type);
@@ -182,23 +204,31 @@ static void put_model(FILE *f, const gs_model *m)
     if (m->prob_density_marks) put_doubles(f, "prob_density_marks", m->prob_density_marks, 10);
     if (cls || m->nSV) put_ints(f, "nr_sv", m->nSV, k);
     fputs("SV\n", f);
-    fmt_cache *cc = calloc(1, sizeof *cc), *vc = calloc(1, sizeof *vc); /* NULL: plain printf */
+    fmt_cache *cc = calloc(1, sizeof *cc), *vc = calloc(1, sizeof *vc); /* NULL: uncached */
+    linebuf lb = {NULL, 0, 0, 0};
     for (int32_t s = 0; s < m->l; s++) {
         const double *c = m->sv_coef + (int64_t)s * m->n_coef;
-        for (int j = 0; j < m->n_coef; j++) put_cached(f, cc, "%.17g ", c[j]);
+        lb.n = 0;
+        for (int j = 0; j < m->n_coef; j++) put_cached(&lb, cc, "%.17g ", c[j]);
         const int64_t a = m->sv_ptr[s], b = m->sv_ptr[s + 1];
         if (kt == GS_KERNEL_PRECOMPUTED) {
-            fprintf(f, "0:%d ", (int)m->sv_val[a]);
+            char tmp[32];
+            const int n = snprintf(tmp, sizeof tmp, "0:%d ", (int)m->sv_val[a]);
+            lb_put(&lb, tmp, (size_t)n);
         } else {
             for (int64_t p = a; p < b; p++) {
-                put_index(f, (int)m->sv_idx[p]);
-                put_cached(f, vc, "%.8g ", m->sv_val[p]);
+                put_index(&lb, (int)m->sv_idx[p]);
+                put_cached(&lb, vc, "%.8g ", m->sv_val[p]);
             }
         }
-        fputc('\n', f);
+        lb_put(&lb, "\n", 1);
+        if (lb.bad) break;
+        fwrite(lb.p, 1, lb.n, f);
     }
+    free(lb.p);
     free(cc);
     free(vc);
+    return !lb.bad;
 }
 
 /* The process umask without changing it (umask() would, briefly, for every thread). */
@@ -231,8 +261,8 @@ static gs_status save_failed(const char *path)
 /* put_model, then flush and close; fails on any stdio error. Always closes f. */
 static int put_and_close(FILE *f, const gs_model *m)
 {
-    put_model(f, m);
-    const int bad = ferror(f) | fflush(f);
+    const int built = put_model(f, m);
+    const int bad = (built == 0) | ferror(f) | fflush(f);
     return (fclose(f) | bad) == 0;
 }
 
