@@ -24,8 +24,8 @@ void gs_param_init(gs_param *p)
     p->p = 0.1;
     p->shrinking = 1;
     p->probability = 0;
-    p->ws_size = 512;
-    p->ws_keep = 256;
+    p->ws_size = 0;  /* automatic: see gs_param.ws_size */
+    p->ws_keep = -1;
     p->clusters_active = 64;
     p->cluster_size = 256;
     p->seed = 1;
@@ -150,8 +150,9 @@ const char *gs_param_check(const gs_param *p, const struct gs_problem *prob)
     }
 
     /* gpusvm's long options, after LIBSVM's so its messages keep their precedence. */
-    if (p->ws_size < 2 || p->ws_size % 2 != 0) return "--ws-size must be an even number >= 2";
-    if (p->ws_keep < 0 || p->ws_keep > p->ws_size - 2)
+    if (p->ws_size != 0 && (p->ws_size < 2 || p->ws_size % 2 != 0)) return "--ws-size must be an even number >= 2";
+    /* without --ws-size the working set can be as small as 128 */
+    if (p->ws_keep < -1 || p->ws_keep > (p->ws_size ? p->ws_size : 128) - 2)
         return "--ws-keep must be between 0 and ws-size - 2";
     if (p->clusters_active < 1) return "--clusters must be >= 1";
     if (p->cluster_size < 32 || p->cluster_size > 1024 || !is_pow2(p->cluster_size))

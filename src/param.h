@@ -29,17 +29,18 @@ typedef struct gs_param {
     int cross_validation;/* -v given */
     int nr_fold;         /* -v n */
     /* gpusvm's long options */
-    int ws_size;         /* --ws-size: working-set size (16 = the GTSVM paper) */
+    int ws_size;         /* --ws-size: working-set size (16 = the GTSVM paper); 0 = automatic:
+                            512 for two classes, 128..512 by pair size for one-vs-one (src/svm.c) */
     int ws_keep;         /* --ws-keep: how many of the previous set are kept (0 .. ws_size - 2, so
-                            every iteration brings at least one new pair) */
+                            every iteration brings at least one new pair); -1 = half the set */
     int clusters_active; /* --clusters: active clusters k of Algorithm 2 (default 64) */
     int cluster_size;    /* --cluster-size: rows per cluster = work-group size (default 256) */
     uint64_t seed;       /* --seed: clustering order */
 } gs_param;
 
 /* Fills LIBSVM's defaults (svm_type C_SVC, RBF, degree 3, gamma 0, coef0 0, cache 100, eps 1e-3,
- * C 1, nu 0.5, p 0.1, shrinking 1, probability 0, no weights, no CV) and gpusvm's (ws_size 512,
- * ws_keep 256, clusters 64, cluster_size 256, seed 1). */
+ * C 1, nu 0.5, p 0.1, shrinking 1, probability 0, no weights, no CV) and gpusvm's (ws_size 0 and
+ * ws_keep -1 = automatic, clusters 64, cluster_size 256, seed 1). */
 void gs_param_init(gs_param *p);
 /* Frees the weight arrays; p may be NULL. */
 void gs_param_free(gs_param *p);

@@ -859,7 +859,14 @@ gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ys
     const size_t ucols = (size_t)cl->n_ucols + 1;
     size_t dev_cap = (size_t)s->ocl->global_mem / 3;
     if (s->ocl->max_alloc && dev_cap > (size_t)s->ocl->max_alloc) dev_cap = (size_t)s->ocl->max_alloc;
-    const size_t pin_cap = (size_t)512 << 20, host_cap = (size_t)1 << 30;
+    size_t pin_cap = (size_t)512 << 20, host_cap = (size_t)1 << 30;
+    const char *mb = getenv("GPUSVM_BATCH_MB"); /* a smaller budget, e.g. to test several batches */
+    if (mb && atol(mb) > 0) {
+        const size_t cap = (size_t)atol(mb) << 20;
+        if (cap < dev_cap) dev_cap = cap;
+        if (cap < pin_cap) pin_cap = cap;
+        if (cap < host_cap) host_cap = cap;
+    }
     int i = 0, nbatch = 0;
     while (i < nspec) {
         size_t db = 0, pb = 0, hb = 0;

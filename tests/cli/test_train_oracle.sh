@@ -69,6 +69,10 @@ if [ -d "$DATASETS" ]; then
     compare dna_ovo "$TMPD/dna" "$TMPD/dna.t"
     zcat "$DATASETS/satimage/satimage.scale.gz" > "$TMPD/sat"; zcat "$DATASETS/satimage/satimage.scale.t.gz" > "$TMPD/sat.t"
     compare satimage_ovo "$TMPD/sat" "$TMPD/sat.t"
+    # the pairs are solved in one batch or, with a tiny memory budget, in several: same model
+    "$TRAIN" -q "$TMPD/dna" "$TMPD/dna1.model" && GPUSVM_BATCH_MB=1 "$TRAIN" --verbose "$TMPD/dna" "$TMPD/dna2.model" > "$TMPD/dna2.out" 2>&1
+    check_eq "dna in several batches: model" "same" "$(cmp -s "$TMPD/dna1.model" "$TMPD/dna2.model" && echo same)"
+    check_eq "dna in several batches: batches used" "1" "$(grep -c 'problems in [2-9][0-9]* batches' "$TMPD/dna2.out")"
 else
     skip "../shared/datasets absent: svmguide1, mushrooms, reuters, glass, dna and satimage comparisons not run"
 fi

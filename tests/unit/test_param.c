@@ -47,8 +47,8 @@ static void test_defaults(void)
     CHECK(p.probability == 0, "probability %d", p.probability);
     CHECK(p.nr_weight == 0 && !p.weight && !p.weight_label, "weights %d", p.nr_weight);
     CHECK(p.cross_validation == 0, "cross_validation %d", p.cross_validation);
-    CHECK(p.ws_size == 512, "ws_size %d", p.ws_size);
-    CHECK(p.ws_keep == 256, "ws_keep %d", p.ws_keep);
+    CHECK(p.ws_size == 0, "ws_size %d (automatic)", p.ws_size);
+    CHECK(p.ws_keep == -1, "ws_keep %d (half)", p.ws_keep);
     CHECK(p.clusters_active == 64, "clusters_active %d", p.clusters_active);
     CHECK(p.cluster_size == 256, "cluster_size %d", p.cluster_size);
     CHECK(p.seed == 1, "seed %llu", (unsigned long long)p.seed);
@@ -159,13 +159,17 @@ static void test_nu_feasibility(void)
 static void test_long_options(void)
 {
     gs_param p;
-    p = fresh(); p.ws_size = 0; EXPECT_MSG(&p, NULL, "--ws-size must be an even number >= 2");
+    p = fresh(); p.ws_size = 0; EXPECT_MSG(&p, NULL, NULL); /* automatic */
+    p = fresh(); p.ws_size = 1; EXPECT_MSG(&p, NULL, "--ws-size must be an even number >= 2");
+    p = fresh(); p.ws_keep = 126; EXPECT_MSG(&p, NULL, NULL);
+    p = fresh(); p.ws_keep = 127; EXPECT_MSG(&p, NULL, "--ws-keep must be between 0 and ws-size - 2");
     p = fresh(); p.ws_size = 3; p.ws_keep = 0; EXPECT_MSG(&p, NULL, "--ws-size must be an even number >= 2");
     p = fresh(); p.ws_size = 2; p.ws_keep = 0; EXPECT_MSG(&p, NULL, NULL);
     p = fresh(); p.ws_size = 16; p.ws_keep = 14; EXPECT_MSG(&p, NULL, NULL);
     p = fresh(); p.ws_size = 16; p.ws_keep = 15;
     EXPECT_MSG(&p, NULL, "--ws-keep must be between 0 and ws-size - 2");
-    p = fresh(); p.ws_keep = -1; EXPECT_MSG(&p, NULL, "--ws-keep must be between 0 and ws-size - 2");
+    p = fresh(); p.ws_keep = -1; EXPECT_MSG(&p, NULL, NULL); /* half */
+    p = fresh(); p.ws_keep = -2; EXPECT_MSG(&p, NULL, "--ws-keep must be between 0 and ws-size - 2");
     p = fresh(); p.clusters_active = 0; EXPECT_MSG(&p, NULL, "--clusters must be >= 1");
     p = fresh(); p.clusters_active = 1; EXPECT_MSG(&p, NULL, NULL);
     const int bad_sizes[] = {0, 16, 48, 100, 2048, -256};
