@@ -6,9 +6,11 @@
 #include "svm.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cluster.h"
 #include "solver.h"
@@ -117,6 +119,39 @@ static double decimal_cached(dec_cache *c, float f)
         c->used[h] = 1;
     }
     return c->val[h];
+}
+
+typedef struct dec_job {
+    double *v;
+    int64_t n;
+} dec_job;
+
+static void *dec_run(void *arg)
+{
+    dec_job *j = arg;
+    dec_cache *dc = calloc(1, sizeof *dc); /* NULL: uncached */
+    for (int64_t i = 0; i < j->n; i++) j->v[i] = decimal_cached(dc, (float)j->v[i]);
+    free(dc);
+    return NULL;
+}
+
+/* v[i] (floats held as doubles) -> shortest_decimal(v[i]), on up to 8 threads for large models
+ * (data with many distinct values, e.g. ijcnn1, misses the cache). */
+static void decimals(double *v, int64_t n)
+{
+    enum { MAXT = 8 };
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int nt = n < 20000 ? 1 : (int)(cpus < 1 ? 1 : (cpus > MAXT ? MAXT : cpus));
+    dec_job jobs[MAXT];
+    pthread_t th[MAXT];
+    int started[MAXT] = {0};
+    for (int t = 0; t < nt; t++) jobs[t] = (dec_job){v + n * t / nt, n * (t + 1) / nt - n * t / nt};
+    for (int t = 1; t < nt; t++) started[t] = pthread_create(&th[t], NULL, dec_run, &jobs[t]) == 0;
+    dec_run(&jobs[0]);
+    for (int t = 1; t < nt; t++) {
+        if (started[t]) pthread_join(th[t], NULL);
+        else dec_run(&jobs[t]);
+    }
 }
 
 /* Copies rows (in the given order) into a CSR of their own. */
@@ -348,7 +383,6 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
     {
         int s = 0;
         int64_t o = 0;
-        dec_cache *dc = calloc(1, sizeof *dc); /* NULL: uncached */
         model->sv_ptr[0] = 0;
         for (int g = 0; g < l; g++) {
             const int r = cls.order[g];
@@ -357,11 +391,11 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
                               sizeof(double) * (size_t)(k - 1));
             for (int64_t e = prob->row_ptr[r]; e < prob->row_ptr[r + 1]; e++, o++) {
                 model->sv_idx[o] = prob->idx[e];
-                model->sv_val[o] = decimal_cached(dc, prob->val[e]);
+                model->sv_val[o] = prob->val[e]; /* the float, exactly; made decimal below */
             }
             model->sv_ptr[++s] = o;
         }
-        free(dc);
+        decimals(model->sv_val, nnz);
     }
     gs_log_info(log, "Total nSV = %d\n", total);
     if (stats) stats->total = gs_now() - t_start;
