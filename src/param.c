@@ -29,6 +29,7 @@ void gs_param_init(gs_param *p)
     p->clusters_active = 64;
     p->cluster_size = 256;
     p->seed = 1;
+    p->multiclass = GS_MC_OVO;
 }
 
 void gs_param_free(gs_param *p)
@@ -151,11 +152,22 @@ const char *gs_param_check(const gs_param *p, const struct gs_problem *prob)
 
     /* gpusvm's long options, after LIBSVM's so its messages keep their precedence. */
     if (p->ws_size != 0 && (p->ws_size < 2 || p->ws_size % 2 != 0)) return "--ws-size must be an even number >= 2";
-    /* without --ws-size the working set can be as small as 128 */
-    if (p->ws_keep < -1 || p->ws_keep > (p->ws_size ? p->ws_size : 128) - 2)
+    /* without --ws-size the working set can be as small as 128; cs keeps none */
+    if (p->multiclass != GS_MC_CS && (p->ws_keep < -1 || p->ws_keep > (p->ws_size ? p->ws_size : 128) - 2))
         return "--ws-keep must be between 0 and ws-size - 2";
     if (p->clusters_active < 1) return "--clusters must be >= 1";
     if (p->cluster_size < 32 || p->cluster_size > 1024 || !is_pow2(p->cluster_size))
         return "--cluster-size must be a power of two from 32 to 1024";
+    if (p->multiclass != GS_MC_OVO && p->multiclass != GS_MC_CS) return "--multiclass must be ovo or cs";
+    if (p->multiclass == GS_MC_CS) {
+        /* Crammer–Singer is one joint C-SVC problem with no bias: the per-pair machinery (Platt
+         * pairs, class weights as per-pair C, folds of one-vs-one models) has no counterpart. */
+        if (st != GS_C_SVC) return "--multiclass cs needs -s 0 (C-SVC)";
+        if (kt == GS_KERNEL_PRECOMPUTED) return "--multiclass cs does not support -t 4 (precomputed kernel)";
+        if (p->probability) return "--multiclass cs does not support -b 1 (probability estimates)";
+        if (p->nr_weight > 0) return "--multiclass cs does not support -wi (class weights)";
+        if (p->cross_validation) return "--multiclass cs does not support -v (cross validation)";
+        if (p->ws_size > 1024) return "--multiclass cs needs --ws-size <= 1024";
+    }
     return NULL;
 }

@@ -8,6 +8,8 @@
 enum { GS_C_SVC = 0, GS_NU_SVC = 1, GS_ONE_CLASS = 2, GS_EPSILON_SVR = 3, GS_NU_SVR = 4 };
 enum { GS_KERNEL_LINEAR = 0, GS_KERNEL_POLY = 1, GS_KERNEL_RBF = 2, GS_KERNEL_SIGMOID = 3,
        GS_KERNEL_PRECOMPUTED = 4 };
+/* --multiclass: how C-SVC handles several classes. */
+enum { GS_MC_OVO = 0, GS_MC_CS = 1 };
 
 typedef struct gs_param {
     /* LIBSVM's fields */
@@ -36,11 +38,13 @@ typedef struct gs_param {
     int clusters_active; /* --clusters: active clusters k of Algorithm 2 (default 64) */
     int cluster_size;    /* --cluster-size: rows per cluster = work-group size (default 256) */
     uint64_t seed;       /* --seed: clustering order */
+    int multiclass;      /* --multiclass: GS_MC_OVO (LIBSVM's one-vs-one, default) or GS_MC_CS
+                            (Crammer–Singer, one cs_svc model; C-SVC only, no -b 1, -wi, -v, -t 4) */
 } gs_param;
 
 /* Fills LIBSVM's defaults (svm_type C_SVC, RBF, degree 3, gamma 0, coef0 0, cache 100, eps 1e-3,
  * C 1, nu 0.5, p 0.1, shrinking 1, probability 0, no weights, no CV) and gpusvm's (ws_size 0 and
- * ws_keep -1 = automatic, clusters 64, cluster_size 256, seed 1). */
+ * ws_keep -1 = automatic, clusters 64, cluster_size 256, seed 1, multiclass GS_MC_OVO). */
 void gs_param_init(gs_param *p);
 /* Frees the weight arrays; p may be NULL. */
 void gs_param_free(gs_param *p);
@@ -51,7 +55,8 @@ int gs_param_add_weight(gs_param *p, int label, double weight);
 struct gs_problem;
 /* LIBSVM's svm_check_parameter: NULL when fine, else the message without "ERROR: "
  * (e.g. "C <= 0"), in LIBSVM's checking order (compat §2.3, 3.24 texts, including "one-class SVM
- * probability output not supported yet"), then gpusvm's checks of the long options ("--ws-size ...").
+ * probability output not supported yet"), then gpusvm's checks of the long options ("--ws-size ...",
+ * and what --multiclass cs cannot combine with: "--multiclass cs needs -s 0 (C-SVC)", ...).
  * prob may be NULL (skips the nu feasibility test). The text is a static string. */
 const char *gs_param_check(const gs_param *p, const struct gs_problem *prob);
 

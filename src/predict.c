@@ -4,7 +4,8 @@
  * Differences from svm-predict, on purpose: the output is written to "<output>.tmpXXXXXX" and
  * renamed at the end, so a failed run leaves no partial output (svm-predict leaves the predictions
  * before a bad line, or an empty file after a bad model); gzip test files are read; long options
- * --device, --list-devices and --verbose. */
+ * --device, --list-devices and --verbose; gpusvm's cs_svc models (Crammer–Singer, model.h) are
+ * read and predicted by the largest of their k decision values (no -b 1 for them). */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -412,6 +413,15 @@ static int vote(int k, const double *dec, int *votes)
     return best;
 }
 
+/* cs_svc: the class of the largest decision value, ties to the earliest class. */
+static int argmax(int k, const double *dec)
+{
+    int best = 0;
+    for (int i = 1; i < k; i++)
+        if (dec[i] > dec[best]) best = i;
+    return best;
+}
+
 /* Formats one row's output line into buf and returns the predicted value. */
 static double format_row(out_ctx *o, const double *dec, char *buf, size_t cap, int *votes)
 {
@@ -420,7 +430,7 @@ static double format_row(out_ctx *o, const double *dec, char *buf, size_t cap, i
     switch (o->mode) {
     case OUT_LABEL:
         if (o->k >= 1) {
-            const int c = o->k >= 2 ? vote(o->k, dec, votes) : 0;
+            const int c = o->k < 2 ? 0 : (m->svm_type == GS_CS_SVC ? argmax(o->k, dec) : vote(o->k, dec, votes));
             pred = m->label[c];
             if (o->label_txt) {
                 memcpy(buf, o->label_txt[c], 32);
@@ -467,6 +477,14 @@ static int device_row_ok(out_ctx *o, const double *dec, const double *err, int *
     if (exact) return 1;
     for (int q = 0; q < nd; q++)
         if (!(err[q] < INFINITY)) return 0;
+    if (o->m->svm_type == GS_CS_SVC) {
+        /* the winner's interval must lie above every other class's (and a tie at the top, which
+         * goes to the earliest class, be exact) */
+        const int best = argmax(nd, dec);
+        for (int q = 0; q < nd; q++)
+            if (q != best && !(dec[best] - err[best] > dec[q] + err[q])) return 0;
+        return 1;
+    }
     switch (o->mode) {
     case OUT_LABEL:
     case OUT_ONE_CLASS:
@@ -615,13 +633,17 @@ int main(int argc, char **argv)
         goto done;
     }
     gs_log_verbose(&log, "model: %d SVs, read in %.3f s\n", (int)model.l, gs_now() - t0);
-    if (model.svm_type == GS_CS_SVC) {
-        fprintf(stderr, "gpusvm-predict: cs_svc (Crammer-Singer) models are not supported yet\n");
+    if (model.svm_type == GS_CS_SVC && probability) {
+        fprintf(stderr, "gpusvm-predict: -b 1: cs_svc (Crammer-Singer) models have no probability "
+                        "estimates\n");
         goto done;
     }
-    const int classify = model.svm_type == GS_C_SVC || model.svm_type == GS_NU_SVC;
+    /* cs_svc (gpusvm-train --multiclass cs) predicts like a classifier: argmax of its k values */
+    const int classify = model.svm_type == GS_C_SVC || model.svm_type == GS_NU_SVC ||
+                         model.svm_type == GS_CS_SVC;
     const int regress = model.svm_type == GS_EPSILON_SVR || model.svm_type == GS_NU_SVR;
-    const int has_prob = (classify && model.probA && model.probB) || (regress && model.probA) ||
+    const int has_prob = (classify && model.svm_type != GS_CS_SVC && model.probA && model.probB) ||
+                         (regress && model.probA) ||
                          (model.svm_type == GS_ONE_CLASS && model.prob_density_marks);
     if (probability) {
         if (!has_prob) {

@@ -61,6 +61,7 @@ int gs_pred_n_dec(const gs_model *m)
 {
     if (m->svm_type == GS_C_SVC || m->svm_type == GS_NU_SVC)
         return m->nr_class >= 2 ? m->nr_class * (m->nr_class - 1) / 2 : 0;
+    if (m->svm_type == GS_CS_SVC) return m->nr_class > 0 ? m->nr_class : 0;
     return 1;
 }
 
@@ -157,6 +158,15 @@ gs_status gs_pred_cpu_dec(const gs_model *m, const gs_rows *rows, int32_t r, dou
         } else {
             kv[s] = cpu_kernel(m, xi, xv, xn, m->sv_idx + y0, m->sv_val + y0, yn);
         }
+    }
+    if (m->svm_type == GS_CS_SVC) { /* f_c(x) = sum_s coef[s][c] K(s, x) - rho[c], SVs in model order */
+        for (int c = 0; c < nd; c++) {
+            double sum = 0;
+            for (int32_t s = 0; s < m->l; s++) sum += m->sv_coef[(int64_t)s * nc + c] * kv[s];
+            dec[c] = sum - m->rho[c];
+        }
+        free(kv);
+        return GS_OK;
     }
     if (!classify) {
         double sum = 0;
@@ -415,6 +425,12 @@ static gs_status build_layout(gs_predictor *p)
                 sj += m->nSV[j];
             }
             si += m->nSV[i];
+        }
+    } else if (m->svm_type == GS_CS_SVC) { /* one "pair" per class: all SVs, column c, no second side */
+        for (int c = 0; c < nd; c++) {
+            int *e = pairs + 6 * c;
+            e[0] = 0; e[1] = l; e[2] = c; e[3] = 0; e[4] = 0; e[5] = 0;
+            p->pair_terms[c] = l;
         }
     } else {
         int *e = pairs;

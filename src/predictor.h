@@ -24,7 +24,8 @@ typedef struct gs_rows {
 /* Frees and zeroes; r may be NULL. */
 void gs_rows_free(gs_rows *r);
 
-/* Number of decision values per row: k(k-1)/2 for classification, 1 otherwise (0 for k < 2). */
+/* Number of decision values per row: k(k-1)/2 for C-SVC and nu-SVC (0 for k < 2), k for cs_svc
+ * (f_c(x) = sum_s coef[s][c] K(s,x) - rho[c] per class, SVs in model order), 1 otherwise. */
 int gs_pred_n_dec(const gs_model *m);
 
 /* LIBSVM's decision values for row r of rows, in double exactly as svm_predict_values computes them

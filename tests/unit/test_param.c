@@ -1,6 +1,7 @@
 /* test_param.c — gs_param defaults, -wi weights, gs_param_check's messages and their order
- * (LIBSVM 3.24's svm_check_parameter, compat §2.3, then gpusvm's long options), gs_label_int, and
- * the checked number readers the CLIs fill gs_param with. */
+ * (LIBSVM 3.24's svm_check_parameter, compat §2.3, then gpusvm's long options and what
+ * --multiclass cs refuses), gs_label_int, and the checked number readers the CLIs fill gs_param
+ * with. */
 #include <limits.h>
 #include <math.h>
 #include <string.h>
@@ -52,6 +53,7 @@ static void test_defaults(void)
     CHECK(p.clusters_active == 64, "clusters_active %d", p.clusters_active);
     CHECK(p.cluster_size == 256, "cluster_size %d", p.cluster_size);
     CHECK(p.seed == 1, "seed %llu", (unsigned long long)p.seed);
+    CHECK(p.multiclass == GS_MC_OVO, "multiclass %d", p.multiclass);
     EXPECT_MSG(&p, NULL, NULL);
     gs_param_free(&p);
     gs_param_free(NULL);
@@ -183,6 +185,39 @@ static void test_long_options(void)
     }
 }
 
+/* --multiclass: its values, what cs refuses, and that cs ignores --ws-keep. */
+static void test_multiclass(void)
+{
+    gs_param p;
+    p = fresh(); p.multiclass = GS_MC_CS; EXPECT_MSG(&p, NULL, NULL);
+    p = fresh(); p.multiclass = 2; EXPECT_MSG(&p, NULL, "--multiclass must be ovo or cs");
+    p = fresh(); p.multiclass = -1; EXPECT_MSG(&p, NULL, "--multiclass must be ovo or cs");
+    p = fresh(); p.multiclass = GS_MC_CS; p.svm_type = GS_NU_SVC;
+    EXPECT_MSG(&p, NULL, "--multiclass cs needs -s 0 (C-SVC)");
+    p = fresh(); p.multiclass = GS_MC_CS; p.svm_type = GS_EPSILON_SVR;
+    EXPECT_MSG(&p, NULL, "--multiclass cs needs -s 0 (C-SVC)");
+    p = fresh(); p.multiclass = GS_MC_CS; p.kernel_type = GS_KERNEL_PRECOMPUTED;
+    EXPECT_MSG(&p, NULL, "--multiclass cs does not support -t 4 (precomputed kernel)");
+    p = fresh(); p.multiclass = GS_MC_CS; p.probability = 1;
+    EXPECT_MSG(&p, NULL, "--multiclass cs does not support -b 1 (probability estimates)");
+    p = fresh(); p.multiclass = GS_MC_CS; p.cross_validation = 1; p.nr_fold = 5;
+    EXPECT_MSG(&p, NULL, "--multiclass cs does not support -v (cross validation)");
+    p = fresh(); p.multiclass = GS_MC_CS; p.ws_size = 2048;
+    EXPECT_MSG(&p, NULL, "--multiclass cs needs --ws-size <= 1024");
+    p = fresh(); p.multiclass = GS_MC_CS;
+    CHECK(gs_param_add_weight(&p, 2, 0.5) == GS_OK, "add weight");
+    EXPECT_MSG(&p, NULL, "--multiclass cs does not support -wi (class weights)");
+    gs_param_free(&p);
+    /* cs has no kept rows: --ws-keep is not checked against --ws-size */
+    p = fresh(); p.multiclass = GS_MC_CS; p.ws_size = 64; EXPECT_MSG(&p, NULL, NULL);
+    p = fresh(); p.ws_size = 64; p.ws_keep = 100; EXPECT_MSG(&p, NULL, "--ws-keep must be between 0 and ws-size - 2");
+    /* LIBSVM's checks and the other long options come first */
+    p = fresh(); p.multiclass = GS_MC_CS; p.C = 0; p.probability = 1; EXPECT_MSG(&p, NULL, "C <= 0");
+    p = fresh(); p.multiclass = GS_MC_CS; p.svm_type = GS_NU_SVC; p.cluster_size = 3;
+    EXPECT_MSG(&p, NULL, "--cluster-size must be a power of two from 32 to 1024");
+    p = fresh(); p.multiclass = GS_MC_CS; p.ws_size = 3; EXPECT_MSG(&p, NULL, "--ws-size must be an even number >= 2");
+}
+
 /* When several checks fail, the earlier one in LIBSVM's order is reported. */
 static void test_order(void)
 {
@@ -294,6 +329,7 @@ int main(void)
     test_each_message();
     test_nu_feasibility();
     test_long_options();
+    test_multiclass();
     test_order();
     test_label_int();
     test_number_readers();

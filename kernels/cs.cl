@@ -1,0 +1,445 @@
+/* cs.cl — device side of the Crammer–Singer multiclass trainer (src/cs.c).
+ *
+ * Positions t in [0, NPOS) index the clustered layout (cluster t / WG, row t % WG); padding rows
+ * have cls = -1 and are never selected. Per example t and class m the device keeps the dual
+ * variable A[m][t] and the gradient G[m][t] = delta(m, y_t) - sum_s A[m][s] K(s, t) of the dual
+ * (the GTSVM paper's eq. 4), both double, class-major so that neighbouring work-items read
+ * neighbouring addresses. Per round the host enqueues:
+ *   cs_update  : G[m][t] -= sum_u dA[u][m] K[slot_u][t] over the working-set slots that changed,
+ *                A[.][t] of the working set from the host, then the KKT violation of every example
+ *                v_t = max_{m: A[m][t] < B_m} G[m][t] - min_m G[m][t]  (B_m = C for m = y_t, else 0;
+ *                the paper's §5.1 heuristic, after Crammer and Singer), its selection key and the
+ *                per-group maximum of v
+ *   cs_hist / cs_pick x6 : radix select (11 bits per pass) of the q-th largest 64-bit key; keys are
+ *                unique (violation as float in the high word, position in the low word, so ties go
+ *                to the lower position) and exactly min(q, eligible) rows lie at or above it
+ *   cs_collect : those rows, appended in any order to cand
+ *   cs_merge   : one work-group: sorts cand by position (the set is then deterministic), leaves rows
+ *                that already hold a slot in it (their kernel rows stay valid) and puts the others
+ *                in empty slots or in those of the rows selected longest ago; the working set is
+ *                every occupied slot, so earlier rows stay in it while there is room
+ *   cs_gather, cs_rows : kernel rows K[slot][t] of the new slots over every row
+ *   cs_readback: maximal violation, slot positions, the set's gradients and the new Gram entries
+ *                into one buffer, read by the host with one blocking read
+ *
+ * Tunables (-D): WG (cluster size = work-group size), KTYPE (0 linear, 1 poly, 2 rbf, 3 sigmoid),
+ * CB (classes accumulated per pass over the kernel rows in cs_update), WCH (new
+ * slots per register block in cs_rows), CCH (columns staged per step), QMAX (power of two >= the
+ * working-set size and >= MWG), MWG (work-group size of cs_merge and cs_pick). */
+#ifndef WG
+#define WG 256
+#endif
+#ifndef KTYPE
+#define KTYPE 2
+#endif
+#ifndef CB
+#define CB 16
+#endif
+#ifndef WCH
+#define WCH 16
+#endif
+#ifndef CCH
+#define CCH 16
+#endif
+#ifndef QMAX
+#define QMAX 512
+#endif
+#ifndef MWG
+#define MWG 256
+#endif
+#define NBINS 2048
+#define NPASS 6
+#define PER (QMAX / MWG)
+
+/* state (ulong): [0] prefix of the threshold key, [1] its mask, [2] keys still wanted inside the
+ * prefix, [3] rows selected this round. */
+
+/* Bits [shift, shift + width) of the key are pass p's digit: 11 bits from the top, 9 in the last. */
+inline int pass_shift(int p) { return p < NPASS - 1 ? 53 - 11 * p : 0; }
+inline uint pass_mask(int p) { return p < NPASS - 1 ? 0x7FFu : 0x1FFu; }
+
+__kernel void cs_init(__global double *G, __global double *A, __global const int *cls, int npos, int nclass)
+{
+    const int t = get_global_id(0);
+    if (t >= npos) return;
+    const int y = cls[t];
+    for (int m = 0; m < nclass; m++) {
+        G[(long)m * npos + t] = (y >= 0 && m == y) ? 1.0 : 0.0;
+        A[(long)m * npos + t] = 0.0;
+    }
+}
+
+/* upd (doubles): [nupd * k] the changes dA of the updated slots, [nupd] their slot numbers,
+ * then [q * k] the new alphas of every working-set slot (rows that hold slot s get them). */
+__kernel void cs_update(__global double *G, __global double *A, __global const int *cls,
+                        __global const float *K, __global const double *upd, int nupd, int q,
+                        __global const int *slot_of, int npos, double C, double eps,
+                        __global ulong *key, __global double *gmax, __global ulong *state, int nclass)
+{
+    __local double lmax[WG];
+    const int t = get_global_id(0), lid = get_local_id(0);
+    if (t == 0) { state[0] = 0; state[1] = 0; state[2] = 0; state[3] = 0; }
+    double v = -INFINITY;
+    const int y = t < npos ? cls[t] : -1;
+    if (y >= 0) {
+        __global const double *dA = upd;
+        __global const double *uslot = upd + (long)nupd * nclass;
+        __global const double *anew = uslot + nupd;
+        for (int m0 = 0; m0 < nclass; m0 += CB) {
+            double acc[CB];
+            for (int j = 0; j < CB; j++) acc[j] = 0.0;
+            for (int u = 0; u < nupd; u++) {
+                const double kv = (double)K[(long)uslot[u] * npos + t];
+                __global const double *d = dA + (long)u * nclass + m0;
+                for (int j = 0; j < CB && m0 + j < nclass; j++) acc[j] += d[j] * kv;
+            }
+            for (int j = 0; j < CB && m0 + j < nclass; j++) G[(long)(m0 + j) * npos + t] -= acc[j];
+        }
+        const int s = slot_of[t];
+        if (s >= 0 && s < q)
+            for (int m = 0; m < nclass; m++) A[(long)m * npos + t] = anew[(long)s * nclass + m];
+        double up = -INFINITY, lo = INFINITY;
+        for (int m = 0; m < nclass; m++) {
+            const double g = G[(long)m * npos + t];
+            if (A[(long)m * npos + t] < (m == y ? C : 0.0)) up = fmax(up, g);
+            lo = fmin(lo, g);
+        }
+        v = up - lo;
+    }
+    if (t < npos) {
+        /* only violations of at least eps are candidates; v >= eps > 0 makes the float's bits an
+         * order-preserving non-zero integer, and the low word prefers lower positions on ties */
+        key[t] = v >= eps ? ((ulong)as_uint((float)v) << 32) | (ulong)(0xFFFFFFFFu - (uint)t) : 0ul;
+    }
+    lmax[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = WG / 2; s > 0; s >>= 1) {
+        if (lid < s) lmax[lid] = fmax(lmax[lid], lmax[lid + s]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) gmax[get_group_id(0)] = lmax[0];
+}
+
+/* Histogram of pass p's digit over the keys that match the prefix found so far. */
+__kernel void cs_hist(__global const ulong *key, __global const ulong *state, __global uint *hist,
+                      int p, int npos)
+{
+    __local uint lh[NBINS];
+    const int lid = get_local_id(0);
+    for (int i = lid; i < NBINS; i += get_local_size(0)) lh[i] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int shift = pass_shift(p);
+    const uint dmask = pass_mask(p);
+    const ulong prefix = state[0], mask = state[1];
+    for (int t = get_global_id(0); t < npos; t += get_global_size(0)) {
+        const ulong k = key[t];
+        if (k != 0ul && (k & mask) == prefix) atomic_inc(&lh[(uint)(k >> shift) & dmask]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int i = lid; i < NBINS; i += get_local_size(0))
+        if (lh[i]) atomic_add(&hist[i], lh[i]);
+}
+
+/* One work-group of MWG: the digit holding the wanted key (counting from the largest), and on the
+ * first pass the number of rows to select, min(q, eligible), and the maximal violation. Clears
+ * hist for the next pass. */
+__kernel void cs_pick(__global ulong *state, __global uint *hist, __global const double *gmax,
+                      __global double *gap, int p, int ngroups, int q)
+{
+    __local uint h[NBINS];
+    __local uint part[MWG];
+    __local double lm[MWG];
+    const int lid = get_local_id(0);
+    const int per = NBINS / MWG;
+    const int shift = pass_shift(p);
+    const uint dmask = pass_mask(p);
+    uint need = (uint)state[2];
+    for (int i = lid; i < NBINS; i += MWG) { h[i] = hist[i]; hist[i] = 0; }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* work-item lid counts bins NBINS-1-lid*per down to NBINS-per-lid*per: from the top */
+    uint s = 0;
+    for (int i = 0; i < per; i++) s += h[NBINS - 1 - (lid * per + i)];
+    part[lid] = s;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < MWG; off <<= 1) { /* inclusive scan */
+        const uint x = lid >= off ? part[lid - off] : 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        part[lid] += x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (p == 0) {
+        const uint total = part[MWG - 1];
+        need = total < (uint)q ? total : (uint)q;
+        if (lid == 0) state[3] = need;
+    }
+    const uint above = lid ? part[lid - 1] : 0u;
+    if (need > 0 && above < need && need <= part[lid]) {
+        uint cum = above;
+        for (int i = 0; i < per; i++) {
+            const int b = NBINS - 1 - (lid * per + i);
+            if (cum + h[b] >= need) {
+                state[0] |= (ulong)((uint)b & dmask) << shift;
+                state[1] |= (ulong)dmask << shift;
+                state[2] = need - cum;
+                break;
+            }
+            cum += h[b];
+        }
+    }
+    if (p == 0) {
+        double a = -INFINITY;
+        for (int g = lid; g < ngroups; g += MWG) a = fmax(a, gmax[g]);
+        lm[lid] = a;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int st = MWG / 2; st > 0; st >>= 1) {
+            if (lid < st) lm[lid] = fmax(lm[lid], lm[lid + st]);
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid == 0) gap[0] = lm[0];
+    }
+}
+
+/* The selected rows: keys at or above the threshold (exactly state[3] of them, keys being unique). */
+__kernel void cs_collect(__global const ulong *key, __global const ulong *state,
+                         __global uint *count, __global int *cand, int npos)
+{
+    const int t = get_global_id(0);
+    if (t >= npos || state[3] == 0) return;
+    const ulong k = key[t];
+    if (k != 0ul && k >= state[0]) cand[atomic_inc(count)] = t;
+}
+
+/* In-place exclusive scan of v[QMAX] by the whole group; returns the total. */
+inline int block_scan(__local int *v, __local int *part, int lid)
+{
+    const int b = lid * PER;
+    int s = 0;
+    for (int i = 0; i < PER; i++) { const int x = v[b + i]; v[b + i] = s; s += x; }
+    part[lid] = s;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < MWG; off <<= 1) {
+        const int x = lid >= off ? part[lid - off] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        part[lid] += x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const int add = lid ? part[lid - 1] : 0;
+    for (int i = 0; i < PER; i++) v[b + i] += add;
+    const int total = part[MWG - 1];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return total;
+}
+
+/* One work-group of MWG. Slots 0..q-1; ws_pos[s] = row in slot s or -1, slot_of[t] the inverse,
+ * last[s] the round its row was last selected. Selected rows that hold a slot keep it; each other
+ * selected row takes a slot that is empty or else holds the row selected longest ago (ties: lower
+ * slot), so earlier rows stay in the working set, with their kernel rows, while there is room:
+ * examples that disturb each other are then solved together instead of in alternate rounds.
+ * new_slots[0..n_new) lists the slots whose kernel rows must be computed, in position order. Also
+ * clears count for the next round. */
+__kernel void cs_merge(__global const ulong *state, __global const int *cand, __global uint *count,
+                       __global int *ws_pos, __global int *slot_of, __global int *last,
+                       __global int *new_slots, __global int *n_new, int q, int round)
+{
+    __local int lc[QMAX];     /* candidates, sorted by position */
+    __local int keep[QMAX];   /* slot s keeps its row */
+    __local int res[QMAX];    /* candidate e already holds a slot */
+    __local int v[QMAX];      /* scan scratch */
+    __local ulong sk[QMAX];   /* replaceable slots by (age, slot) */
+    __local int part[MWG];
+    const int lid = get_local_id(0);
+    const int nsel = (int)state[3];
+    for (int e = lid; e < QMAX; e += MWG) {
+        lc[e] = e < nsel ? cand[e] : INT_MAX;
+        keep[e] = 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (lid == 0) count[0] = 0;
+    for (int size = 2; size <= QMAX; size <<= 1) { /* bitonic sort, ascending */
+        for (int stride = size / 2; stride > 0; stride >>= 1) {
+            for (int i = lid; i < QMAX / 2; i += MWG) {
+                const int lo = 2 * i - (i & (stride - 1)), hi = lo + stride;
+                const int up = (lo & size) == 0;
+                const int a = lc[lo], b = lc[hi];
+                if ((a > b) == up) { lc[lo] = b; lc[hi] = a; }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+    for (int e = lid; e < QMAX; e += MWG) {
+        res[e] = 0;
+        if (e < nsel) {
+            const int s = slot_of[lc[e]];
+            if (s >= 0) { res[e] = 1; keep[s] = 1; last[s] = round; }
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    for (int s = lid; s < QMAX; s += MWG) {
+        const ulong age = ws_pos[s < q ? s : 0] >= 0 ? (ulong)last[s < q ? s : 0] + 1ul : 0ul;
+        sk[s] = (s < q && !keep[s]) ? (age << 32) | (ulong)s : ULONG_MAX;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int size = 2; size <= QMAX; size <<= 1) {
+        for (int stride = size / 2; stride > 0; stride >>= 1) {
+            for (int i = lid; i < QMAX / 2; i += MWG) {
+                const int lo = 2 * i - (i & (stride - 1)), hi = lo + stride;
+                const int up = (lo & size) == 0;
+                const ulong a = sk[lo], b = sk[hi];
+                if ((a > b) == up) { sk[lo] = b; sk[hi] = a; }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+    for (int e = lid; e < QMAX; e += MWG) v[e] = (e < nsel && !res[e]) ? 1 : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int nn = block_scan(v, part, lid);
+    for (int e = lid; e < nsel; e += MWG) {
+        if (res[e]) continue;
+        const int s = (int)(sk[v[e]] & 0xFFFFFFFFul);
+        const int old = ws_pos[s];
+        if (old >= 0) slot_of[old] = -1;
+        ws_pos[s] = lc[e];
+        slot_of[lc[e]] = s;
+        last[s] = round;
+        new_slots[v[e]] = s;
+    }
+    if (lid == 0) n_new[0] = nn;
+}
+
+/* Row at position p into column k of U (or zeros over its columns when clear). */
+inline void put_row(int p, int clear, __global const long *col_off, __global const int *cols,
+                    __global const float *vals, __global const int *ell_w, __global const long *ell_off,
+                    __global const int *ell_idx, __global const float *ell_val, __global float *U, int q,
+                    int k)
+{
+    const int c = p / WG, t = p % WG, lid = get_local_id(0);
+    const int w = ell_w[c];
+    if (w > 0) {
+        const long b = ell_off[c];
+        for (int e = lid; e < w; e += WG) {
+            const float x = ell_val[b + (long)e * WG + t];
+            if (x != 0.0f || clear) U[(long)ell_idx[b + (long)e * WG + t] * q + k] = clear ? 0.0f : x;
+        }
+    } else {
+        const long b = col_off[c], n = col_off[c + 1] - b;
+        for (long j = lid; j < n; j += WG)
+            U[(long)cols[b + j] * q + k] = clear ? 0.0f : vals[(b + j) * WG + t];
+    }
+}
+
+/* Group k (< n_new) writes the vector of new slot k into column k of the dense block U[col][k],
+ * after clearing the vector it held before (u_pos). */
+__kernel void cs_gather(__global const int *ws_pos, __global const int *new_slots,
+                        __global const int *n_new, __global int *u_pos, __global const long *col_off,
+                        __global const int *cols, __global const float *vals, __global float *U, int q,
+                        __global const int *ell_w, __global const long *ell_off,
+                        __global const int *ell_idx, __global const float *ell_val)
+{
+    const int k = get_group_id(0), lid = get_local_id(0);
+    if (k >= n_new[0]) return;
+    const int old = u_pos[k];
+    if (old >= 0) put_row(old, 1, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, k);
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    const int p = ws_pos[new_slots[k]];
+    put_row(p, 0, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, k);
+    if (lid == 0) u_pos[k] = p;
+}
+
+inline double kfun(double dot, double ni, double nj, double gamma, double coef0, int degree)
+{
+#if KTYPE == 0
+    return dot;
+#elif KTYPE == 1
+    double base = gamma * dot + coef0, r = 1.0;
+    for (int d = degree; d > 0; d >>= 1) {
+        if (d & 1) r *= base;
+        base *= base;
+    }
+    return r;
+#elif KTYPE == 2
+    return exp(-gamma * fmax(ni + nj - 2.0 * dot, 0.0));
+#else
+    return tanh(gamma * dot + coef0);
+#endif
+}
+
+/* Work-group (cluster c, new slots w0..w0+WCH), work-item = row: K[slot][row]. Dense clusters
+ * stage CCH columns of the WCH working-set vectors in local memory (the paper's Algorithm 1);
+ * row-wise clusters gather the vectors at each of the row's columns. */
+__kernel void cs_rows(__global const long *col_off, __global const int *cols,
+                      __global const float *vals, __global const double *norm2,
+                      __global const float *U, __global const int *ws_pos,
+                      __global const int *new_slots, __global const int *n_new, __global float *K,
+                      int q, int npos, double gamma, double coef0, int degree,
+                      __global const int *ell_w, __global const long *ell_off,
+                      __global const int *ell_idx, __global const float *ell_val)
+{
+    __local float lu[CCH * WCH];
+    const int c = get_group_id(0), t = get_local_id(0);
+    const int w0 = get_group_id(1) * WCH;
+    const int nn = n_new[0];
+    if (w0 >= nn) return;
+    const int pos = c * WG + t;
+    const double ni = norm2[pos];
+    float acc[WCH];
+    for (int w = 0; w < WCH; w++) acc[w] = 0.0f;
+    const int ew = ell_w[c];
+    if (ew > 0) {
+        const long b = ell_off[c] + t;
+        for (int e = 0; e < ew; e++) {
+            const float x = ell_val[b + (long)e * WG];
+            if (x == 0.0f) continue;
+            __global const float *u = U + (long)ell_idx[b + (long)e * WG] * q + w0;
+            for (int w = 0; w < WCH; w++) acc[w] = fma(x, w0 + w < nn ? u[w] : 0.0f, acc[w]);
+        }
+    } else {
+        const long b = col_off[c];
+        const int ncol = (int)(col_off[c + 1] - b);
+        __global const float *x = vals + b * WG + t;
+        for (int j0 = 0; j0 < ncol; j0 += CCH) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int i = t; i < CCH * WCH; i += WG) {
+                const int jj = i / WCH, ww = i % WCH;
+                lu[i] = (j0 + jj < ncol && w0 + ww < nn) ? U[(long)cols[b + j0 + jj] * q + w0 + ww] : 0.0f;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            const int jn = min(CCH, ncol - j0);
+            for (int jj = 0; jj < jn; jj++) {
+                const float xv = x[(long)(j0 + jj) * WG];
+                for (int w = 0; w < WCH; w++) acc[w] = fma(xv, lu[jj * WCH + w], acc[w]);
+            }
+        }
+    }
+    for (int w = 0; w < WCH && w0 + w < nn; w++) {
+        const int s = new_slots[w0 + w];
+        const int p = ws_pos[s];
+        const double dot = pos == p ? ni : (double)acc[w];
+        K[(long)s * npos + pos] = (float)kfun(dot, ni, norm2[p], gamma, coef0, degree);
+    }
+}
+
+/* rb layout (doubles): [0] maximal violation, [1] rows selected, [2] n_new, [3] 0,
+ * [4, 4+q) ws_pos, [4+q, 4+2q) new_slots (-1 past n_new), [4+2q, 4+2q+q*nclass) G of each slot
+ * (slot-major), then floats: gram[e*q + s] = K(new slot e, slot s) for e < n_new. */
+__kernel void cs_readback(__global const double *gap, __global const ulong *state,
+                          __global const int *n_new, __global const int *ws_pos,
+                          __global const int *new_slots, __global const double *G,
+                          __global const float *K, __global double *rb, int q, int npos, int nclass)
+{
+    const int i = get_global_id(0);
+    const int nn = n_new[0];
+    if (i < q) {
+        const int p = ws_pos[i];
+        rb[4 + i] = (double)p;
+        rb[4 + q + i] = i < nn ? (double)new_slots[i] : -1.0;
+        for (int m = 0; m < nclass; m++)
+            rb[4 + 2 * q + (long)i * nclass + m] = p >= 0 ? G[(long)m * npos + p] : 0.0;
+    }
+    if (i == 0) { rb[0] = gap[0]; rb[1] = (double)state[3]; rb[2] = (double)nn; rb[3] = 0.0; }
+    __global float *gram = (__global float *)(rb + 4 + 2 * q + (long)q * nclass);
+    for (int e = i; e < nn * q; e += get_global_size(0)) {
+        const int k = e / q, s = e % q;
+        const int ps = ws_pos[s];
+        gram[e] = ps >= 0 ? K[(long)new_slots[k] * npos + ps] : 0.0f;
+    }
+}
