@@ -726,9 +726,10 @@ static gs_status build_model(const gs_problem *prob, const gs_param *param, cons
     model->coef0 = param->coef0;
     model->nr_class = k;
     model->n_coef = gs_model_coef_count(GS_CS_SVC, k);
-    model->rho = calloc((size_t)(k ? k : 1), sizeof(double)); /* no bias: 0 for every class */
-    model->label = malloc(sizeof(int) * (size_t)(k ? k : 1));
-    model->nSV = calloc((size_t)(k ? k : 1), sizeof(int));
+    const size_t kk = k > 0 ? (size_t)k : 1;
+    model->rho = calloc(kk, sizeof(double)); /* no bias: 0 for every class */
+    model->label = malloc(sizeof(int) * kk);
+    model->nSV = calloc(kk, sizeof(int));
     if (!model->rho || !model->label || !model->nSV) return GS_FAIL(GS_ERR_NOMEM, "out of memory for the model");
     if (k > 0) memcpy(model->label, cls->label, sizeof(int) * (size_t)k);
     /* SVs: grouped by class, file order within a class */
