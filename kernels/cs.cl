@@ -10,9 +10,11 @@
  *                v_t = max_{m: A[m][t] < B_m} G[m][t] - min_m G[m][t]  (B_m = C for m = y_t, else 0;
  *                the paper's §5.1 heuristic, after Crammer and Singer), its selection key and the
  *                per-group maximum of v
- *   cs_hist / cs_pick x6 : radix select (11 bits per pass) of the q-th largest 64-bit key; keys are
- *                unique (violation as float in the high word, position in the low word, so ties go
- *                to the lower position) and exactly min(q, eligible) rows lie at or above it
+ *   cs_gap     : the largest violation, and the smallest key eligible this round (v >= max(eps,
+ *                sel * the largest))
+ *   cs_hist / cs_pick x6 : radix select (11 bits per pass) of the q-th largest eligible 64-bit key;
+ *                keys are unique (violation as float in the high word, position in the low word, so
+ *                ties go to the lower position) and exactly min(q, eligible) rows lie at or above it
  *   cs_collect : those rows, appended in any order to cand
  *   cs_merge   : one work-group: sorts cand by position (the set is then deterministic), leaves rows
  *                that already hold a slot in it (their kernel rows stay valid) and puts the others
@@ -52,7 +54,7 @@
 #define PER (QMAX / MWG)
 
 /* state (ulong): [0] prefix of the threshold key, [1] its mask, [2] keys still wanted inside the
- * prefix, [3] rows selected this round. */
+ * prefix, [3] rows selected this round, [4] the smallest eligible key (from the largest violation). */
 
 /* Bits [shift, shift + width) of the key are pass p's digit: 11 bits from the top, 9 in the last. */
 inline int pass_shift(int p) { return p < NPASS - 1 ? 53 - 11 * p : 0; }
@@ -78,7 +80,7 @@ __kernel void cs_update(__global double *G, __global double *A, __global const i
 {
     __local double lmax[WG];
     const int t = get_global_id(0), lid = get_local_id(0);
-    if (t == 0) { state[0] = 0; state[1] = 0; state[2] = 0; state[3] = 0; }
+    if (t == 0) { state[0] = 0; state[1] = 0; state[2] = 0; state[3] = 0; state[4] = 0; }
     double v = -INFINITY;
     const int y = t < npos ? cls[t] : -1;
     if (y >= 0) {
@@ -120,6 +122,28 @@ __kernel void cs_update(__global double *G, __global double *A, __global const i
     if (lid == 0) gmax[get_group_id(0)] = lmax[0];
 }
 
+/* One work-group of MWG: the largest violation (gap[0]) and the smallest eligible key: rows whose
+ * violation is below max(eps, sel * gap) are not selected this round. */
+__kernel void cs_gap(__global const double *gmax, int ngroups, __global double *gap,
+                     __global ulong *state, double eps, double sel)
+{
+    __local double lm[MWG];
+    const int lid = get_local_id(0);
+    double a = -INFINITY;
+    for (int g = lid; g < ngroups; g += MWG) a = fmax(a, gmax[g]);
+    lm[lid] = a;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int st = MWG / 2; st > 0; st >>= 1) {
+        if (lid < st) lm[lid] = fmax(lm[lid], lm[lid + st]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        gap[0] = lm[0];
+        const double thr = fmax(eps, sel * lm[0]);
+        state[4] = isfinite(thr) ? (ulong)as_uint((float)thr) << 32 : 0ul;
+    }
+}
+
 /* Histogram of pass p's digit over the keys that match the prefix found so far. */
 __kernel void cs_hist(__global const ulong *key, __global const ulong *state, __global uint *hist,
                       int p, int npos)
@@ -130,10 +154,10 @@ __kernel void cs_hist(__global const ulong *key, __global const ulong *state, __
     barrier(CLK_LOCAL_MEM_FENCE);
     const int shift = pass_shift(p);
     const uint dmask = pass_mask(p);
-    const ulong prefix = state[0], mask = state[1];
+    const ulong prefix = state[0], mask = state[1], low = state[4];
     for (int t = get_global_id(0); t < npos; t += get_global_size(0)) {
         const ulong k = key[t];
-        if (k != 0ul && (k & mask) == prefix) atomic_inc(&lh[(uint)(k >> shift) & dmask]);
+        if (k != 0ul && k >= low && (k & mask) == prefix) atomic_inc(&lh[(uint)(k >> shift) & dmask]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int i = lid; i < NBINS; i += get_local_size(0))
@@ -141,14 +165,11 @@ __kernel void cs_hist(__global const ulong *key, __global const ulong *state, __
 }
 
 /* One work-group of MWG: the digit holding the wanted key (counting from the largest), and on the
- * first pass the number of rows to select, min(q, eligible), and the maximal violation. Clears
- * hist for the next pass. */
-__kernel void cs_pick(__global ulong *state, __global uint *hist, __global const double *gmax,
-                      __global double *gap, int p, int ngroups, int q)
+ * first pass the number of rows to select, min(q, eligible). Clears hist for the next pass. */
+__kernel void cs_pick(__global ulong *state, __global uint *hist, int p, int q)
 {
     __local uint h[NBINS];
     __local uint part[MWG];
-    __local double lm[MWG];
     const int lid = get_local_id(0);
     const int per = NBINS / MWG;
     const int shift = pass_shift(p);
@@ -186,17 +207,6 @@ __kernel void cs_pick(__global ulong *state, __global uint *hist, __global const
             cum += h[b];
         }
     }
-    if (p == 0) {
-        double a = -INFINITY;
-        for (int g = lid; g < ngroups; g += MWG) a = fmax(a, gmax[g]);
-        lm[lid] = a;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int st = MWG / 2; st > 0; st >>= 1) {
-            if (lid < st) lm[lid] = fmax(lm[lid], lm[lid + st]);
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-        if (lid == 0) gap[0] = lm[0];
-    }
 }
 
 /* The selected rows: keys at or above the threshold (exactly state[3] of them, keys being unique). */
@@ -206,7 +216,7 @@ __kernel void cs_collect(__global const ulong *key, __global const ulong *state,
     const int t = get_global_id(0);
     if (t >= npos || state[3] == 0) return;
     const ulong k = key[t];
-    if (k != 0ul && k >= state[0]) cand[atomic_inc(count)] = t;
+    if (k != 0ul && k >= state[0] && k >= state[4]) cand[atomic_inc(count)] = t;
 }
 
 /* In-place exclusive scan of v[QMAX] by the whole group; returns the total. */

@@ -1,23 +1,27 @@
 /* cs.c — Crammer–Singer training (see cs.h): classes, the round loop around kernels/cs.cl, the
  * working-set subproblem on the CPU, and the cs_svc model.
  *
- * Per round: one non-blocking write (the changed alphas), 17 queued kernels, one blocking read
- * (maximal violation, the working set, its gradients and the new Gram entries). Each round selects
- * the (up to) q examples of largest KKT violation v_i = max_{m: a_i^(m) < B_m} g_i^(m) - min_m g_i^(m)
- * (g = the dual's gradient, B_m = C [m = y_i]), the paper's §5.1 heuristic; examples with v < eps
- * are never selected, and training stops when the largest v is below eps. Selected examples join
- * the q working-set slots, replacing the examples selected longest ago, so examples of earlier
- * rounds stay in the set while there is room (without that, two groups of examples that disturb
- * each other are solved in alternate rounds, and glass needs 428 rounds instead of 3).
+ * Per round: one non-blocking write (the changed alphas), 18 queued kernels, one blocking read
+ * (largest violation, the working set, its gradients and the new Gram entries). Each example's KKT
+ * violation is v_i = max_{m: a_i^(m) < B_m} g_i^(m) - min_m g_i^(m) (g = the dual's gradient,
+ * B_m = C [m = y_i]), the paper's §5.1 heuristic; training stops when the largest v is below eps.
+ * Each round selects the (up to) q examples of largest v among those with v >= max(eps, CS_REL *
+ * the largest), and they join the q working-set slots, replacing the examples selected longest
+ * ago, so examples of earlier rounds stay in the set while there is room (without that, two groups
+ * of examples that disturb each other are solved in alternate rounds, and glass needs 428 rounds
+ * instead of 3).
  *
  * The subproblem sweeps the set, moving one example's k variables at a time to their exact optimum
  * with the others fixed (a projection found by sorting, example_step), until every member's v is
- * at most max(eps/2, rel * the set's largest initial v). rel is CS_REL_FULL (loose) while the
- * selection was full, i.e. more violators wait outside: then fresh gradients for them are worth
- * more than a tight solve of the set (satimage: 62 rounds at 0.8, 331 at 0.1, 395 solving fully);
- * CS_REL_ALL once the set holds every violator. Measured on PoCL with glass, dna, satimage and
- * pendigits; larger sets help a lot too (pendigits: 730 rounds at q = 256, 189 at 512, 47 at 1024),
- * hence the 1024 default of gpusvm-train --multiclass cs. */
+ * at most max(eps/2, CS_REL * the set's largest initial v). Why loose: fresh gradients for the
+ * rest of the data are worth more than a tight solve of the set, and examples far below the
+ * largest violation would mostly be moved again later, so their kernel rows are not computed yet.
+ * Measured on PoCL (rounds, seconds) with -c 10: satimage 20 / 3.6 s selecting every violator and
+ * solving to 0.8 (while the selection was full, 0.1 otherwise) vs 32 / 1.35 s with CS_REL 0.5 for
+ * both; pendigits 34 / 2.8 s vs 38 / 1.3 s; the first 5000 rows of letter 173 / 14.4 s vs 72 /
+ * 8.2 s; solving each set fully took 395 rounds on satimage at -c 1. Larger sets help a lot too
+ * (pendigits, -c 1: 730 rounds at q = 256, 189 at 512, 47 at 1024), hence the 1024 default of
+ * gpusvm-train --multiclass cs. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3") /* GCC 12's -O2 leaves the subproblem's loops scalar */
 #endif
@@ -35,15 +39,14 @@
 #define CCH 16
 #define CB 16
 #define MWG_MAX 256
-#define CS_REL_FULL 0.8 /* subproblem tolerance relative to the set's largest initial violation, */
-#define CS_REL_ALL 0.1  /* while violators wait outside the set / once it holds them all */
+#define CS_REL 0.5   /* selection threshold and subproblem tolerance, relative to the largest violation */
 #define CS_TAU 1e-12 /* smallest K(x,x) used in a step (LIBSVM's TAU; non-PSD sigmoid kernels) */
 
-enum { K_INIT, K_UPDATE, K_HIST, K_PICK, K_COLLECT, K_MERGE, K_GATHER, K_ROWS, K_READBACK, K_N };
-static const char *const k_names[K_N] = {"cs_init", "cs_update", "cs_hist", "cs_pick", "cs_collect",
-                                         "cs_merge", "cs_gather", "cs_rows", "cs_readback"};
+enum { K_INIT, K_UPDATE, K_GAP, K_HIST, K_PICK, K_COLLECT, K_MERGE, K_GATHER, K_ROWS, K_READBACK, K_N };
+static const char *const k_names[K_N] = {"cs_init", "cs_update", "cs_gap", "cs_hist", "cs_pick",
+                                         "cs_collect", "cs_merge", "cs_gather", "cs_rows", "cs_readback"};
 enum { PH_UPDATE, PH_SELECT, PH_ROWS, PH_TRANSFER, PH_N };
-static const int k_phase[K_N] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SELECT, PH_SELECT,
+static const int k_phase[K_N] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SELECT, PH_SELECT, PH_SELECT,
                                  PH_SELECT, PH_ROWS, PH_ROWS, PH_TRANSFER};
 #define NPASS 6 /* radix passes over the 64-bit keys (kernels/cs.cl) */
 
@@ -433,7 +436,7 @@ static gs_status train_device(gs_ocl *ocl, const gs_clustered *cl, const classes
         if ((st = gs_ocl_kernel(r.prog, k_names[i], &r.k[i]))) goto cleanup;
         size_t kw = 0;
         if ((st = gs_ocl_kernel_wg(ocl, r.k[i], &kw))) goto cleanup;
-        const size_t need = (i == K_MERGE || i == K_PICK) ? (size_t)mwg : (i == K_READBACK ? 256 : (size_t)wg);
+        const size_t need = (i == K_MERGE || i == K_PICK || i == K_GAP) ? (size_t)mwg : (i == K_READBACK ? 256 : (size_t)wg);
         if (kw < need) {
             st = GS_FAIL(GS_ERR_UNSUPPORTED, "the device runs %s with at most %zu work-items (%zu needed; try a "
                          "smaller --cluster-size)", k_names[i], kw, need);
@@ -483,7 +486,7 @@ static gs_status train_device(gs_ocl *ocl, const gs_clustered *cl, const classes
         (st = buf(&r, &b->A, (size_t)npos * (size_t)k * sizeof(double), NULL, "alphas")) ||
         (st = buf(&r, &b->key, (size_t)npos * sizeof(cl_ulong), NULL, "keys")) ||
         (st = buf(&r, &b->gmax, (size_t)ncl * sizeof(double), NULL, "group maxima")) ||
-        (st = buf(&r, &b->state, 4 * sizeof(cl_ulong), NULL, "selection state")) ||
+        (st = buf(&r, &b->state, 5 * sizeof(cl_ulong), NULL, "selection state")) ||
         (st = buf(&r, &b->hist, 2048 * sizeof(cl_uint), NULL, "histogram")) ||
         (st = buf(&r, &b->gap, sizeof(double), NULL, "violation")) ||
         (st = buf(&r, &b->count, sizeof(cl_uint), NULL, "count")) ||
@@ -518,12 +521,14 @@ static gs_status train_device(gs_ocl *ocl, const gs_clustered *cl, const classes
     int nupd = 0, pass = 0;
     const int degree = param->degree;
     const double gamma = param->gamma, coef0 = param->coef0;
+    const double sel = CS_REL;
     {
         const karg a_init[] = {M(b->G), M(b->A), M(b->cls), V(npos), V(k)};
         const karg a_upd[] = {M(b->G), M(b->A), M(b->cls), M(b->K), M(b->upd), V(nupd), V(q), M(b->slot_of),
                               V(npos), V(C), V(eps), M(b->key), M(b->gmax), M(b->state), V(k)};
         const karg a_hist[] = {M(b->key), M(b->state), M(b->hist), V(pass), V(npos)};
-        const karg a_pick[] = {M(b->state), M(b->hist), M(b->gmax), M(b->gap), V(pass), V(ncl), V(q)};
+        const karg a_gap[] = {M(b->gmax), V(ncl), M(b->gap), M(b->state), V(eps), V(sel)};
+        const karg a_pick[] = {M(b->state), M(b->hist), V(pass), V(q)};
         const karg a_coll[] = {M(b->key), M(b->state), M(b->count), M(b->cand), V(npos)};
         const karg a_merge[] = {M(b->state), M(b->cand), M(b->count), M(b->ws_pos), M(b->slot_of),
                                 M(b->last), M(b->new_slots), M(b->n_new), V(q)};
@@ -536,7 +541,7 @@ static gs_status train_device(gs_ocl *ocl, const gs_clustered *cl, const classes
         const karg a_rb[] = {M(b->gap), M(b->state), M(b->n_new), M(b->ws_pos), M(b->new_slots), M(b->G),
                              M(b->K), M(b->rb), V(q), V(npos), V(k)};
         if ((st = args(&r, K_INIT, a_init, 5)) || (st = args(&r, K_UPDATE, a_upd, 15)) ||
-            (st = args(&r, K_HIST, a_hist, 5)) || (st = args(&r, K_PICK, a_pick, 7)) ||
+            (st = args(&r, K_HIST, a_hist, 5)) || (st = args(&r, K_PICK, a_pick, 4)) || (st = args(&r, K_GAP, a_gap, 6)) ||
             (st = args(&r, K_COLLECT, a_coll, 5)) || (st = args(&r, K_MERGE, a_merge, 9)) ||
             (st = args(&r, K_GATHER, a_gather, 13)) || (st = args(&r, K_ROWS, a_rows, 18)) ||
             (st = args(&r, K_READBACK, a_rb, 11)))
@@ -558,10 +563,11 @@ static gs_status train_device(gs_ocl *ocl, const gs_clustered *cl, const classes
             GS_CL_CHECK(clEnqueueWriteBuffer(r.queue, b->upd, CL_FALSE, 0, nd * sizeof(double), upd, 0, NULL, NULL));
         }
         if ((st = arg(&r, K_UPDATE, 5, sizeof nupd, &nupd)) ||
-            (st = launch(&r, K_UPDATE, (size_t)npos, 1, (size_t)wg)))
+            (st = launch(&r, K_UPDATE, (size_t)npos, 1, (size_t)wg)) ||
+            (st = launch(&r, K_GAP, (size_t)mwg, 1, (size_t)mwg)))
             goto cleanup;
         for (pass = 0; pass < NPASS; pass++) {
-            if ((st = arg(&r, K_HIST, 3, sizeof pass, &pass)) || (st = arg(&r, K_PICK, 4, sizeof pass, &pass)) ||
+            if ((st = arg(&r, K_HIST, 3, sizeof pass, &pass)) || (st = arg(&r, K_PICK, 2, sizeof pass, &pass)) ||
                 (st = launch(&r, K_HIST, (size_t)nhist * wg, 1, (size_t)wg)) ||
                 (st = launch(&r, K_PICK, (size_t)mwg, 1, (size_t)mwg)))
                 goto cleanup;
@@ -615,12 +621,8 @@ static gs_status train_device(gs_ocl *ocl, const gs_clustered *cl, const classes
             const double v = violation(k, ys[s], C, asub + (size_t)s * k, gr);
             if (v > v0) v0 = v;
         }
-        /* While violators wait outside the set (the selection was full), fresh gradients are worth
-         * more than a tight solve: only the set's worst members are moved. Once the set holds every
-         * violator, it is solved further. */
-        const double rel = (int)rb[1] < q ? CS_REL_ALL : CS_REL_FULL;
         subproblem sp = {.k = k, .q = q, .na = na, .act = act, .y = ys, .Kq = Kq, .C = C,
-                         .tol = fmax(0.5 * eps, rel * v0), .g = gsub, .a = asub, .da = dsub,
+                         .tol = fmax(0.5 * eps, CS_REL * v0), .g = gsub, .a = asub, .da = dsub,
                          .gs = scratch, .anew = scratch + k, .delta = scratch + 2 * k,
                          .sorted = scratch + 3 * k, .nz = nz,
                          .max_steps = 100L * q + 1000};
