@@ -27,7 +27,8 @@
  * Tunables (-D): WG (cluster size = work-group size), KTYPE (0 linear, 1 poly, 2 rbf, 3 sigmoid),
  * CB (classes accumulated per pass over the kernel rows in cs_update), WCH (new
  * slots per register block in cs_rows), CCH (columns staged per step), QMAX (power of two >= the
- * working-set size and >= MWG), MWG (work-group size of cs_merge and cs_pick). */
+ * working-set size and >= MWG), MWG (work-group size of cs_gap, cs_pick and cs_merge). The number
+ * of classes is an argument, so one program serves every problem. */
 #ifndef WG
 #define WG 256
 #endif

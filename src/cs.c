@@ -1,7 +1,7 @@
 /* cs.c — Crammer–Singer training (see cs.h): classes, the round loop around kernels/cs.cl, the
  * working-set subproblem on the CPU, and the cs_svc model.
  *
- * Per round: one non-blocking write (the changed alphas), 18 queued kernels, one blocking read
+ * Per round: one non-blocking write (the changed alphas), 19 queued kernels, one blocking read
  * (largest violation, the working set, its gradients and the new Gram entries). Each example's KKT
  * violation is v_i = max_{m: a_i^(m) < B_m} g_i^(m) - min_m g_i^(m) (g = the dual's gradient,
  * B_m = C [m = y_i]), the paper's §5.1 heuristic; training stops when the largest v is below eps.
@@ -406,7 +406,7 @@ static gs_status train_device(gs_ocl *ocl, const gs_clustered *cl, const classes
     run r;
     memset(&r, 0, sizeof r);
     const int k = cls->k, wg = cl->cluster_size, npos = cl->n_pos, ncl = cl->n_clusters;
-    const int q = param->ws_size;
+    const int q = param->ws_size > 0 ? param->ws_size : GS_CS_WS_SIZE; /* 0: automatic */
     const double C = param->C, eps = param->eps;
     int *cls_pos = NULL, *wsp = NULL, *act = NULL, *ys = NULL, *nz = NULL, *chg = NULL, *ns = NULL;
     double *ah = NULL, *gsub = NULL, *asub = NULL, *dsub = NULL, *scratch = NULL, *Gh = NULL;

@@ -16,12 +16,13 @@
 #include "status.h"
 #include "svm.h"
 
-/* gpusvm-train's --ws-size for --multiclass cs when none is given (the largest the kernels take). */
+/* The working-set size when ws_size is 0 (automatic): the largest the kernels take, since larger
+ * sets converge in far fewer rounds (src/cs.c). */
 #define GS_CS_WS_SIZE 1024
 
-/* Trains a Crammer–Singer model per param (C-SVC, gamma already defaulted; ws_size (<= 1024) is
- * the number of working-set slots, ws_keep is not used). Classes are LIBSVM's: (int)label in first-appearance
- * order, a -1/+1 problem starting with -1 stored as "1 -1". SVs (examples with any non-zero
+/* Trains a Crammer–Singer model per param (C-SVC, gamma already defaulted; ws_size (<= 1024, 0 =
+ * GS_CS_WS_SIZE) is the number of working-set slots, ws_keep is not used). Classes are LIBSVM's:
+ * (int)label in first-appearance order, a -1/+1 problem starting with -1 stored as "1 -1". SVs (examples with any non-zero
  * coefficient) are grouped by class, file order within a class; rho is 0 for every class.
  * Prints "optimization finished, #iter = N", "obj = X", "nSV = N, nBSV = N", "Total nSV = N" through
  * log. stats (may be NULL) receives the phase times. The device is waited for only when there are

@@ -48,7 +48,6 @@ typedef struct train_opts {
     gs_param param;
     gs_log log;
     const char *device;     /* --device, NULL = automatic */
-    int ws_size_given;      /* --ws-size was on the command line (else cs uses its own default) */
     const char *train_file;
     char *model_file;       /* owned */
 } train_opts;
@@ -160,7 +159,7 @@ static int parse_long(int argc, char **argv, int *i, train_opts *o)
         int n = 0;
         if (gs_cli_parse_int(v, &n) != 0) goto bad;
         switch (int_opts[k].kind) {
-        case 0: o->param.ws_size = n; o->ws_size_given = 1; break;
+        case 0: o->param.ws_size = n; break;
         case 1: o->param.ws_keep = n; break;
         case 2: o->param.clusters_active = n; break;
         default: o->param.cluster_size = n; break;
@@ -241,8 +240,6 @@ static int parse_args(int argc, char **argv, train_opts *o)
         }
     }
     if (i >= argc) return usage_exit();
-    /* Crammer–Singer converges in far fewer rounds with the largest working set (see cs.c) */
-    if (p->multiclass == GS_MC_CS && !o->ws_size_given) p->ws_size = GS_CS_WS_SIZE;
     o->train_file = argv[i];
     if (i + 1 < argc) {
         o->model_file = strdup(argv[i + 1]);

@@ -209,7 +209,7 @@ static void test_multiclass(void)
     EXPECT_MSG(&p, NULL, "--multiclass cs does not support -wi (class weights)");
     gs_param_free(&p);
     /* cs has no kept rows: --ws-keep is not checked against --ws-size */
-    p = fresh(); p.multiclass = GS_MC_CS; p.ws_size = 64; EXPECT_MSG(&p, NULL, NULL);
+    p = fresh(); p.multiclass = GS_MC_CS; p.ws_size = 64; p.ws_keep = 100; EXPECT_MSG(&p, NULL, NULL);
     p = fresh(); p.ws_size = 64; p.ws_keep = 100; EXPECT_MSG(&p, NULL, "--ws-keep must be between 0 and ws-size - 2");
     /* LIBSVM's checks and the other long options come first */
     p = fresh(); p.multiclass = GS_MC_CS; p.C = 0; p.probability = 1; EXPECT_MSG(&p, NULL, "C <= 0");
