@@ -317,27 +317,6 @@ __kernel void cs_merge(__global const ulong *state, __global const int *cand, __
     if (lid == 0) n_new[0] = nn;
 }
 
-/* Row at position p into column k of U (or zeros over its columns when clear). */
-inline void put_row(int p, int clear, __global const long *col_off, __global const int *cols,
-                    __global const float *vals, __global const int *ell_w, __global const long *ell_off,
-                    __global const int *ell_idx, __global const float *ell_val, __global float *U, int q,
-                    int k)
-{
-    const int c = p / WG, t = p % WG, lid = get_local_id(0);
-    const int w = ell_w[c];
-    if (w > 0) {
-        const long b = ell_off[c];
-        for (int e = lid; e < w; e += WG) {
-            const float x = ell_val[b + (long)e * WG + t];
-            if (x != 0.0f || clear) U[(long)ell_idx[b + (long)e * WG + t] * q + k] = clear ? 0.0f : x;
-        }
-    } else {
-        const long b = col_off[c], n = col_off[c + 1] - b;
-        for (long j = lid; j < n; j += WG)
-            U[(long)cols[b + j] * q + k] = clear ? 0.0f : vals[(b + j) * WG + t];
-    }
-}
-
 /* Group k (< n_new) writes the vector of new slot k into column k of the dense block U[col][k],
  * after clearing the vector it held before (u_pos). */
 __kernel void cs_gather(__global const int *ws_pos, __global const int *new_slots,
@@ -349,29 +328,11 @@ __kernel void cs_gather(__global const int *ws_pos, __global const int *new_slot
     const int k = get_group_id(0), lid = get_local_id(0);
     if (k >= n_new[0]) return;
     const int old = u_pos[k];
-    if (old >= 0) put_row(old, 1, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, k);
+    if (old >= 0) gs_put_row(old, 1, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, k);
     barrier(CLK_GLOBAL_MEM_FENCE);
     const int p = ws_pos[new_slots[k]];
-    put_row(p, 0, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, k);
+    gs_put_row(p, 0, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, k);
     if (lid == 0) u_pos[k] = p;
-}
-
-inline double kfun(double dot, double ni, double nj, double gamma, double coef0, int degree)
-{
-#if KTYPE == 0
-    return dot;
-#elif KTYPE == 1
-    double base = gamma * dot + coef0, r = 1.0;
-    for (int d = degree; d > 0; d >>= 1) {
-        if (d & 1) r *= base;
-        base *= base;
-    }
-    return r;
-#elif KTYPE == 2
-    return exp(-gamma * fmax(ni + nj - 2.0 * dot, 0.0));
-#else
-    return tanh(gamma * dot + coef0);
-#endif
 }
 
 /* Work-group (cluster c, new slots w0..w0+WCH), work-item = row: K[slot][row]. Dense clusters
@@ -425,7 +386,7 @@ __kernel void cs_rows(__global const long *col_off, __global const int *cols,
         const int s = new_slots[w0 + w];
         const int p = ws_pos[s];
         const double dot = pos == p ? ni : (double)acc[w];
-        K[(long)s * npos + pos] = (float)kfun(dot, ni, norm2[p], gamma, coef0, degree);
+        K[(long)s * npos + pos] = (float)gs_kfun(dot, ni, norm2[p], gamma, coef0, degree);
     }
 }
 

@@ -540,26 +540,6 @@ __kernel void k_merge(__global const uint *state, __global const int *cand, int 
     if (lid == 0) n_new[0] = nn;
 }
 
-/* Group k copies the vector at global position p into column k of U (or clears it).
- * Dense clusters hold a row's values over the cluster's union; row-wise (ELL) clusters in slots. */
-inline void put_row(int p, float scale_is_zero, __global const long *col_off, __global const int *cols,
-                    __global const float *vals, __global const int *ell_w, __global const long *ell_off,
-                    __global const int *ell_idx, __global const float *ell_val, __global float *U, int qn, int k)
-{
-    const int c = p / WG, t = p % WG, lid = get_local_id(0);
-    const int w = ell_w[c];
-    if (w > 0) {
-        const long b = ell_off[c];
-        for (int e = lid; e < w; e += WG) {
-            const float v = ell_val[b + (long)e * WG + t];
-            if (v != 0.0f || scale_is_zero != 0.0f) U[(long)ell_idx[b + (long)e * WG + t] * qn + k] = scale_is_zero != 0.0f ? 0.0f : v;
-        }
-    } else {
-        const long b = col_off[c], n = col_off[c + 1] - b;
-        for (long j = lid; j < n; j += WG) U[(long)cols[b + j] * qn + k] = scale_is_zero != 0.0f ? 0.0f : vals[(b + j) * WG + t];
-    }
-}
-
 /* Work-group (k, active problem): new slot k's vector into the problem's U. u_pos keeps the global
  * position each column holds, so it can be cleared first. */
 __kernel void k_gather_u(__global const int *ws_pos, __global const int *new_slots,
@@ -579,26 +559,11 @@ __kernel void k_gather_u(__global const int *ws_pos, __global const int *new_slo
     u_pos += qn * pid;
     U += uq * pid;
     const int old = u_pos[k];
-    if (old >= 0) put_row(old, 1.0f, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, qn, k);
+    if (old >= 0) gs_put_row(old, 1, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, qn, k);
     barrier(CLK_GLOBAL_MEM_FENCE);
     const int p = gpos(pt, ws_pos[new_slots[k]]);
-    put_row(p, 0.0f, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, qn, k);
+    gs_put_row(p, 0, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, qn, k);
     if (lid == 0) u_pos[k] = p;
-}
-
-inline double kfun(double dot, double ni, double nj, double gamma, double coef0, int degree)
-{
-#if KTYPE == 0
-    return dot;
-#elif KTYPE == 1
-    double base = gamma * dot + coef0, r = 1.0;
-    for (int d = degree; d > 0; d >>= 1) { if (d & 1) r *= base; base *= base; }
-    return r;
-#elif KTYPE == 2
-    return exp(-gamma * fmax(ni + nj - 2.0 * dot, 0.0));
-#else
-    return tanh(gamma * dot + coef0);
-#endif
 }
 
 /* Work-group (virtual cluster, block w0/WCH), work-item = row: K[slot][row] for WCH new slots. The
@@ -661,7 +626,7 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
         const int s = new_slots[w0 + w];
         const int p = ws_pos[s];
         const double dot = pos == p ? ni : (double)acc[w];
-        K[(long)s * npos + pos] = (float)kfun(dot, ni, norm2[gpos(pt, p)], gamma, coef0, degree);
+        K[(long)s * npos + pos] = (float)gs_kfun(dot, ni, norm2[gpos(pt, p)], gamma, coef0, degree);
     }
 }
 

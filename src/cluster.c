@@ -594,108 +594,108 @@ gs_status gs_cluster_build_seg(const int64_t *row_ptr, const int32_t *idx, const
     int64_t pool_len = 0, pool_cap = 4096;
     int32_t cl0 = 0; /* first cluster of the segment */
     for (int32_t sg = 0; sg < nseg; sg++) {
-    const int32_t r0 = seg[sg], r1 = seg[sg + 1];
-    const int32_t total_s = (int32_t)((r1 - r0 + (int64_t)cluster_size - 1) / cluster_size);
-    out->seg_cl[sg] = cl0;
-    if (r1 == r0) continue;
-    const int32_t nact = active < total_s ? active : total_s;
-    greedy_free(&g);
-    if (!greedy_init(&g, nact, space, cluster_size)) {
-        st = GS_FAIL(GS_ERR_NOMEM, "out of memory clustering %d rows", n);
-        goto cleanup;
-    }
-    for (int32_t a = 0; a < nact; a++) g.id[a] = cl0 + a;
-    int32_t next_id = cl0 + nact;
-    const int32_t end_id = cl0 + total_s;
-    const int32_t W = g.W;
-    for (int32_t oi = r0; oi < r1; oi++) {
-        const int32_t r = order[oi];
-        const int64_t b = row_ptr[r], e = row_ptr[r + 1];
-        const int64_t nx = e - b;
-        const int32_t *cols = idx + b;
-        /* rows come in random order: fetch ahead (row_ptr of a later row, columns of the next) */
-        if (oi + 2 * GS_AHEAD < r1) __builtin_prefetch(row_ptr + order[oi + 2 * GS_AHEAD]);
-        if (oi + GS_AHEAD < r1) prefetch_row(row_ptr, idx, NULL, order[oi + GS_AHEAD]);
-        uint64_t hx = 0;
-        for (int64_t k = 0; k < nx; k++) hx += g.key[cols[k]];
-        int32_t best = find_exact(&g, cols, nx, hx);
-        /* a nonempty slot at zero cost already holds exactly J_x: nothing to add */
-        const int same = best >= 0 && g.size[lane_of(best)] > 0;
-        if (best < 0) {
-            if (nx <= 65535 && ((((int64_t)cluster_size * nx + space + 1) << g.sh) < INT32_MAX)) {
-                count_row(&g, cols, nx);
-                best = best_fast(&g, nx);
-            } else {
-                best = best_wide(&g, cols, nx);
+        const int32_t r0 = seg[sg], r1 = seg[sg + 1];
+        const int32_t total_s = (int32_t)((r1 - r0 + (int64_t)cluster_size - 1) / cluster_size);
+        out->seg_cl[sg] = cl0;
+        if (r1 == r0) continue;
+        const int32_t nact = active < total_s ? active : total_s;
+        greedy_free(&g);
+        if (!greedy_init(&g, nact, space, cluster_size)) {
+            st = GS_FAIL(GS_ERR_NOMEM, "out of memory clustering %d rows", n);
+            goto cleanup;
+        }
+        for (int32_t a = 0; a < nact; a++) g.id[a] = cl0 + a;
+        int32_t next_id = cl0 + nact;
+        const int32_t end_id = cl0 + total_s;
+        const int32_t W = g.W;
+        for (int32_t oi = r0; oi < r1; oi++) {
+            const int32_t r = order[oi];
+            const int64_t b = row_ptr[r], e = row_ptr[r + 1];
+            const int64_t nx = e - b;
+            const int32_t *cols = idx + b;
+            /* rows come in random order: fetch ahead (row_ptr of a later row, columns of the next) */
+            if (oi + 2 * GS_AHEAD < r1) __builtin_prefetch(row_ptr + order[oi + 2 * GS_AHEAD]);
+            if (oi + GS_AHEAD < r1) prefetch_row(row_ptr, idx, NULL, order[oi + GS_AHEAD]);
+            uint64_t hx = 0;
+            for (int64_t k = 0; k < nx; k++) hx += g.key[cols[k]];
+            int32_t best = find_exact(&g, cols, nx, hx);
+            /* a nonempty slot at zero cost already holds exactly J_x: nothing to add */
+            const int same = best >= 0 && g.size[lane_of(best)] > 0;
+            if (best < 0) {
+                if (nx <= 65535 && ((((int64_t)cluster_size * nx + space + 1) << g.sh) < INT32_MAX)) {
+                    count_row(&g, cols, nx);
+                    best = best_fast(&g, nx);
+                } else {
+                    best = best_wide(&g, cols, nx);
+                }
+            }
+            const int32_t bl = lane_of(best);
+            uint64_t *cm = g.colmask + (best >> 6);
+            const uint64_t bit = 1ull << (best & 63);
+            int32_t nc = g.ncols[bl];
+            if (!same && nc + nx > g.cap[best] && g.cap[best] < space) {
+                int64_t ncap = g.cap[best] ? 2 * (int64_t)g.cap[best] : 64;
+                while (ncap < nc + nx) ncap *= 2;
+                if (ncap > space) ncap = space;
+                int32_t *nl = realloc(g.list[best], sizeof *nl * (size_t)(ncap ? ncap : 1));
+                if (!nl) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory clustering"); goto cleanup; }
+                g.list[best] = nl;
+                g.cap[best] = (int32_t)ncap;
+            }
+            if (!same) {
+                int32_t *list = g.list[best];
+                uint64_t h = g.hash[best];
+                for (int64_t k = 0; k < nx; k++) {
+                    uint64_t *w = cm + (size_t)cols[k] * (size_t)W;
+                    if (!(*w & bit)) { *w |= bit; list[nc++] = cols[k]; h += g.key[cols[k]]; }
+                }
+                if (h != g.hash[best]) {
+                    bucket_set(&g, best, g.hash[best], 0);
+                    bucket_set(&g, best, h, 1);
+                    g.hash[best] = h;
+                }
+                g.ncols[bl] = nc;
+            }
+            g.empty[best >> 6] &= ~bit;
+            assign[r] = g.id[best];
+            g.size[bl]++;
+            const int last = oi == r1 - 1;
+            for (int32_t a = last ? 0 : best; a < (last ? nact : best + 1); a++) {
+                /* retire full clusters; at the end every remaining one: store the sorted union */
+                const int32_t al = lane_of(a);
+                if (g.id[a] < 0 || !(g.size[al] == cluster_size || last)) continue;
+                const int32_t m = g.ncols[al];
+                if (pool_len + m > pool_cap) {
+                    int64_t ncap = pool_cap ? 2 * pool_cap : 4096;
+                    while (ncap < pool_len + m) ncap *= 2;
+                    int32_t *np = realloc(pool, sizeof *np * (size_t)ncap);
+                    if (!np) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory clustering"); goto cleanup; }
+                    pool = np;
+                    pool_cap = ncap;
+                }
+                sorted_union(g.list[a], m, space, scratch, pool + pool_len);
+                ustart[g.id[a]] = pool_len;
+                usize[g.id[a]] = m;
+                pool_len += m;
+                uint64_t *sm = g.colmask + (a >> 6);
+                const uint64_t sbit = ~(1ull << (a & 63));
+                for (int32_t j = 0; j < m; j++) sm[(size_t)g.list[a][j] * (size_t)W] &= sbit;
+                g.ncols[al] = 0;
+                g.size[al] = 0;
+                if (next_id < end_id && !last) {
+                    g.id[a] = next_id++;
+                    bucket_set(&g, a, g.hash[a], 0);
+                    bucket_set(&g, a, 0, 1);
+                    g.empty[a >> 6] |= ~sbit;
+                } else {
+                    g.id[a] = -1;
+                    g.pen[al] = INT32_MAX;
+                    bucket_set(&g, a, g.hash[a], 0);
+                }
+                g.hash[a] = 0;
             }
         }
-        const int32_t bl = lane_of(best);
-        uint64_t *cm = g.colmask + (best >> 6);
-        const uint64_t bit = 1ull << (best & 63);
-        int32_t nc = g.ncols[bl];
-        if (!same && nc + nx > g.cap[best] && g.cap[best] < space) {
-            int64_t ncap = g.cap[best] ? 2 * (int64_t)g.cap[best] : 64;
-            while (ncap < nc + nx) ncap *= 2;
-            if (ncap > space) ncap = space;
-            int32_t *nl = realloc(g.list[best], sizeof *nl * (size_t)(ncap ? ncap : 1));
-            if (!nl) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory clustering"); goto cleanup; }
-            g.list[best] = nl;
-            g.cap[best] = (int32_t)ncap;
-        }
-        if (!same) {
-            int32_t *list = g.list[best];
-            uint64_t h = g.hash[best];
-            for (int64_t k = 0; k < nx; k++) {
-                uint64_t *w = cm + (size_t)cols[k] * (size_t)W;
-                if (!(*w & bit)) { *w |= bit; list[nc++] = cols[k]; h += g.key[cols[k]]; }
-            }
-            if (h != g.hash[best]) {
-                bucket_set(&g, best, g.hash[best], 0);
-                bucket_set(&g, best, h, 1);
-                g.hash[best] = h;
-            }
-            g.ncols[bl] = nc;
-        }
-        g.empty[best >> 6] &= ~bit;
-        assign[r] = g.id[best];
-        g.size[bl]++;
-        const int last = oi == r1 - 1;
-        for (int32_t a = last ? 0 : best; a < (last ? nact : best + 1); a++) {
-            /* retire full clusters; at the end every remaining one: store the sorted union */
-            const int32_t al = lane_of(a);
-            if (g.id[a] < 0 || !(g.size[al] == cluster_size || last)) continue;
-            const int32_t m = g.ncols[al];
-            if (pool_len + m > pool_cap) {
-                int64_t ncap = pool_cap ? 2 * pool_cap : 4096;
-                while (ncap < pool_len + m) ncap *= 2;
-                int32_t *np = realloc(pool, sizeof *np * (size_t)ncap);
-                if (!np) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory clustering"); goto cleanup; }
-                pool = np;
-                pool_cap = ncap;
-            }
-            sorted_union(g.list[a], m, space, scratch, pool + pool_len);
-            ustart[g.id[a]] = pool_len;
-            usize[g.id[a]] = m;
-            pool_len += m;
-            uint64_t *sm = g.colmask + (a >> 6);
-            const uint64_t sbit = ~(1ull << (a & 63));
-            for (int32_t j = 0; j < m; j++) sm[(size_t)g.list[a][j] * (size_t)W] &= sbit;
-            g.ncols[al] = 0;
-            g.size[al] = 0;
-            if (next_id < end_id && !last) {
-                g.id[a] = next_id++;
-                bucket_set(&g, a, g.hash[a], 0);
-                bucket_set(&g, a, 0, 1);
-                g.empty[a >> 6] |= ~sbit;
-            } else {
-                g.id[a] = -1;
-                g.pen[al] = INT32_MAX;
-                bucket_set(&g, a, g.hash[a], 0);
-            }
-            g.hash[a] = 0;
-        }
-    }
-    cl0 += total_s;
+        cl0 += total_s;
     }
     out->seg_cl[nseg] = cl0;
     if (pstarted) { pthread_join(pth, NULL); pstarted = 0; }

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classes.h"
 #include "cluster.h"
 #include "ocl.h"
 
@@ -49,84 +50,6 @@ enum { PH_UPDATE, PH_SELECT, PH_ROWS, PH_TRANSFER, PH_N };
 static const int k_phase[K_N] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SELECT, PH_SELECT, PH_SELECT,
                                  PH_SELECT, PH_ROWS, PH_ROWS, PH_TRANSFER};
 #define NPASS 6 /* radix passes over the 64-bit keys (kernels/cs.cl) */
-
-/* ---- classes ------------------------------------------------------------------------------ */
-
-typedef struct classes {
-    int k;
-    int *label, *count, *of_row; /* of_row: class index of each row */
-} classes;
-
-static void classes_free(classes *c)
-{
-    free(c->label);
-    free(c->count);
-    free(c->of_row);
-    memset(c, 0, sizeof *c);
-}
-
-/* LIBSVM's grouping: (int)label in first-appearance order, a -1/+1 problem as "1 -1". */
-static gs_status group_classes(const gs_problem *prob, classes *c)
-{
-    const int32_t l = prob->l;
-    int cap = 16;
-    memset(c, 0, sizeof *c);
-    c->label = malloc(sizeof(int) * (size_t)cap);
-    c->count = malloc(sizeof(int) * (size_t)cap);
-    c->of_row = malloc(sizeof(int) * (size_t)(l ? l : 1));
-    if (!c->label || !c->count || !c->of_row) goto nomem;
-    for (int32_t i = 0; i < l; i++) {
-        const int lab = gs_label_int(prob->y[i]);
-        int j = 0;
-        while (j < c->k && c->label[j] != lab) j++;
-        if (j == c->k) {
-            if (c->k == cap) {
-                cap *= 2;
-                int *a = realloc(c->label, sizeof(int) * (size_t)cap);
-                if (!a) goto nomem;
-                c->label = a;
-                int *b = realloc(c->count, sizeof(int) * (size_t)cap);
-                if (!b) goto nomem;
-                c->count = b;
-            }
-            c->label[c->k] = lab;
-            c->count[c->k] = 0;
-            c->k++;
-        }
-        c->count[j]++;
-        c->of_row[i] = j;
-    }
-    if (c->k == 2 && c->label[0] == -1 && c->label[1] == 1) {
-        c->label[0] = 1;
-        c->label[1] = -1;
-        const int t = c->count[0];
-        c->count[0] = c->count[1];
-        c->count[1] = t;
-        for (int32_t i = 0; i < l; i++) c->of_row[i] = 1 - c->of_row[i];
-    }
-    return GS_OK;
-nomem:
-    classes_free(c);
-    return GS_FAIL(GS_ERR_NOMEM, "out of memory grouping classes");
-}
-
-/* The double whose %.8g text is the shortest decimal reading back as f (svm.c writes one-vs-one
- * models' SV values the same way; it is private there). */
-static double shortest_decimal(float f)
-{
-    if (f == (float)(int32_t)f) return (double)f;
-    char buf[320];
-    int lo = 1, hi = 9;
-    while (lo < hi) {
-        const int mid = (lo + hi) / 2;
-        snprintf(buf, sizeof buf, "%.*g", mid, (double)f);
-        if (strtof(buf, NULL) == f) hi = mid;
-        else lo = mid + 1;
-    }
-    if (lo > 8) return (double)f;
-    snprintf(buf, sizeof buf, "%.*g", lo, (double)f);
-    return strtod(buf, NULL);
-}
 
 /* ---- the subproblem on the CPU ------------------------------------------------------------- */
 
@@ -399,7 +322,7 @@ typedef struct outcome {
 } outcome;
 
 /* Clusters are given; builds the program, uploads, runs the rounds, and fills out. */
-static gs_status train_device(gs_ocl *ocl, const gs_clustered *cl, const classes *cls, const gs_param *param,
+static gs_status train_device(gs_ocl *ocl, const gs_clustered *cl, const gs_classes *cls, const gs_param *param,
                               const gs_log *log, outcome *out, gs_train_stats *stats)
 {
     gs_status st = GS_OK;
@@ -716,7 +639,7 @@ cleanup:
 
 /* ---- model ------------------------------------------------------------------------------- */
 
-static gs_status build_model(const gs_problem *prob, const gs_param *param, const classes *cls,
+static gs_status build_model(const gs_problem *prob, const gs_param *param, const gs_classes *cls,
                              const double *alpha, gs_model *model, int *nbsv)
 {
     const int k = cls->k;
@@ -766,11 +689,12 @@ static gs_status build_model(const gs_problem *prob, const gs_param *param, cons
             memcpy(model->sv_coef + (size_t)s * k, alpha + (size_t)i * k, sizeof(double) * (size_t)k);
             for (int64_t e = prob->row_ptr[i]; e < prob->row_ptr[i + 1]; e++, o++) {
                 model->sv_idx[o] = prob->idx[e];
-                model->sv_val[o] = shortest_decimal(prob->val[e]);
+                model->sv_val[o] = prob->val[e]; /* made decimal below */
             }
             model->sv_ptr[++s] = o;
         }
     }
+    gs_model_sv_values(model->sv_val, o);
     return GS_OK;
 }
 
@@ -778,7 +702,7 @@ gs_status gs_cs_train(const gs_device_provider *dev, const gs_problem *prob, con
                       const gs_log *log, gs_model *model, gs_train_stats *stats)
 {
     gs_status st = GS_OK;
-    classes cls;
+    gs_classes cls;
     memset(&cls, 0, sizeof cls);
     gs_clustered cl;
     memset(&cl, 0, sizeof cl);
@@ -798,7 +722,7 @@ gs_status gs_cs_train(const gs_device_provider *dev, const gs_problem *prob, con
                          "(nan or inf)");
             goto cleanup;
         }
-    if ((st = group_classes(prob, &cls))) goto cleanup;
+    if ((st = gs_classes_group(prob, &cls))) goto cleanup;
     const int k = cls.k;
     if (k == 1) gs_log_info(log, "WARNING: training data in only one class. See README for details.\n");
     if (k >= 2) {
@@ -842,7 +766,7 @@ gs_status gs_cs_train(const gs_device_provider *dev, const gs_problem *prob, con
 cleanup:
     if (st != GS_OK) gs_model_free(model);
     gs_clustered_free(&cl);
-    classes_free(&cls);
+    gs_classes_free(&cls);
     free(out.alpha);
     return st;
 }

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -779,4 +780,78 @@ cleanup:
     gs_model_free(&m);
     free(buf);
     return st;
+}
+
+/* ---- SV values ---------------------------------------------------------------------------- */
+
+/* The double whose %.8g text is the shortest decimal that reads back as f (LIBSVM keeps the file's
+ * doubles and writes SV values with %.8g; we keep floats, and printing the float's exact value
+ * would turn 0.3 into 0.30000001). */
+static double shortest_decimal(float f)
+{
+    if (f == (float)(int32_t)f) return (double)f;
+    char buf[320]; /* gcc 13 sizes "%.*g" of a double at up to 310 bytes */
+    int lo = 1, hi = 9;
+    while (lo < hi) { /* the smallest precision that round-trips */
+        const int mid = (lo + hi) / 2;
+        snprintf(buf, sizeof buf, "%.*g", mid, (double)f);
+        if (strtof(buf, NULL) == f) hi = mid; else lo = mid + 1;
+    }
+    if (lo > 8) return (double)f;
+    snprintf(buf, sizeof buf, "%.*g", lo, (double)f);
+    return strtod(buf, NULL);
+}
+
+/* shortest_decimal by value (data sets repeat few distinct values; each call is a few printf and
+ * strtof). Direct-mapped; a miss computes. */
+#define DEC_SLOTS 16384
+typedef struct dec_cache {
+    uint32_t key[DEC_SLOTS];
+    uint8_t used[DEC_SLOTS];
+    double val[DEC_SLOTS];
+} dec_cache;
+
+static double decimal_cached(dec_cache *c, float f)
+{
+    if (!c) return shortest_decimal(f);
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    const size_t h = (size_t)((b * 2654435761u) >> 18) & (DEC_SLOTS - 1);
+    if (!c->used[h] || c->key[h] != b) {
+        c->val[h] = shortest_decimal(f);
+        c->key[h] = b;
+        c->used[h] = 1;
+    }
+    return c->val[h];
+}
+
+typedef struct dec_job {
+    double *v;
+    int64_t n;
+} dec_job;
+
+static void *dec_run(void *arg)
+{
+    dec_job *j = arg;
+    dec_cache *dc = calloc(1, sizeof *dc); /* NULL: uncached */
+    for (int64_t i = 0; i < j->n; i++) j->v[i] = decimal_cached(dc, (float)j->v[i]);
+    free(dc);
+    return NULL;
+}
+
+void gs_model_sv_values(double *v, int64_t n)
+{
+    enum { MAXT = 8 };
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int nt = n < 20000 ? 1 : (int)(cpus < 1 ? 1 : (cpus > MAXT ? MAXT : cpus));
+    dec_job jobs[MAXT];
+    pthread_t th[MAXT];
+    int started[MAXT] = {0};
+    for (int t = 0; t < nt; t++) jobs[t] = (dec_job){v + n * t / nt, n * (t + 1) / nt - n * t / nt};
+    for (int t = 1; t < nt; t++) started[t] = pthread_create(&th[t], NULL, dec_run, &jobs[t]) == 0;
+    dec_run(&jobs[0]);
+    for (int t = 1; t < nt; t++) {
+        if (started[t]) pthread_join(th[t], NULL);
+        else dec_run(&jobs[t]);
+    }
 }

@@ -62,4 +62,10 @@ int gs_model_coef_count(int svm_type, int nr_class);
 const char *gs_svm_type_name(int svm_type);
 const char *gs_kernel_type_name(int kernel_type);
 
+/* SV values for a model file: v[i] holds a float (the training data's value, widened) and becomes
+ * the shortest decimal that reads back as that float (LIBSVM keeps the file's doubles and writes
+ * them with %.8g; printing the float's exact value would turn 0.3 into 0.30000001). Cached by value
+ * and run on up to 8 threads for large models. */
+void gs_model_sv_values(double *v, int64_t n);
+
 #endif

@@ -6,153 +6,13 @@
 #include "svm.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "classes.h"
 #include "cluster.h"
 #include "solver.h"
-
-/* Class grouping: label[k] per class, count[k], and for every row its class. */
-typedef struct classes {
-    int k;
-    int *label, *count, *start, *of_row, *order; /* order: rows grouped by class, file order kept */
-} classes;
-
-static void classes_free(classes *c)
-{
-    free(c->label); free(c->count); free(c->start); free(c->of_row); free(c->order);
-    memset(c, 0, sizeof *c);
-}
-
-static gs_status group_classes(const gs_problem *prob, classes *c)
-{
-    const int l = prob->l;
-    int cap = 16;
-    memset(c, 0, sizeof *c);
-    c->label = malloc(sizeof(int) * (size_t)cap);
-    c->count = malloc(sizeof(int) * (size_t)cap);
-    c->of_row = malloc(sizeof(int) * (size_t)(l ? l : 1));
-    c->order = malloc(sizeof(int) * (size_t)(l ? l : 1));
-    if (!c->label || !c->count || !c->of_row || !c->order) goto nomem;
-    for (int i = 0; i < l; i++) {
-        const int lab = (int)prob->y[i];
-        int j = 0;
-        while (j < c->k && c->label[j] != lab) j++;
-        if (j == c->k) {
-            if (c->k == cap) {
-                cap *= 2;
-                int *a = realloc(c->label, sizeof(int) * (size_t)cap);
-                if (!a) goto nomem;
-                c->label = a;
-                int *b = realloc(c->count, sizeof(int) * (size_t)cap);
-                if (!b) goto nomem;
-                c->count = b;
-            }
-            c->label[c->k] = lab;
-            c->count[c->k] = 0;
-            c->k++;
-        }
-        c->count[j]++;
-        c->of_row[i] = j;
-    }
-    /* LIBSVM stores a -1/+1 problem whose first row is -1 as "label 1 -1" */
-    if (c->k == 2 && c->label[0] == -1 && c->label[1] == 1) {
-        c->label[0] = 1; c->label[1] = -1;
-        int t = c->count[0]; c->count[0] = c->count[1]; c->count[1] = t;
-        for (int i = 0; i < l; i++) c->of_row[i] = 1 - c->of_row[i];
-    }
-    c->start = malloc(sizeof(int) * (size_t)(c->k + 1));
-    if (!c->start) goto nomem;
-    c->start[0] = 0;
-    for (int j = 0; j < c->k; j++) c->start[j + 1] = c->start[j] + c->count[j];
-    {
-        int *fillp = calloc((size_t)(c->k ? c->k : 1), sizeof(int));
-        if (!fillp) goto nomem;
-        for (int i = 0; i < l; i++) c->order[c->start[c->of_row[i]] + fillp[c->of_row[i]]++] = i;
-        free(fillp);
-    }
-    return GS_OK;
-nomem:
-    classes_free(c);
-    return GS_FAIL(GS_ERR_NOMEM, "out of memory grouping classes");
-}
-
-/* The double whose %.8g text is the shortest decimal that reads back as f (LIBSVM keeps the file's
- * doubles and writes SV values with %.8g; we keep floats, and printing the float's exact value
- * would turn 0.3 into 0.30000001). */
-static double shortest_decimal(float f)
-{
-    if (f == (float)(int32_t)f) return (double)f;
-    char buf[320]; /* gcc 13 sizes "%.*g" of a double at up to 310 bytes */
-    int lo = 1, hi = 9;
-    while (lo < hi) { /* the smallest precision that round-trips */
-        const int mid = (lo + hi) / 2;
-        snprintf(buf, sizeof buf, "%.*g", mid, (double)f);
-        if (strtof(buf, NULL) == f) hi = mid; else lo = mid + 1;
-    }
-    if (lo > 8) return (double)f;
-    snprintf(buf, sizeof buf, "%.*g", lo, (double)f);
-    return strtod(buf, NULL);
-}
-
-/* shortest_decimal by value (data sets repeat few distinct values; each call is a few printf and
- * strtof). Direct-mapped; a miss computes. */
-#define DEC_SLOTS 16384
-typedef struct dec_cache {
-    uint32_t key[DEC_SLOTS];
-    uint8_t used[DEC_SLOTS];
-    double val[DEC_SLOTS];
-} dec_cache;
-
-static double decimal_cached(dec_cache *c, float f)
-{
-    if (!c) return shortest_decimal(f);
-    uint32_t b;
-    memcpy(&b, &f, sizeof b);
-    const size_t h = (size_t)((b * 2654435761u) >> 18) & (DEC_SLOTS - 1);
-    if (!c->used[h] || c->key[h] != b) {
-        c->val[h] = shortest_decimal(f);
-        c->key[h] = b;
-        c->used[h] = 1;
-    }
-    return c->val[h];
-}
-
-typedef struct dec_job {
-    double *v;
-    int64_t n;
-} dec_job;
-
-static void *dec_run(void *arg)
-{
-    dec_job *j = arg;
-    dec_cache *dc = calloc(1, sizeof *dc); /* NULL: uncached */
-    for (int64_t i = 0; i < j->n; i++) j->v[i] = decimal_cached(dc, (float)j->v[i]);
-    free(dc);
-    return NULL;
-}
-
-/* v[i] (floats held as doubles) -> shortest_decimal(v[i]), on up to 8 threads for large models
- * (data with many distinct values, e.g. ijcnn1, misses the cache). */
-static void decimals(double *v, int64_t n)
-{
-    enum { MAXT = 8 };
-    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int nt = n < 20000 ? 1 : (int)(cpus < 1 ? 1 : (cpus > MAXT ? MAXT : cpus));
-    dec_job jobs[MAXT];
-    pthread_t th[MAXT];
-    int started[MAXT] = {0};
-    for (int t = 0; t < nt; t++) jobs[t] = (dec_job){v + n * t / nt, n * (t + 1) / nt - n * t / nt};
-    for (int t = 1; t < nt; t++) started[t] = pthread_create(&th[t], NULL, dec_run, &jobs[t]) == 0;
-    dec_run(&jobs[0]);
-    for (int t = 1; t < nt; t++) {
-        if (started[t]) pthread_join(th[t], NULL);
-        else dec_run(&jobs[t]);
-    }
-}
 
 /* Copies rows (in the given order) into a CSR of their own. */
 static gs_status subset_csr(const gs_problem *prob, const int *rows, int n, int64_t **rp, int32_t **ix, float **vl)
@@ -205,7 +65,7 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
                        const gs_log *log, gs_model *model, gs_train_stats *stats)
 {
     gs_status st = GS_OK;
-    classes cls = {0};
+    gs_classes cls = {0};
     double *cw = NULL, *coef_rows = NULL, *alpha_all = NULL;
     int *nonzero = NULL;
     int (*pairs)[2] = NULL;
@@ -230,7 +90,7 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
     model->gamma = param->gamma;
     model->coef0 = param->coef0;
 
-    if ((st = group_classes(prob, &cls))) goto cleanup;
+    if ((st = gs_classes_group(prob, &cls))) goto cleanup;
     const int k = cls.k, l = prob->l;
     model->nr_class = k;
     model->n_coef = k > 1 ? k - 1 : 0;
@@ -395,7 +255,7 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
             }
             model->sv_ptr[++s] = o;
         }
-        decimals(model->sv_val, nnz);
+        gs_model_sv_values(model->sv_val, nnz);
     }
     gs_log_info(log, "Total nSV = %d\n", total);
     if (stats) stats->total = gs_now() - t_start;
@@ -404,7 +264,7 @@ cleanup:
     if (st != GS_OK) gs_model_free(model);
     gs_solver_free(solver);
     gs_clustered_free(&cl);
-    classes_free(&cls);
+    gs_classes_free(&cls);
     free(cw); free(coef_rows); free(alpha_all); free(nonzero); free(pairs); free(out); free(specs);
     free(spec_pair); free(finite); free(ysign); free(rp); free(ix); free(vl);
     return st;
