@@ -632,14 +632,16 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
 
 /* Work-group row (i, active problem a); the problem's part of rb starts at R_RBOFF (doubles):
  * [0] max up, [1] max low, [2] n_new, [3] 0, [4..4+q) G per slot, [4+q..4+2q) ws_pos,
- * [4+2q..4+3q) new_slots, then floats: the Gram entries of the q_new slots replaced this round
- * (ring offsets e = 0..q_new-1 from head, retained or empty ones included), twice:
- * gram[e*q + s] = K(slot head+e, slot s) and its transpose gramT[s*q_new + e], so the host
- * refreshes rows and columns of its symmetric slot matrix with contiguous copies. */
+ * [4+2q..4+3q) new_slots, then the q x q floats of the working set's kernel matrix in slot space,
+ * which the host's subproblem reads in place. The matrix persists in kws (q*q floats per problem):
+ * entry (a, b) is refreshed when slot b was replaced this round (the ring offsets 0..q_new-1 from
+ * head, retained or empty ones included) from the new row of b, K(b, pos a); else when slot a was
+ * replaced, from K(a, pos b); otherwise it keeps its value. Empty slots give 0. */
 __kernel void k_readback(__global const double *gap, __global const int *n_new,
                          __global const int *ws_pos, __global const int *new_slots,
                          __global const double *G, __global const float *K, __global const long *koff,
-                         __global double *rb, int q, __global const int *rt, __global const int *ptab)
+                         __global double *rb, int q, __global const int *rt, __global const int *ptab,
+                         __global float *kws)
 {
     const int i = get_global_id(0);
     __global const int *r = rt + get_group_id(1) * RT;
@@ -650,6 +652,7 @@ __kernel void k_readback(__global const double *gap, __global const int *n_new,
     K += koff[pid];
     ws_pos += q * pid;
     new_slots += q * pid;
+    kws += (long)q * q * pid;
     rb += r[R_RBOFF];
     const int nn = n_new[pid];
     if (i < q) {
@@ -659,14 +662,18 @@ __kernel void k_readback(__global const double *gap, __global const int *n_new,
         rb[4 + 2 * q + i] = i < nn ? (double)new_slots[i] : -1.0;
     }
     if (i == 0) { rb[0] = gap[2 * pid]; rb[1] = gap[2 * pid + 1]; rb[2] = (double)nn; rb[3] = 0.0; }
-    __global float *gram = (__global float *)(rb + 4 + 3 * q);
-    __global float *gramT = gram + q_new * q;
-    for (int e = i; e < q_new * q; e += get_global_size(0)) {
-        const int k = e / q, s = e % q;
-        const int sk = (head + k) % q;
-        const int pk = ws_pos[sk], ps = ws_pos[s];
-        const float v = (pk >= 0 && ps >= 0) ? K[(long)sk * npos + ps] : 0.0f;
-        gram[e] = v;
-        gramT[s * q_new + k] = v;
+    __global float *out = (__global float *)(rb + 4 + 3 * q);
+    for (int e = i; e < q * q; e += get_global_size(0)) {
+        const int a = e / q, b = e % q;
+        const int b_new = (b - head + q) % q < q_new, a_new = (a - head + q) % q < q_new;
+        float v;
+        if (b_new || a_new) {
+            const int pa = ws_pos[a], pb = ws_pos[b];
+            v = (pa < 0 || pb < 0) ? 0.0f : (b_new ? K[(long)b * npos + pa] : K[(long)a * npos + pb]);
+            kws[e] = v;
+        } else {
+            v = kws[e];
+        }
+        out[e] = v;
     }
 }

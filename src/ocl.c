@@ -2,6 +2,7 @@
  * the embedded kernels/<name>.cl (with kernels/common.cl in front), kernels and buffers.
  * Nothing here is static mutable state: gs_ocl_open may run on a helper thread. */
 #include "ocl.h"
+#include "log.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -123,8 +124,9 @@ static double peak_gbps_for(const char *device_name)
 /* Lists every (platform, device) pair in enumeration order into a malloc'd array (*out may be NULL
  * when *n is 0). A platform whose device query fails is skipped: one broken ICD must not hide the
  * devices of the others. */
-static gs_status enumerate(gs_devref **out, size_t *n)
+static gs_status enumerate(gs_devref **out, size_t *n, double *t_platforms)
 {
+    const double t0 = gs_now();
     gs_status st = GS_OK;
     cl_platform_id *plats = NULL;
     cl_device_id *devs = NULL;
@@ -145,6 +147,7 @@ static gs_status enumerate(gs_devref **out, size_t *n)
         goto cleanup;
     }
     GS_CL_CHECK(clGetPlatformIDs(np, plats, &np));
+    if (t_platforms) *t_platforms = gs_now() - t0;
 
     for (cl_uint p = 0; p < np; p++) {
         cl_uint nd = 0;
@@ -309,7 +312,8 @@ gs_status gs_ocl_open(gs_ocl *o, const char *spec)
             src = " (from GPUSVM_DEVICE)";
         }
     }
-    if ((st = enumerate(&refs, &n)) != GS_OK)
+    double t = gs_now();
+    if ((st = enumerate(&refs, &n, &o->t_platforms)) != GS_OK)
         goto cleanup;
     if ((st = choose(refs, n, spec, src, &pick)) != GS_OK)
         goto cleanup;
@@ -337,6 +341,8 @@ gs_status gs_ocl_open(gs_ocl *o, const char *spec)
         goto cleanup;
     }
 
+    o->t_devices = gs_now() - t - o->t_platforms;
+    t = gs_now();
     o->ctx = clCreateContext(NULL, 1, &o->device, NULL, NULL, &e);
     GS_CL_CHECK(e);
     const char *prof = getenv("GPUSVM_PROFILE");
@@ -346,6 +352,7 @@ gs_status gs_ocl_open(gs_ocl *o, const char *spec)
      * solver relies on commands running in enqueue order. */
     o->queue = clCreateCommandQueue(o->ctx, o->device, o->profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &e);
     GS_CL_CHECK(e);
+    o->t_context = gs_now() - t;
 cleanup:
     free(refs);
     if (st != GS_OK)
@@ -372,7 +379,7 @@ gs_status gs_ocl_list(FILE *f)
     gs_status st = GS_OK;
     gs_devref *refs = NULL;
     size_t n = 0;
-    if ((st = enumerate(&refs, &n)) != GS_OK)
+    if ((st = enumerate(&refs, &n, NULL)) != GS_OK)
         goto cleanup;
     if (n == 0) {
         st = GS_FAIL(GS_ERR_NODEVICE, "no OpenCL device found (is an OpenCL driver installed? "

@@ -26,6 +26,7 @@ typedef struct gs_ocl {
     int has_fp64;              /* cl_khr_fp64 (or a non-zero CL_DEVICE_DOUBLE_FP_CONFIG) */
     double peak_gbps;          /* nominal memory bandwidth in GB/s (0 when unknown) */
     int profiling;             /* queue made with CL_QUEUE_PROFILING_ENABLE (env GPUSVM_PROFILE=1) */
+    double t_platforms, t_devices, t_context; /* seconds spent in gs_ocl_open's phases */
     char *build_log;           /* full log of the last failed gs_ocl_build (NULL when none); owned */
 } gs_ocl;
 

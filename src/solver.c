@@ -38,7 +38,7 @@ static const int k_phase[K_COUNT_ALL] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SEL
  * the next: NVIDIA allocations synchronise the device. */
 typedef struct dev {
     cl_mem cols, col_off, vals, ell_w, ell_off, ell_idx, ell_val, norm2, y, ctab, ptab, koff, rt, vc, vch, G,
-        alpha, in_ws, slot_of, state, hist, gmax, gap, gcnt, cand, ws_pos, new_slots, n_new, u_pos, U, K, upd, rb;
+        alpha, in_ws, slot_of, state, hist, gmax, gap, gcnt, cand, ws_pos, new_slots, n_new, u_pos, U, K, upd, rb, kws;
 } dev;
 
 #define N_BUFS (sizeof(dev) / sizeof(cl_mem))
@@ -282,7 +282,6 @@ typedef struct prob {
     int npos, pos_off, nrows;
     const int8_t *y;     /* [npos] (the batch's array) */
     double *ah;          /* [npos] alphas */
-    float *Kslot;        /* [q*q] the working set's kernel matrix, slot space */
     int *wsp;            /* [q] position of each slot, -1 when empty */
     double *upd;         /* [4q] this round's alpha changes: coef, alpha, slot, position */
     int nupd, nn, e_head, q_new, done;
@@ -316,21 +315,11 @@ static void round_host(gs_solver *s, prob *p, scratch *sc, double *t_sub)
 {
     const int q = s->q;
     const double *rb = p->rb;
-    const int q_new = p->q_new, e_head = p->e_head;
     p->nn = (int)rb[2];
     const double *Gs = rb + 4;
     for (int i = 0; i < q; i++) p->wsp[i] = (int)rb[4 + q + i];
-    /* rows and columns of the replaced ring range [e_head, e_head + q_new) */
-    const float *gram = (const float *)(rb + 4 + 3 * q), *gramT = gram + (size_t)q_new * q;
-    for (int e = 0; e < q_new; e++)
-        memcpy(p->Kslot + (size_t)((e_head + e) % q) * q, gram + (size_t)e * q, sizeof(float) * (size_t)q);
-    const int first = q_new < q - e_head ? q_new : q - e_head;
-    for (int j = 0; j < q; j++) {
-        float *row = p->Kslot + (size_t)j * q;
-        const float *src = gramT + (size_t)j * q_new;
-        memcpy(row + e_head, src, sizeof(float) * (size_t)first);
-        if (q_new > first) memcpy(row, src + first, sizeof(float) * (size_t)(q_new - first));
-    }
+    /* the device refreshed the set's kernel matrix and sent it whole: used in place */
+    const float *Kws = (const float *)(rb + 4 + 3 * q);
     const double gap = rb[0] + rb[1];
     if (!(gap >= s->eps)) { p->done = 1; return; } /* also stops on NaN or an empty side */
     gs_binary_result *res = &p->spec->res;
@@ -344,7 +333,7 @@ static void round_host(gs_solver *s, prob *p, scratch *sc, double *t_sub)
         sc->asub[i] = t >= 0 ? p->ah[t] : 0;
         sc->gsub[i] = t >= 0 ? Gs[i] : 0;
     }
-    gs_subproblem sp = {.n = q, .K = p->Kslot, .ld = q, .y = sc->ysub, .C = sc->csub, .alpha = sc->asub,
+    gs_subproblem sp = {.n = q, .K = Kws, .ld = q, .y = sc->ysub, .C = sc->csub, .alpha = sc->asub,
                         .g = sc->gsub, .work = sc->work, .eps = s->eps, .rel = 0.1,
                         .max_steps = 100L * q + 1000};
     double g0;
@@ -427,13 +416,17 @@ static int host_threads(void)
     return n < 1 ? 1 : (n > 16 ? 16 : (int)n);
 }
 
+/* Doubles of one problem's readback: header, per-slot G / position / new slot, then q*q floats. */
+static size_t rb_doubles(int q) { return 4 + 3 * (size_t)q + ((size_t)q * q + 1) / 2; }
+
 /* Device bytes, pinned bytes and host bytes one problem of npos positions needs. */
 static void prob_bytes(const gs_solver *s, size_t npos, size_t ucols, size_t *dev_b, size_t *pin_b, size_t *host_b)
 {
     const size_t q = (size_t)s->q;
-    *dev_b = q * npos * sizeof(float) + ucols * q * sizeof(float) + npos * 22 + q * 32 + 2 * 2048 * 4;
-    *pin_b = (4 + 3 * q) * sizeof(double) + 2 * q * q * sizeof(float) + 4 * q * sizeof(double);
-    *host_b = q * q * sizeof(float) + npos * 17 + 8 * q * sizeof(double);
+    *dev_b = q * npos * sizeof(float) + ucols * q * sizeof(float) + npos * 22 + q * 32 + 2 * 2048 * 4 +
+             q * q * sizeof(float) + rb_doubles(s->q) * sizeof(double);
+    *pin_b = rb_doubles(s->q) * sizeof(double) + 4 * q * sizeof(double);
+    *host_b = npos * 17 + 8 * q * sizeof(double);
 }
 
 /* Solves specs[0..np) (one batch: they fit the device together). */
@@ -453,7 +446,6 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     int *rt = calloc((size_t)np * RT_INTS, sizeof *rt);
     int8_t *yb = NULL;
     double *ahb = NULL, *Gh = NULL, *rb = NULL, *updp = NULL;
-    float *kslots = NULL;
     int *wsps = NULL, *vc = NULL, *vch = NULL;
     double *upds = NULL;
     crew cw;
@@ -489,12 +481,11 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     yb = calloc((size_t)total, 1);
     ahb = calloc((size_t)total, sizeof *ahb);
     Gh = malloc(sizeof *Gh * (size_t)total);
-    kslots = calloc((size_t)np * q * q, sizeof *kslots);
     wsps = malloc(sizeof *wsps * (size_t)np * q);
     upds = malloc(sizeof *upds * (size_t)np * 4 * q);
     vc = malloc(sizeof *vc * 2 * (size_t)nvc_all);
     vch = malloc(sizeof *vch * 2 * (size_t)nvch_all);
-    if (!yb || !ahb || !Gh || !kslots || !wsps || !upds || !vc || !vch) {
+    if (!yb || !ahb || !Gh || !wsps || !upds || !vc || !vch) {
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the solver's host arrays (%d problems)", np);
         goto cleanup;
     }
@@ -513,14 +504,13 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         }
         p->y = y;
         p->ah = ahb + p->pos_off;
-        p->Kslot = kslots + (size_t)i * q * q;
         p->wsp = wsps + (size_t)i * q;
         p->upd = upds + (size_t)i * 4 * q;
         p->nrows = nrows;
         p->max_inner = nrows > 100000 ? 100L * nrows : 10000000L;
         for (int k = 0; k < q; k++) p->wsp[k] = -1;
     }
-    const size_t rb_prob = (4 + 3 * (size_t)q) * sizeof(double) + 2 * (size_t)q * q * sizeof(float);
+    const size_t rb_prob = rb_doubles(q) * sizeof(double);
     {
         void *h0 = NULL, *h1 = NULL;
         if ((st = ensure_pinned(s, 0, rb_prob * (size_t)np, &h0)) ||
@@ -568,13 +558,15 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         (st = ensure_buf(s, &dp->U, ucols * (size_t)q * np * sizeof(float), NULL, "U")) ||
         (st = ensure_buf(s, &dp->K, (size_t)ktotal * sizeof(float), NULL, "kernel rows")) ||
         (st = ensure_buf(s, &dp->upd, 4 * (size_t)q * np * sizeof(double), NULL, "upd")) ||
-        (st = ensure_buf(s, &dp->rb, rb_prob * (size_t)np, NULL, "readback"))) {
+        (st = ensure_buf(s, &dp->rb, rb_prob * (size_t)np, NULL, "readback")) ||
+        (st = ensure_buf(s, &dp->kws, (size_t)q * q * np * sizeof(float), NULL, "working-set kernel matrices"))) {
         free(neg);
         goto cleanup;
     }
     /* the uploads above are queued; neg must live until they are done */
     if ((st = fill(s->queue, dp->hist, 0, 2 * 2048 * (size_t)np * sizeof(cl_uint))) ||
-        (st = fill(s->queue, dp->U, 0, ucols * (size_t)q * np * sizeof(float)))) {
+        (st = fill(s->queue, dp->U, 0, ucols * (size_t)q * np * sizeof(float))) ||
+        (st = fill(s->queue, dp->kws, 0, (size_t)q * q * np * sizeof(float)))) {
         free(neg);
         goto cleanup;
     }
@@ -628,6 +620,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     SETARG(K_READBACK, 3, dp->new_slots); SETARG(K_READBACK, 4, dp->G); SETARG(K_READBACK, 5, dp->K);
     SETARG(K_READBACK, 6, dp->koff); SETARG(K_READBACK, 7, dp->rb); SETARG(K_READBACK, 8, q);
     SETARG(K_READBACK, 9, dp->rt); SETARG(K_READBACK, 10, dp->ptab);
+    SETARG(K_READBACK, 11, dp->kws);
 
     if ((st = launch(s, &pf, K_INIT, round_up((size_t)total, (size_t)wg), (size_t)wg))) goto cleanup;
 
@@ -676,7 +669,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         const double te = gs_now();
         const int q_new = round == 0 ? q : q - keep;
         const int q_next = q - keep;
-        const size_t rbd = 4 + 3 * (size_t)q + (size_t)q_new * q; /* doubles per problem (two float blocks) */
+        const size_t rbd = rb_doubles(q);
         /* tables: virtual clusters and chunks of the active problems, in active order */
         if (tables_dirty) {
             nvc = 0;
@@ -841,7 +834,7 @@ cleanup:
     free(cw.sc); free(cw.t_sub); free(th); free(cargs);
     if (pf.n) for (int i = 0; i < pf.n; i++) clReleaseEvent(pf.ev[i]);
     free(pr); free(ptab); free(koff); free(ctab); free(act); free(rt);
-    free(yb); free(ahb); free(Gh); free(kslots); free(wsps); free(upds); free(vc); free(vch);
+    free(yb); free(ahb); free(Gh); free(wsps); free(upds); free(vc); free(vch);
     return st;
 }
 
