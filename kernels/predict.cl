@@ -24,6 +24,9 @@
 #ifndef LX
 #define LX 1024 /* test values staged in local memory per work-group (0: none) */
 #endif
+#ifndef CC
+#define CC 128  /* columns per step of the tiled dense path */
+#endif
 
 #define KT_LINEAR 0
 #define KT_POLY 1
@@ -166,12 +169,13 @@ void pred_kvals(const int ktype, const double gamma, const double coef0, const i
                 const int row0, const int rows, __global double *K, const int ld,
                 __global const int *ell_w, __global const long *ell_off,
                 __global const int *ell_idx, __global const double *ell_val,
-                __global const int *ell_len)
+                __global const int *ell_len, const int tile)
 {
 #if LX > 0
     __local int lx_idx[LX];
     __local double lx_val[LX];
 #endif
+    __local double xt[RT * CC];
     const int b = get_group_id(0);
     const int t = get_local_id(0);
     const int s = pos_sv[b * WG + t];
@@ -193,6 +197,66 @@ void pred_kvals(const int ktype, const double gamma, const double coef0, const i
     }
     const int rbeg = get_group_id(1) * RT;
     const int rend = min(rbeg + RT, rows);
+    /* the tiled path where columns 0..last are not much more than the merge would walk */
+    int last = -1;
+    if (tile && !row_wise) {
+        last = n > 0 ? sc[n - 1] : -1;
+        for (int r = rbeg; r < rend; r++) {
+            const long e1 = x_ptr[row0 + r + 1];
+            if (e1 > x_ptr[row0 + r]) last = max(last, x_idx[e1 - 1]);
+        }
+    }
+    const long nnz_rows = x_ptr[row0 + rend] - x_ptr[row0 + rbeg];
+    if (tile && !row_wise && ((long)last + 1) * (rend - rbeg) <= 4 * ((long)n * (rend - rbeg) + nnz_rows)) {
+        /* Tiled dense path: the group's RT rows are scattered densely into local memory, CC
+         * columns at a time, and every work-item walks columns 0..last once for all RT rows,
+         * reading each of its SV's values once. Per row the terms come in increasing column order
+         * as in LIBSVM's merge; a column that neither side has adds (0 - 0)^2 or 0 * 0 = +0,
+         * which leaves the sum unchanged. For the dot kernels a column only one side has adds
+         * x * 0 = +-0, also no change for finite values (the host allows this path for them only
+         * when every SV value is finite; rows with a non-finite value are redone on the CPU). */
+        double acc[RT];
+        for (int i = 0; i < RT; i++) acc[i] = 0.0;
+        int a = 0;
+        for (long c0 = 0; c0 <= last; c0 += CC) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int i = t; i < RT * CC; i += WG) xt[i] = 0.0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int i = 0; i < rend - rbeg; i++) {
+                const long e1 = x_ptr[row0 + rbeg + i + 1];
+                for (long e = x_ptr[row0 + rbeg + i] + t; e < e1; e += WG) {
+                    const long c = x_idx[e] - c0;
+                    if (c >= 0 && c < CC) xt[i * CC + (int)c] = x_val[e];
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            const int cend = (int)min((long)CC, last - c0 + 1);
+            for (int c = 0; c < cend; c++) {
+                double v = 0.0;
+                if (a < n && (long)sc[a] == c0 + c) { v = sv[a * WG]; a++; }
+                if (rbf) {
+                    for (int i = 0; i < RT; i++) {
+                        const double d = xt[i * CC + c] - v;
+                        acc[i] += d * d;
+                    }
+                } else {
+                    for (int i = 0; i < RT; i++) acc[i] += xt[i * CC + c] * v;
+                }
+            }
+        }
+        for (int i = 0; i < RT; i++) {
+            const int r = rbeg + i;
+            if (r >= rend) break;
+            const double sum = acc[i];
+            double kv;
+            if (rbf) kv = exp(-gamma * sum);
+            else if (ktype == KT_LINEAR) kv = sum;
+            else if (ktype == KT_POLY) kv = pred_powi(gamma * sum + coef0, degree);
+            else kv = tanh(gamma * sum + coef0);
+            if (s >= 0) K[(long)s * ld + r] = kv;
+        }
+        return;
+    }
     const long g0 = x_ptr[row0 + rbeg];
 #if LX > 0
     /* dense blocks only: measured on an H200, staging sped the dense merge up a little and slowed

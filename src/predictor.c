@@ -203,6 +203,7 @@ struct gs_predictor {
     const gs_model *m;
     int n_dec;
     int exact;             /* device bits == LIBSVM bits (err = 0) */
+    int tile;              /* dense blocks take pred_kvals' tiled path (see kernels/predict.cl) */
     int n_blocks;
     int32_t ld;            /* rows per pass (K buffer columns) */
     double *pair_terms;    /* [n_dec] SV count per pair, for the bound */
@@ -555,6 +556,16 @@ gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *pro
     int contracts = 1;
     if ((st = probe_contraction(p, &contracts)) != GS_OK) goto cleanup;
     p->exact = !contracts && (m->kernel_type == GS_KERNEL_LINEAR || m->kernel_type == GS_KERNEL_POLY);
+    /* The tiled path (GPUs by default: on a CPU device the merge is faster) adds x * 0 for the
+     * dot kernels, which is exact only for finite SV values (RBF's (x - 0)^2 and (0 - v)^2 are
+     * exact for any value). GS_PRED_LAYOUT=tile / =merge force it on / off (the tests run the
+     * golden cases both ways). */
+    const char *lay = getenv("GS_PRED_LAYOUT");
+    p->tile = lay && strcmp(lay, "tile") == 0 ? 1 : lay && strcmp(lay, "merge") == 0 ? 0
+              : (ocl->device_type & CL_DEVICE_TYPE_GPU) != 0;
+    if (p->tile && m->kernel_type != GS_KERNEL_RBF)
+        for (int64_t e = 0; e < m->sv_ptr[m->l]; e++)
+            if (!isfinite(m->sv_val[e])) { p->tile = 0; break; }
     /* K buffer: one column per row of a pass. A quarter of the device memory (at most 1 GiB, and
      * 256 MiB on CPU devices where it is host memory) bounds it. */
     cl_ulong budget = ocl->global_mem / 4;
@@ -659,6 +670,7 @@ gs_status gs_predictor_start(gs_predictor *p, const gs_rows *rows)
     GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->ell_idx));
     GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->ell_val));
     GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->ell_len));
+    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof p->tile, &p->tile));
     a = 0;
     GS_CL_CHECK(clSetKernelArg(ks, a++, sizeof(cl_mem), &p->K));
     GS_CL_CHECK(clSetKernelArg(ks, a++, sizeof p->ld, &p->ld));
