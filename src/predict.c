@@ -870,6 +870,11 @@ int main(int argc, char **argv)
                    "total %.3f s\n",
                    sx.total, n_redo_total, t_read, pred ? gs_predictor_device_seconds(pred) : 0.0,
                    t_out, gs_now() - t_begin);
+    if (pred) {
+        const gs_pred_times tm = gs_predictor_times(pred);
+        gs_log_verbose(&log, "device split: buffers %.4f s, enqueued by %.4f s, blocking read %.4f s; "
+                       "kernels: values %.4f s, sums %.4f s\n", tm.alloc, tm.enqueue, tm.wait, tm.kvals, tm.sum);
+    }
     rc = 0;
     if (dev.ocl.device_type & CL_DEVICE_TYPE_GPU) {
         /* Everything is written and renamed. Releasing the OpenCL objects and the GPU driver's

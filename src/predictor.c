@@ -204,8 +204,13 @@ struct gs_predictor {
     int n_dec;
     int exact;             /* device bits == LIBSVM bits (err = 0) */
     int tile;              /* dense blocks take pred_kvals' tiled path (see kernels/predict.cl) */
+    int prof;              /* the queue profiles: kernel times for --verbose */
+    cl_event ev[64];       /* this chunk's kernel events (kvals, sum, ...) when profiling */
+    int n_ev;
+    gs_pred_times tm;      /* --verbose split (kernel seconds need a profiling queue) */
     int n_blocks;
-    int32_t ld;            /* rows per pass (K buffer columns) */
+    int32_t ld;            /* rows per pass (K buffer columns; 0 before the first chunk) */
+    int32_t ld_max;        /* the most rows per pass the memory budget allows */
     double *pair_terms;    /* [n_dec] SV count per pair, for the bound */
     /* host layout, kept from gs_predictor_create until gs_predictor_attach uploads it */
     int64_t *h_off;
@@ -553,6 +558,9 @@ gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *pro
         goto cleanup;
     if ((st = gs_ocl_alloc(ocl, ro, sizeof(double) * nd, m->rho, "rho", &p->rho)))
         goto cleanup;
+    cl_command_queue_properties qp = 0;
+    if (clGetCommandQueueInfo(ocl->queue, CL_QUEUE_PROPERTIES, sizeof qp, &qp, NULL) == CL_SUCCESS)
+        p->prof = (qp & CL_QUEUE_PROFILING_ENABLE) != 0;
     int contracts = 1;
     if ((st = probe_contraction(p, &contracts)) != GS_OK) goto cleanup;
     p->exact = !contracts && (m->kernel_type == GS_KERNEL_LINEAR || m->kernel_type == GS_KERNEL_POLY);
@@ -576,9 +584,7 @@ gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *pro
     if (ld > 65536) ld = 65536;
     ld = ld / PRED_RT * PRED_RT;
     if (ld < PRED_RT) ld = PRED_RT;
-    p->ld = (int32_t)ld;
-    st = gs_ocl_alloc(ocl, CL_MEM_READ_WRITE, sizeof(double) * (size_t)ld * (size_t)m->l, NULL,
-                      "kernel values", &p->K);
+    p->ld_max = (int32_t)ld; /* allocated per chunk (ensure_capacity): no more than it needs */
 cleanup:
     free_host_layout(p);
     p->t_device += gs_now() - t0;
@@ -589,6 +595,8 @@ int gs_predictor_exact(const gs_predictor *p)
 {
     return p->exact;
 }
+
+gs_pred_times gs_predictor_times(const gs_predictor *p) { return p->tm; }
 
 double gs_predictor_device_seconds(const gs_predictor *p)
 {
@@ -605,6 +613,15 @@ static gs_status ensure_capacity(gs_predictor *p, const gs_rows *rows)
 {
     gs_status st = GS_OK;
     const size_t nr = (size_t)rows->l, nz = (size_t)rows->row_ptr[rows->l];
+    const int32_t want = nr >= (size_t)p->ld_max ? p->ld_max : (int32_t)((nr + PRED_RT - 1) / PRED_RT * PRED_RT);
+    if (want > p->ld) {
+        release_mem(&p->K);
+        p->ld = 0;
+        if ((st = gs_ocl_alloc(p->ocl, CL_MEM_READ_WRITE, sizeof(double) * (size_t)want * (size_t)p->m->l, NULL,
+                               "kernel values", &p->K)))
+            return st;
+        p->ld = want;
+    }
     if (nr > p->cap_rows) {
         release_mem(&p->x_ptr);
         release_mem(&p->dec);
@@ -640,6 +657,7 @@ gs_status gs_predictor_start(gs_predictor *p, const gs_rows *rows)
     p->t_start = gs_now();
     if (rows->l == 0) return GS_OK;
     if ((st = ensure_capacity(p, rows)) != GS_OK) return st;
+    p->tm.alloc += gs_now() - p->t_start;
     const size_t nz = (size_t)rows->row_ptr[rows->l];
     GS_CL_CHECK(clEnqueueWriteBuffer(q, p->x_ptr, CL_FALSE, 0, sizeof(int64_t) * ((size_t)rows->l + 1),
                                      rows->row_ptr, 0, NULL, NULL));
@@ -688,14 +706,17 @@ gs_status gs_predictor_start(gs_predictor *p, const gs_rows *rows)
         GS_CL_CHECK(clSetKernelArg(kk, a_rows, sizeof n, &n));
         const size_t lk[2] = {PRED_WG, 1};
         const size_t gk[2] = {(size_t)p->n_blocks * PRED_WG, (size_t)((n + PRED_RT - 1) / PRED_RT)};
-        GS_CL_CHECK(clEnqueueNDRangeKernel(q, kk, 2, NULL, gk, lk, 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueNDRangeKernel(q, kk, 2, NULL, gk, lk, 0, NULL,
+                                           p->prof && p->n_ev < 63 ? &p->ev[p->n_ev++] : NULL));
         GS_CL_CHECK(clSetKernelArg(ks, s_row0, sizeof r0, &r0));
         GS_CL_CHECK(clSetKernelArg(ks, s_rows, sizeof n, &n));
         const size_t ls[2] = {64, 1};
         const size_t gs[2] = {(size_t)(n + 63) / 64 * 64, (size_t)nd};
-        GS_CL_CHECK(clEnqueueNDRangeKernel(q, ks, 2, NULL, gs, ls, 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueNDRangeKernel(q, ks, 2, NULL, gs, ls, 0, NULL,
+                                           p->prof && p->n_ev < 64 ? &p->ev[p->n_ev++] : NULL));
     }
     GS_CL_CHECK(clFlush(q));
+    p->tm.enqueue += gs_now() - p->t_start;
 cleanup:
     return st;
 }
@@ -708,7 +729,9 @@ gs_status gs_predictor_finish(gs_predictor *p, double *dec, double *err)
     if (!rows || rows->l == 0) return GS_OK;
     const size_t n = (size_t)rows->l * (size_t)nd;
     GS_CL_CHECK(clEnqueueReadBuffer(p->ocl->queue, p->dec, CL_FALSE, 0, sizeof(double) * n, dec, 0, NULL, NULL));
+    const double tw = gs_now();
     GS_CL_CHECK(clEnqueueReadBuffer(p->ocl->queue, p->mag, CL_TRUE, 0, sizeof(double) * n, err, 0, NULL, NULL));
+    p->tm.wait += gs_now() - tw;
     const double u = ldexp(1.0, -53);
     for (int32_t r = 0; r < rows->l; r++) {
         int finite = 1;
@@ -722,6 +745,14 @@ gs_status gs_predictor_finish(gs_predictor *p, double *dec, double *err)
         }
     }
     p->t_device += gs_now() - p->t_start;
+    for (int i = 0; i < p->n_ev; i++) { /* kvals, sum, kvals, sum, ... */
+        cl_ulong b = 0, e = 0;
+        if (clGetEventProfilingInfo(p->ev[i], CL_PROFILING_COMMAND_START, sizeof b, &b, NULL) == CL_SUCCESS &&
+            clGetEventProfilingInfo(p->ev[i], CL_PROFILING_COMMAND_END, sizeof e, &e, NULL) == CL_SUCCESS)
+            *(i % 2 ? &p->tm.sum : &p->tm.kvals) += (double)(e - b) * 1e-9;
+        clReleaseEvent(p->ev[i]);
+    }
+    p->n_ev = 0;
 cleanup:
     p->cur = NULL;
     return st;
@@ -730,6 +761,7 @@ cleanup:
 void gs_predictor_free(gs_predictor *p)
 {
     if (!p) return;
+    for (int i = 0; i < p->n_ev; i++) clReleaseEvent(p->ev[i]);
     release_mem(&p->mag);
     release_mem(&p->dec);
     release_mem(&p->x_val);

@@ -73,6 +73,14 @@ int gs_predictor_exact(const gs_predictor *p);
 int gs_predictor_row_wise_blocks(const gs_predictor *p, int *n_blocks);
 /* Seconds spent so far in the layout, the upload and from each start to its finish (--verbose). */
 double gs_predictor_device_seconds(const gs_predictor *p);
+
+/* Where the device time went, for --verbose: buffer (re)allocation, enqueueing the uploads and
+ * launches (both from the start of each chunk), the blocking read, and the device seconds of the
+ * kernel-value and sum kernels (0 unless the queue profiles: GPUSVM_PROFILE=1). */
+typedef struct gs_pred_times {
+    double alloc, enqueue, wait, kvals, sum;
+} gs_pred_times;
+gs_pred_times gs_predictor_times(const gs_predictor *p);
 /* p may be NULL. */
 void gs_predictor_free(gs_predictor *p);
 
