@@ -473,6 +473,7 @@ static gs_status train_device(gs_ocl *ocl, const gs_clustered *cl, const gs_clas
     if ((st = launch(&r, K_INIT, (size_t)npos, 1, (size_t)wg))) goto cleanup;
     for (int i = 0; i < q; i++) wsp[i] = -1;
     if (stats) stats->setup += gs_now() - t_setup;
+    if (stats && stats->t_on_device == 0) stats->t_on_device = gs_now();
 
     const int32_t n = cl->n;
     const long max_steps = n > 100000 ? 100L * n : 10000000L;

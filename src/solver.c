@@ -659,6 +659,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     }
     if (stats) stats->setup += gs_now() - t_setup0;
     t_loop0 = gs_now();
+    if (stats && stats->t_on_device == 0) stats->t_on_device = t_loop0;
 
     const double clustered_bytes_per_pos = ((double)ncols_total * wg + (double)cl->ell_off[ncl]) * sizeof(float) /
                                            (nposg ? nposg : 1);

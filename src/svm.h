@@ -16,6 +16,7 @@ typedef struct gs_train_stats {
     double update_bytes;   /* bytes the row/update kernels read, for achieved bandwidth */
     double duality_gap;    /* relative duality gap at the end (the paper's criterion) */
     double peak_gbps;      /* the device's nominal memory bandwidth (0 when unknown) */
+    double t_on_device;    /* gs_now() when the first batch's data was on the device (0: never) */
 } gs_train_stats;
 
 /* Where the trainer gets its device. wait() returns the open device, blocking until it is ready

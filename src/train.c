@@ -360,7 +360,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", gs_last_error());
         goto cleanup;
     }
-    if (o.log.verbose) print_stats(&o.log, &stats);
+    if (o.log.verbose) {
+        print_stats(&o.log, &stats);
+        if (stats.t_on_device > 0)
+            gs_log_verbose(&o.log, "gpusvm: training (data on the device -> model ready) %.4f s\n",
+                           gs_now() - stats.t_on_device);
+    }
     if (gs_model_write(o.model_file, &model) != GS_OK) {
         /* LIBSVM's exact text; the library's detail only with --verbose. */
         fprintf(stderr, "can't save model to file %s\n", o.model_file);
