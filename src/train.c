@@ -363,7 +363,8 @@ int main(int argc, char **argv)
     if (o.log.verbose) {
         print_stats(&o.log, &stats);
         if (stats.t_on_device > 0)
-            gs_log_verbose(&o.log, "gpusvm: training (data on the device -> model ready) %.4f s\n",
+            gs_log_verbose(&o.log, "gpusvm: training (data on the device -> model ready) %.4f s\n"
+                           "time.on_device = %.6f\n", gs_now() - stats.t_on_device,
                            gs_now() - stats.t_on_device);
     }
     if (gs_model_write(o.model_file, &model) != GS_OK) {
