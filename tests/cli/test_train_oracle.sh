@@ -37,6 +37,13 @@ compare heart_linear "$H" "$H" -t 0
 compare heart_poly "$H" "$H" -t 1 -d 2 -r 1 -g 0.125
 compare heart_sigmoid "$H" "$H" -t 3
 compare heart_weights "$H" "$H" -w1 2 -w-1 0.5
+# iris: three classes, the golden folder's split (one-vs-one; the objective compared is the first pair's)
+if [ -f "$GOLDEN/iris/iris_train.libsvm" ]; then
+    compare iris_ovo "$GOLDEN/iris/iris_train.libsvm" "$GOLDEN/iris/iris_test.libsvm"
+    compare iris_ovo_c10 "$GOLDEN/iris/iris_train.libsvm" "$GOLDEN/iris/iris_test.libsvm" -c 10 -g 0.5
+else
+    skip "../shared/reference/golden absent: iris comparison not run"
+fi
 compare heart_c100 "$H" "$H" -c 100
 GEXTRA="--ws-size 16 --ws-keep 8" compare heart_ws16 "$H" "$H"
 GEXTRA="--ws-size 64 --ws-keep 48" compare heart_ws64 "$H" "$H" -c 10
