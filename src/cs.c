@@ -762,7 +762,10 @@ gs_status gs_cs_train(const gs_device_provider *dev, const gs_problem *prob, con
         }
     }
     gs_log_info(log, "Total nSV = %d\n", (int)model->l);
-    if (stats) stats->total = gs_now() - t_start;
+    if (stats) {
+        stats->t_model_ready = gs_now();
+        stats->total = stats->t_model_ready - t_start;
+    }
 
 cleanup:
     if (st != GS_OK) gs_model_free(model);

@@ -786,10 +786,11 @@ cleanup:
 
 /* The double whose %.8g text is the shortest decimal that reads back as f (LIBSVM keeps the file's
  * doubles and writes SV values with %.8g; we keep floats, and printing the float's exact value
- * would turn 0.3 into 0.30000001). */
-static double shortest_decimal(float f)
+ * would turn 0.3 into 0.30000001): the smallest precision p <= 8 whose %.*g text reads back as f,
+ * and strtod of that text. This is the definition, a few printf and strtof calls per value. */
+static double shortest_decimal_slow(float f)
 {
-    if (f == (float)(int32_t)f) return (double)f;
+    if (fabsf(f) < 2147483648.0f && f == (float)(int32_t)f) return (double)f; /* integers as they are */
     char buf[320]; /* gcc 13 sizes "%.*g" of a double at up to 310 bytes */
     int lo = 1, hi = 9;
     while (lo < hi) { /* the smallest precision that round-trips */
@@ -800,6 +801,40 @@ static double shortest_decimal(float f)
     if (lo > 8) return (double)f;
     snprintf(buf, sizeof buf, "%.*g", lo, (double)f);
     return strtod(buf, NULL);
+}
+
+/* The same value by arithmetic, taken only where it provably agrees with the definition, else the
+ * slow path. For precision p, the digits are m = f * 10^s rounded (s = p - 1 - the decimal
+ * exponent): the product is exact to 2^-52 relative, so m is printf's correctly rounded digit string
+ * unless the product lies within 1e-6 of a half-integer (then: slow path). m and 10^|s| are exact
+ * doubles (m < 10^9, |s| <= 22), so m / 10^s (or m * 10^-s) is the correctly rounded value of the
+ * decimal, i.e. strtod's. Whether it reads back as f: rounding the double to float can differ from
+ * rounding the decimal directly only when the double sits within a few double ulps of a float
+ * rounding boundary, which is checked (then: slow path). */
+double gs_model_shortest_decimal(float f)
+{
+    static const double p10[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    if (fabsf(f) < 2147483648.0f && f == (float)(int32_t)f) return (double)f; /* integers as they are */
+    const double x = fabs((double)f);
+    if (!(x >= 1e-12 && x <= 1e12)) return shortest_decimal_slow(f);
+    const int e = (int)floor(log10(x)); /* if off by one, m has the wrong digit count: slow path */
+    for (int p = 1; p <= 8; p++) {
+        const int s = p - 1 - e;
+        if (s < -22 || s > 22) return shortest_decimal_slow(f);
+        const double y = s >= 0 ? x * p10[s] : x / p10[-s];
+        const double m = floor(y + 0.5);
+        if (fabs(y - floor(y) - 0.5) < 1e-6 || m < p10[p - 1] || m >= p10[p]) return shortest_decimal_slow(f);
+        const double d = s >= 0 ? m / p10[s] : m * p10[-s];
+        const float back = (float)d;
+        /* the float rounding boundaries around d: halfway to the neighbours of back */
+        const double up = ((double)back + (double)nextafterf(back, INFINITY)) / 2;
+        const double dn = ((double)back + (double)nextafterf(back, 0.0f)) / 2;
+        if (fabs(d - up) <= 4 * fabs(up) * 0x1p-52 || fabs(d - dn) <= 4 * fabs(dn) * 0x1p-52)
+            return shortest_decimal_slow(f);
+        if (back == (float)x) return f < 0 ? -d : d;
+    }
+    return (double)f;
 }
 
 /* shortest_decimal by value (data sets repeat few distinct values; each call is a few printf and
@@ -813,12 +848,12 @@ typedef struct dec_cache {
 
 static double decimal_cached(dec_cache *c, float f)
 {
-    if (!c) return shortest_decimal(f);
+    if (!c) return gs_model_shortest_decimal(f);
     uint32_t b;
     memcpy(&b, &f, sizeof b);
     const size_t h = (size_t)((b * 2654435761u) >> 18) & (DEC_SLOTS - 1);
     if (!c->used[h] || c->key[h] != b) {
-        c->val[h] = shortest_decimal(f);
+        c->val[h] = gs_model_shortest_decimal(f);
         c->key[h] = b;
         c->used[h] = 1;
     }

@@ -68,4 +68,8 @@ const char *gs_kernel_type_name(int kernel_type);
  * and run on up to 8 threads for large models. */
 void gs_model_sv_values(double *v, int64_t n);
 
+/* The double whose %.8g text is the shortest decimal (at most 8 digits) that reads back as f, the
+ * value gs_model_sv_values gives each SV value (exposed for the tests). */
+double gs_model_shortest_decimal(float f);
+
 #endif

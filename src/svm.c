@@ -258,7 +258,10 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
         gs_model_sv_values(model->sv_val, nnz);
     }
     gs_log_info(log, "Total nSV = %d\n", total);
-    if (stats) stats->total = gs_now() - t_start;
+    if (stats) {
+        stats->t_model_ready = gs_now();
+        stats->total = stats->t_model_ready - t_start;
+    }
 
 cleanup:
     if (st != GS_OK) gs_model_free(model);

@@ -17,6 +17,7 @@ typedef struct gs_train_stats {
     double duality_gap;    /* relative duality gap at the end (the paper's criterion) */
     double peak_gbps;      /* the device's nominal memory bandwidth (0 when unknown) */
     double t_on_device;    /* gs_now() when the first batch's data was on the device (0: never) */
+    double t_model_ready;  /* gs_now() when the model was complete in memory, before clean-up */
 } gs_train_stats;
 
 /* Where the trainer gets its device. wait() returns the open device, blocking until it is ready

@@ -362,10 +362,11 @@ int main(int argc, char **argv)
     }
     if (o.log.verbose) {
         print_stats(&o.log, &stats);
-        if (stats.t_on_device > 0)
+        if (stats.t_on_device > 0) {
+            const double ready = stats.t_model_ready > 0 ? stats.t_model_ready : gs_now();
             gs_log_verbose(&o.log, "gpusvm: training (data on the device -> model ready) %.4f s\n"
-                           "time.on_device = %.6f\n", gs_now() - stats.t_on_device,
-                           gs_now() - stats.t_on_device);
+                           "time.on_device = %.6f\n", ready - stats.t_on_device, ready - stats.t_on_device);
+        }
     }
     if (gs_model_write(o.model_file, &model) != GS_OK) {
         /* LIBSVM's exact text; the library's detail only with --verbose. */

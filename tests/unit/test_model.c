@@ -650,6 +650,60 @@ static void test_write_files(void)
     empty_dir(g_tmp);
 }
 
+/* gs_model_shortest_decimal against its definition (written out again here): the smallest %.*g
+ * precision up to 8 that reads back as the float, and strtod of that text. Values like those of
+ * scaled data sets (k/255, k/1000, 1 - k/n), ranges of random bit patterns and the boundaries. */
+static double shortest_ref(float f)
+{
+    char buf[320];
+    if (fabsf(f) < 2147483648.0f && f == (float)(int32_t)f) return (double)f; /* integers as they are */
+    for (int p = 1; p <= 8; p++) {
+        snprintf(buf, sizeof buf, "%.*g", p, (double)f);
+        if (strtof(buf, NULL) == f) return strtod(buf, NULL);
+    }
+    return (double)f;
+}
+
+static void test_shortest_decimal(void)
+{
+    long bad = 0, n = 0;
+    float first_bad = 0;
+    uint32_t state = 12345u;
+    for (int k = 0; k < 400000; k++) {
+        float f;
+        switch (k % 5) {
+        case 0: f = (float)(k / 5 % 256) / 255.0f; break;
+        case 1: f = (float)(k % 100000) / 1000.0f - 50.0f; break;
+        case 2: f = 1.0f - (float)(k % 7919) / 7919.0f * 2.0f; break;
+        default: { /* random finite floats over [1e-14, 1e14] */
+            state = state * 1664525u + 1013904223u;
+            uint32_t b = (state >> 1) % (0x5c000000u - 0x28000000u) + 0x28000000u;
+            b |= (state & 1u) << 31;
+            memcpy(&f, &b, sizeof f);
+        }
+        }
+        const double a = gs_model_shortest_decimal(f), r = shortest_ref(f);
+        n++;
+        if (memcmp(&a, &r, sizeof a) != 0) {
+            if (!bad) first_bad = f;
+            bad++;
+        }
+    }
+    const float edge[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.1f, 0.3f, 1e-12f, 1e12f, 9.9999999f, 0.099999994f,
+                          99999.99f, 1e-7f, 3.4028235e38f, 1.17549435e-38f, 1e-45f, 16777216.0f,
+                          16777217.0f, 0.5f, 0.05f, 123456.789f};
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
+        const double a = gs_model_shortest_decimal(edge[i]), r = shortest_ref(edge[i]);
+        n++;
+        if (memcmp(&a, &r, sizeof a) != 0) {
+            if (!bad) first_bad = edge[i];
+            bad++;
+        }
+    }
+    CHECK(bad == 0, "shortest decimal: %ld of %ld values differ from the definition (first %.9g)", bad, n,
+          (double)first_bad);
+}
+
 int main(void)
 {
     snprintf(g_tmp, sizeof g_tmp, "/tmp/gs_test_model.XXXXXX");
@@ -665,6 +719,7 @@ int main(void)
     } else {
         SKIP("../shared/reference/golden not found: golden round trip and modelload cases");
     }
+    test_shortest_decimal();
     test_in_memory();
     test_writer_text();
     test_reject();
