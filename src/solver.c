@@ -853,6 +853,11 @@ gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ys
     const size_t ucols = (size_t)cl->n_ucols + 1;
     size_t dev_cap = (size_t)s->ocl->global_mem / 3;
     if (s->ocl->max_alloc && dev_cap > (size_t)s->ocl->max_alloc) dev_cap = (size_t)s->ocl->max_alloc;
+    /* and at most 4 GiB: on an H100, NVIDIA's OpenCL lost the queue (CL_INVALID_COMMAND_QUEUE at the
+     * first clFinish) with sector's batches of 10-18 GB, whose working-set block U exceeded 4 GiB, and
+     * ran them all in 4 GB batches; the cause was not isolated (a lone problem larger than this still
+     * gets a batch of its own) */
+    if (dev_cap > ((size_t)4 << 30) - ((size_t)64 << 20)) dev_cap = ((size_t)4 << 30) - ((size_t)64 << 20);
     size_t pin_cap = (size_t)512 << 20, host_cap = (size_t)1 << 30;
     const char *mb = getenv("GPUSVM_BATCH_MB"); /* a smaller budget, e.g. to test several batches */
     if (mb && atol(mb) > 0) {
