@@ -44,6 +44,16 @@ static double pred_powi(double base, int times)
     return ret;
 }
 
+/* K from the squared distance (RBF) or the dot product (the others), as LIBSVM's k_function. */
+static inline double pred_kval(const int ktype, const double sum, const double gamma, const double coef0,
+                               const int degree)
+{
+    if (ktype == KT_RBF) return exp(-gamma * sum);
+    if (ktype == KT_LINEAR) return sum;
+    if (ktype == KT_POLY) return pred_powi(gamma * sum + coef0, degree);
+    return tanh(gamma * sum + coef0);
+}
+
 /* LIBSVM's merged loop over one SV and one test row [x, xe): the squared distance for RBF, the dot
  * product otherwise, term by term in increasing column order. Defined twice through the macros
  * below, for a test row in global memory and for one staged in local memory (OpenCL C 1.2 has no
@@ -247,13 +257,7 @@ void pred_kvals(const int ktype, const double gamma, const double coef0, const i
         for (int i = 0; i < RT; i++) {
             const int r = rbeg + i;
             if (r >= rend) break;
-            const double sum = acc[i];
-            double kv;
-            if (rbf) kv = exp(-gamma * sum);
-            else if (ktype == KT_LINEAR) kv = sum;
-            else if (ktype == KT_POLY) kv = pred_powi(gamma * sum + coef0, degree);
-            else kv = tanh(gamma * sum + coef0);
-            if (s >= 0) K[(long)s * ld + r] = kv;
+            if (s >= 0) K[(long)s * ld + r] = pred_kval(ktype, acc[i], gamma, coef0, degree);
         }
         return;
     }
@@ -287,12 +291,7 @@ void pred_kvals(const int ktype, const double gamma, const double coef0, const i
 #endif
             sum = row_wise ? merge_rows_g(rbf, sc, sv, n, gx_idx, gx_val, x, xe)
                            : merge_dense_g(rbf, sc, sv, n, gx_idx, gx_val, x, xe);
-        double kv;
-        if (rbf) kv = exp(-gamma * sum);
-        else if (ktype == KT_LINEAR) kv = sum;
-        else if (ktype == KT_POLY) kv = pred_powi(gamma * sum + coef0, degree);
-        else kv = tanh(gamma * sum + coef0);
-        if (s >= 0) K[(long)s * ld + r] = kv;
+        if (s >= 0) K[(long)s * ld + r] = pred_kval(ktype, sum, gamma, coef0, degree);
     }
 }
 
