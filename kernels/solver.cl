@@ -120,15 +120,25 @@ __kernel void k_init(__global double *G, __global double *alpha, __global uchar 
     slot_of[t] = -1;
 }
 
-/* Work-group = virtual cluster. upd (doubles, per problem from R_UOFF, nupd entries each):
- * [coef = y*dalpha][new alpha][slot][position]. The problem's local cluster 0 also stores the new
- * alphas and resets the selection state for this round (k_up and k_low rows wanted). */
+/* USPLIT work-groups per virtual cluster, each for WG / USPLIT of its rows: work-item (row, slice)
+ * sums the updates slice, slice + USPLIT, ... for its row, and the slices' partial sums are added
+ * in slice order (deterministic). Splitting the update list gives the device USPLIT times as many
+ * threads as rows, which a set of a few ten thousand rows needs to keep its loads in flight.
+ * upd (doubles, per problem from R_UOFF, nupd entries each): [coef = y*dalpha][new alpha][slot]
+ * [position]. The problem's local cluster 0 (first group) also stores the new alphas and resets
+ * the selection state for this round (k_up and k_low rows wanted). */
+#ifndef USPLIT
+#define USPLIT 4
+#endif
+#define UROWS (WG / USPLIT)
 __kernel void k_update(__global double *G, __global double *alpha, __global const char *y,
                        __global const float *K, __global const long *koff, __global const double *upd,
                        __global const int *rt, __global const int *ptab, __global const int *vc,
                        __global uint *state)
 {
-    const int v = get_group_id(0), lid = get_local_id(0);
+    __local double part[WG];
+    const int g = get_group_id(0), lid = get_local_id(0);
+    const int v = g / USPLIT, sub = g % USPLIT;
     __global const int *r = rt + vc[2 * v] * RT;
     const int c = vc[2 * v + 1], pid = r[R_PID], nupd = r[R_NUPD];
     __global const int *pt = ptab + pid * PT;
@@ -136,7 +146,7 @@ __kernel void k_update(__global double *G, __global double *alpha, __global cons
     __global const double *u = upd + r[R_UOFF];
     G += poff; alpha += poff; y += poff;
     K += koff[pid];
-    if (c == 0) {
+    if (c == 0 && sub == 0) {
         for (int i = lid; i < nupd; i += WG) alpha[(int)u[3 * nupd + i]] = u[nupd + i];
         if (lid == 0) {
             __global uint *st = state + 8 * pid;
@@ -144,12 +154,19 @@ __kernel void k_update(__global double *G, __global double *alpha, __global cons
             st[4] = 0; st[5] = 0; st[6] = (uint)r[R_KLOW]; st[7] = 0;
         }
     }
-    const int t = c * WG + lid;
-    if (y[t] == 0) return;
+    const int row = lid % UROWS, slice = lid / UROWS;
+    const int t = c * WG + sub * UROWS + row;
     double acc = 0.0;
-    for (int i = 0; i < nupd; i++)
-        acc += u[i] * (double)K[(long)u[2 * nupd + i] * npos + t];
-    G[t] += y[t] > 0 ? acc : -acc;
+    if (y[t] != 0)
+        for (int i = slice; i < nupd; i += USPLIT)
+            acc += u[i] * (double)K[(long)u[2 * nupd + i] * npos + t];
+    part[lid] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (slice == 0 && y[t] != 0) {
+        double sum = part[row];
+        for (int k = 1; k < USPLIT; k++) sum += part[k * UROWS + row];
+        G[t] += y[t] > 0 ? sum : -sum;
+    }
 }
 
 /* Work-group = virtual chunk. state[pid*8 + L*4 + 0..3] = prefix, mask, k remaining, k taken in all

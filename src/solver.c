@@ -20,6 +20,7 @@
 
 #define ITEMS 16
 #define WCH 16
+#define USPLIT 4 /* work-groups per cluster in k_update (each sums a quarter of the updates) */
 #define CCH 16
 #define MWG 256 /* work-group of the merge kernel */
 #define PT_INTS 8  /* problem table entry (kernels/solver.cl PT) */
@@ -127,8 +128,8 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log
     s->profile = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
     if ((st = make_queue(s))) goto cleanup;
     char opts[256];
-    snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d -DMWG=%d", s->wg,
-             s->kernel_type, WCH, CCH, ITEMS, (s->q + MWG - 1) / MWG * MWG, MWG);
+    snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d -DMWG=%d -DUSPLIT=%d",
+             s->wg, s->kernel_type, WCH, CCH, ITEMS, (s->q + MWG - 1) / MWG * MWG, MWG, USPLIT);
     double t0 = gs_now();
     st = gs_ocl_build(ocl, "solver", opts, &s->prog);
     if (st != GS_OK) goto cleanup;
@@ -711,7 +712,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         }
         GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->rt, CL_FALSE, 0, (size_t)nact * RT_INTS * sizeof(int), rt, 0, NULL, NULL));
         if (uoff) GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd, CL_FALSE, 0, uoff * sizeof(double), updp, 0, NULL, NULL));
-        if ((st = launch(s, &pf, K_UPDATE, (size_t)nvc * wg, (size_t)wg))) goto cleanup;
+        if ((st = launch(s, &pf, K_UPDATE, (size_t)nvc * wg * USPLIT, (size_t)wg))) goto cleanup;
         for (int r = 0; r < 3; r++) {
             SETARG(K_HIST, 8, r);
             SETARG(K_PICK, 4, r);
