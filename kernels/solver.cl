@@ -38,7 +38,7 @@
 #define CCH 16
 #endif
 #ifndef ITEMS
-#define ITEMS 16
+#define ITEMS 8
 #endif
 #define NBINS 2048
 #define EXCLUDED 0u
