@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -304,8 +305,9 @@ typedef struct crew {
     prob *pr;
     const int *act;      /* active problems this round */
     int nact;
-    int next;            /* next item; the fields below are guarded by mu too */
-    int quit, gen, pending, nstarted;
+    atomic_int next;     /* next item, taken without the lock (a preempted lock holder would
+                          * stall every thread on a busy host) */
+    int quit, gen, pending, nstarted; /* guarded by mu */
     pthread_mutex_t mu;
     pthread_cond_t go, done;
     scratch *sc;         /* [nthreads] */
@@ -362,10 +364,8 @@ static void round_host(gs_solver *s, prob *p, scratch *sc, double *t_sub)
 static void crew_items(crew *c, int id)
 {
     for (;;) {
-        pthread_mutex_lock(&c->mu);
-        const int i = c->next < c->nact ? c->next++ : -1;
-        pthread_mutex_unlock(&c->mu);
-        if (i < 0) break;
+        const int i = atomic_fetch_add(&c->next, 1);
+        if (i >= c->nact) break;
         round_host(c->s, &c->pr[c->act[i]], &c->sc[id], &c->t_sub[id]);
     }
 }
@@ -400,7 +400,7 @@ static void crew_round(crew *c, int nact)
 {
     pthread_mutex_lock(&c->mu);
     c->nact = nact;
-    c->next = 0;
+    atomic_store(&c->next, 0);
     c->pending = c->nstarted;
     c->gen++;
     pthread_cond_broadcast(&c->go);
@@ -457,6 +457,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     double t_wait = 0, t_enq = 0, t_abs = 0, t_setup0 = gs_now(), t_loop0 = 0;
     double bytes_rows = 0, bytes_update = 0;
     memset(&cw, 0, sizeof cw);
+    atomic_init(&cw.next, 0);
     if (!pr || !ptab || !koff || !ctab || !act || !rt) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
 
     /* problem table and the per-position layout */
