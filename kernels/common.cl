@@ -51,6 +51,72 @@ void gs_put_row(int p, int clear, __global const long *col_off, __global const i
 }
 #endif
 
+#if defined(WG) && defined(WCH) && defined(CCH)
+/* Kernel rows (solver.cl k_rows, cs.cl cs_rows): acc[w] = <x_t, u_(w0+w)> in float for row t of
+ * cluster c and the working-set vectors w0 .. w0+WCH-1 (below nn) of the block U[col * q + w].
+ * Dense clusters stage CCH x WCH of U in lu (local, CCH * WCH floats; every work-item of the group
+ * must call this: it has barriers); row-wise (ELL) clusters gather U at each of the row's columns. */
+void gs_row_dots(int c, int t, int w0, int nn, __global const long *col_off, __global const int *cols,
+                 __global const float *vals, __global const int *ell_w, __global const long *ell_off,
+                 __global const int *ell_idx, __global const float *ell_val, __global const float *U, int q,
+                 __local float *lu, float *acc)
+{
+    for (int w = 0; w < WCH; w++) acc[w] = 0.0f;
+    const int ew = ell_w[c];
+    if (ew > 0) {
+        const long b = ell_off[c] + t;
+        for (int e = 0; e < ew; e++) {
+            const float xv = ell_val[b + (long)e * WG];
+            if (xv == 0.0f) continue;
+            __global const float *u = U + (long)ell_idx[b + (long)e * WG] * q + w0;
+            for (int w = 0; w < WCH; w++) acc[w] = fma(xv, w0 + w < nn ? u[w] : 0.0f, acc[w]);
+        }
+    } else {
+        const long b = col_off[c];
+        const int ncol = (int)(col_off[c + 1] - b);
+        __global const float *x = vals + b * WG + t;
+        for (int j0 = 0; j0 < ncol; j0 += CCH) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int i = t; i < CCH * WCH; i += WG) {
+                const int jj = i / WCH, ww = i % WCH;
+                lu[i] = (j0 + jj < ncol && w0 + ww < nn) ? U[(long)cols[b + j0 + jj] * q + w0 + ww] : 0.0f;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            const int jn = min(CCH, ncol - j0);
+            for (int jj = 0; jj < jn; jj++) {
+                const float xv = x[(long)(j0 + jj) * WG];
+                for (int w = 0; w < WCH; w++) acc[w] = fma(xv, lu[jj * WCH + w], acc[w]);
+            }
+        }
+    }
+}
+#endif
+
+#if defined(QMAX) && defined(MWG)
+/* Working-set merges (solver.cl k_merge, cs.cl cs_merge): in-place exclusive scan of v[QMAX] by one
+ * work-group of MWG, each work-item owning QMAX / MWG consecutive entries (part: MWG ints of local
+ * scratch); returns the total. */
+int gs_block_scan(__local int *v, __local int *part, int lid)
+{
+    const int per = QMAX / MWG, b = lid * per;
+    int s = 0;
+    for (int i = 0; i < per; i++) { const int x = v[b + i]; v[b + i] = s; s += x; }
+    part[lid] = s;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < MWG; off <<= 1) {
+        const int x = lid >= off ? part[lid - off] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        part[lid] += x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const int add = lid ? part[lid - 1] : 0;
+    for (int i = 0; i < per; i++) v[b + i] += add;
+    const int total = part[MWG - 1];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return total;
+}
+#endif
+
 #ifdef KTYPE
 /* K from the dot product and the squared norms, for -DKTYPE = 0 linear, 1 poly, 2 RBF, 3 sigmoid. */
 double gs_kfun(double dot, double ni, double nj, double gamma, double coef0, int degree)

@@ -52,7 +52,6 @@
 #endif
 #define NBINS 2048
 #define NPASS 6
-#define PER (QMAX / MWG)
 
 /* state (ulong): [0] prefix of the threshold key, [1] its mask, [2] keys still wanted inside the
  * prefix, [3] rows selected this round, [4] the smallest eligible key (from the largest violation). */
@@ -220,27 +219,6 @@ __kernel void cs_collect(__global const ulong *key, __global const ulong *state,
     if (k != 0ul && k >= state[0] && k >= state[4]) cand[atomic_inc(count)] = t;
 }
 
-/* In-place exclusive scan of v[QMAX] by the whole group; returns the total. */
-inline int block_scan(__local int *v, __local int *part, int lid)
-{
-    const int b = lid * PER;
-    int s = 0;
-    for (int i = 0; i < PER; i++) { const int x = v[b + i]; v[b + i] = s; s += x; }
-    part[lid] = s;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int off = 1; off < MWG; off <<= 1) {
-        const int x = lid >= off ? part[lid - off] : 0;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        part[lid] += x;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    const int add = lid ? part[lid - 1] : 0;
-    for (int i = 0; i < PER; i++) v[b + i] += add;
-    const int total = part[MWG - 1];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return total;
-}
-
 /* One work-group of MWG. Slots 0..q-1; ws_pos[s] = row in slot s or -1, slot_of[t] the inverse,
  * last[s] the round its row was last selected. Selected rows that hold a slot keep it; each other
  * selected row takes a slot that is empty or else holds the row selected longest ago (ties: lower
@@ -303,7 +281,7 @@ __kernel void cs_merge(__global const ulong *state, __global const int *cand, __
     }
     for (int e = lid; e < QMAX; e += MWG) v[e] = (e < nsel && !res[e]) ? 1 : 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    const int nn = block_scan(v, part, lid);
+    const int nn = gs_block_scan(v, part, lid);
     for (int e = lid; e < nsel; e += MWG) {
         if (res[e]) continue;
         const int s = (int)(sk[v[e]] & 0xFFFFFFFFul);
@@ -354,34 +332,7 @@ __kernel void cs_rows(__global const long *col_off, __global const int *cols,
     const int pos = c * WG + t;
     const double ni = norm2[pos];
     float acc[WCH];
-    for (int w = 0; w < WCH; w++) acc[w] = 0.0f;
-    const int ew = ell_w[c];
-    if (ew > 0) {
-        const long b = ell_off[c] + t;
-        for (int e = 0; e < ew; e++) {
-            const float x = ell_val[b + (long)e * WG];
-            if (x == 0.0f) continue;
-            __global const float *u = U + (long)ell_idx[b + (long)e * WG] * q + w0;
-            for (int w = 0; w < WCH; w++) acc[w] = fma(x, w0 + w < nn ? u[w] : 0.0f, acc[w]);
-        }
-    } else {
-        const long b = col_off[c];
-        const int ncol = (int)(col_off[c + 1] - b);
-        __global const float *x = vals + b * WG + t;
-        for (int j0 = 0; j0 < ncol; j0 += CCH) {
-            barrier(CLK_LOCAL_MEM_FENCE);
-            for (int i = t; i < CCH * WCH; i += WG) {
-                const int jj = i / WCH, ww = i % WCH;
-                lu[i] = (j0 + jj < ncol && w0 + ww < nn) ? U[(long)cols[b + j0 + jj] * q + w0 + ww] : 0.0f;
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-            const int jn = min(CCH, ncol - j0);
-            for (int jj = 0; jj < jn; jj++) {
-                const float xv = x[(long)(j0 + jj) * WG];
-                for (int w = 0; w < WCH; w++) acc[w] = fma(xv, lu[jj * WCH + w], acc[w]);
-            }
-        }
-    }
+    gs_row_dots(c, t, w0, nn, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, lu, acc);
     for (int w = 0; w < WCH && w0 + w < nn; w++) {
         const int s = new_slots[w0 + w];
         const int p = ws_pos[s];

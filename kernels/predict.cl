@@ -70,6 +70,18 @@ static inline double pred_kval(const int ktype, const double sum, const double g
  * (row only); dot: xv * sv where equal, else +0, which leaves the sum unchanged (a sum that starts
  * at +0 never becomes -0 in round-to-nearest, and s + 0 = s for every other s). The unselected
  * value is discarded by the select, so non-finite values cannot leak in. */
+/* RBF after the merge, as LIBSVM: the SV's remaining values squared, then the row's (used inside
+ * the two merge macros below, where a, n, x, xe, sv, x_val and sum are in scope). */
+#define PRED_TAIL_RBF                                                                            \
+    for (; a < n; a++) {                                                                         \
+        const double d = sv[a * WG];                                                             \
+        sum += d * d;                                                                            \
+    }                                                                                            \
+    for (; x < xe; x++) {                                                                        \
+        const double d = x_val[x];                                                               \
+        sum += d * d;                                                                            \
+    }
+
 #define PRED_MERGE_DENSE(NAME, XS, IT)                                                               \
 static inline double NAME(const int rbf, __global const int *sc, __global const double *sv,    \
                           const int n, XS const int *x_idx, XS const double *x_val, IT x,       \
@@ -94,14 +106,7 @@ static inline double NAME(const int rbf, __global const int *sc, __global const 
             }                                                                                    \
             sum += d * d;                                                                        \
         }                                                                                        \
-        for (; a < n; a++) {                                                                     \
-            const double d = sv[a * WG];                                                         \
-            sum += d * d;                                                                        \
-        }                                                                                        \
-        for (; x < xe; x++) {                                                                    \
-            const double d = x_val[x];                                                           \
-            sum += d * d;                                                                        \
-        }                                                                                        \
+        PRED_TAIL_RBF                                                                            \
     } else {                                                                                     \
         while (a < n && x < xe) {                                                                \
             const int ca = sc[a], cx = x_idx[x];                                                 \
@@ -135,14 +140,7 @@ static inline double NAME(const int rbf, __global const int *sc, __global const 
             a += ca <= cx;                                                                       \
             x += ca >= cx;                                                                       \
         }                                                                                        \
-        for (; a < n; a++) {                                                                     \
-            const double d = sv[a * WG];                                                         \
-            sum += d * d;                                                                        \
-        }                                                                                        \
-        for (; x < xe; x++) {                                                                    \
-            const double d = x_val[x];                                                           \
-            sum += d * d;                                                                        \
-        }                                                                                        \
+        PRED_TAIL_RBF                                                                            \
     } else {                                                                                     \
         while (a < n && x < xe) {                                                                \
             const int ca = sc[a * WG], cx = x_idx[x];                                            \

@@ -425,7 +425,7 @@ __kernel void k_write(__global const char *y, __global const double *G,
     }
 }
 
-/* One work-group of MWG work-items; each owns PER = QMAX / MWG consecutive entries of the
+/* One work-group of MWG work-items; each owns QMAX / MWG consecutive entries of the
  * q <= QMAX slots. Ring working set of q slots: this round replaces the q_new slots from head (E);
  * the next round replaces q_next slots from head + q_new, and only the other slots are marked
  * in_ws (excluded from the next selection). A candidate already sitting in an E slot keeps it, so
@@ -436,28 +436,6 @@ __kernel void k_write(__global const char *y, __global const double *G,
 #ifndef MWG
 #define MWG 256
 #endif
-#define PER (QMAX / MWG)
-
-/* In-place exclusive scan of v[QMAX] by the whole group; returns the total. */
-inline int block_scan(__local int *v, __local int *part, int lid)
-{
-    const int b = lid * PER;
-    int s = 0;
-    for (int i = 0; i < PER; i++) { const int x = v[b + i]; v[b + i] = s; s += x; }
-    part[lid] = s;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int off = 1; off < MWG; off <<= 1) {
-        const int x = lid >= off ? part[lid - off] : 0;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        part[lid] += x;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    const int add = lid ? part[lid - 1] : 0;
-    for (int i = 0; i < PER; i++) v[b + i] += add;
-    const int total = part[MWG - 1];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return total;
-}
 
 __kernel void k_merge(__global const uint *state, __global const int *cand, int qh,
                       __global int *ws_pos, __global int *slot_of, __global uchar *in_ws,
@@ -497,7 +475,7 @@ __kernel void k_merge(__global const uint *state, __global const int *cand, int 
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int e = lid; e < QMAX; e += MWG) v[e] = lc[e];
     barrier(CLK_LOCAL_MEM_FENCE);
-    const int nkeep = block_scan(v, part, lid);
+    const int nkeep = gs_block_scan(v, part, lid);
     for (int e = lid; e < QMAX; e += MWG) {
         if (e < n_low && lc[e]) freeslot[n_up + v[e]] = cand[qh + e];
         if (e < n_up) freeslot[e] = cand[e];
@@ -518,12 +496,12 @@ __kernel void k_merge(__global const uint *state, __global const int *cand, int 
     /* c: rank the unplaced candidates and the free E slots */
     for (int e = lid; e < QMAX; e += MWG) v[e] = (e < q_new && !taken[e]) ? 1 : 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    const int nfree = block_scan(v, part, lid);
+    const int nfree = gs_block_scan(v, part, lid);
     for (int e = lid; e < q_new; e += MWG) if (!taken[e]) freeslot[v[e]] = e;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int e = lid; e < QMAX; e += MWG) v[e] = (e < nc && !placed[e]) ? 1 : 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    block_scan(v, part, lid);
+    gs_block_scan(v, part, lid);
     /* d: evict the untaken E slots' occupants */
     for (int e = lid; e < q_new; e += MWG) {
         if (taken[e]) continue;
@@ -552,7 +530,7 @@ __kernel void k_merge(__global const uint *state, __global const int *cand, int 
     /* f: the slots whose kernel rows must be computed, in slot order */
     for (int e = lid; e < QMAX; e += MWG) v[e] = need_row[e];
     barrier(CLK_LOCAL_MEM_FENCE);
-    const int nn = block_scan(v, part, lid);
+    const int nn = gs_block_scan(v, part, lid);
     for (int e = lid; e < QMAX; e += MWG) if (need_row[e]) new_slots[v[e]] = e;
     if (lid == 0) n_new[0] = nn;
 }
@@ -610,35 +588,7 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
     const int pos = lc * WG + t;
     const double ni = norm2[c * WG + t];
     float acc[WCH];
-    for (int w = 0; w < WCH; w++) acc[w] = 0.0f;
-    const int ew = ell_w[c];
-    if (ew > 0) {
-        /* row-wise cluster: gather the working-set values of each of the row's columns */
-        const long b = ell_off[c] + t;
-        for (int e = 0; e < ew; e++) {
-            const float xv = ell_val[b + (long)e * WG];
-            if (xv == 0.0f) continue;
-            __global const float *u = U + (long)ell_idx[b + (long)e * WG] * qn + w0;
-            for (int w = 0; w < WCH; w++) acc[w] = fma(xv, w0 + w < nn ? u[w] : 0.0f, acc[w]);
-        }
-    } else {
-        const long b = col_off[c];
-        const int ncol = (int)(col_off[c + 1] - b);
-        __global const float *x = vals + b * WG + t;
-        for (int j0 = 0; j0 < ncol; j0 += CCH) {
-            barrier(CLK_LOCAL_MEM_FENCE);
-            for (int i = t; i < CCH * WCH; i += WG) {
-                const int jj = i / WCH, ww = i % WCH;
-                lu[i] = (j0 + jj < ncol && w0 + ww < nn) ? U[(long)cols[b + j0 + jj] * qn + w0 + ww] : 0.0f;
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-            const int jn = min(CCH, ncol - j0);
-            for (int jj = 0; jj < jn; jj++) {
-                const float xv = x[(long)(j0 + jj) * WG];
-                for (int w = 0; w < WCH; w++) acc[w] = fma(xv, lu[jj * WCH + w], acc[w]);
-            }
-        }
-    }
+    gs_row_dots(c, t, w0, nn, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, qn, lu, acc);
     for (int w = 0; w < WCH && w0 + w < nn; w++) {
         const int s = new_slots[w0 + w];
         const int p = ws_pos[s];
