@@ -54,14 +54,22 @@ void gs_put_row(int p, int clear, __global const long *col_off, __global const i
 #if defined(WG) && defined(WCH) && defined(CCH)
 /* Kernel rows (solver.cl k_rows, cs.cl cs_rows): acc[w] = <x_t, u_(w0+w)> in float for row t of
  * cluster c and the working-set vectors w0 .. w0+WCH-1 (below nn) of the block U[col * q + w].
- * Dense clusters stage CCH x WCH of U in lu (local, CCH * WCH floats; every work-item of the group
- * must call this: it has barriers); row-wise (ELL) clusters gather U at each of the row's columns. */
+ * Dense clusters stage up to GS_RCOLS x WCH of U in lu (local, GS_LU_FLOAT4S float4s; every
+ * work-item of the group must call this: it has barriers; WCH a multiple of 4); row-wise (ELL)
+ * clusters gather U at each of the row's columns. */
+#ifndef GS_RCOLS
+#define GS_RCOLS 128 /* columns of U staged at once by gs_row_dots (a multiple of CCH) */
+#endif
+#define GS_LU_FLOAT4S (GS_RCOLS * WCH / 4)
 void gs_row_dots(int c, int t, int w0, int nn, __global const long *col_off, __global const int *cols,
                  __global const float *vals, __global const int *ell_w, __global const long *ell_off,
                  __global const int *ell_idx, __global const float *ell_val, __global const float *U, int q,
-                 __local float *lu, float *acc)
+                 __local float4 *lu, float *acc)
 {
-    for (int w = 0; w < WCH; w++) acc[w] = 0.0f;
+    /* WCH / 4 float4 accumulators: the staged U is read as float4 (one local load per four
+     * multiply-adds; read as scalars the local loads, not the arithmetic, bound the kernel) */
+    float4 a4[WCH / 4];
+    for (int w = 0; w < WCH / 4; w++) a4[w] = (float4)(0.0f);
     const int ew = ell_w[c];
     if (ew > 0) {
         const long b = ell_off[c] + t;
@@ -69,25 +77,44 @@ void gs_row_dots(int c, int t, int w0, int nn, __global const long *col_off, __g
             const float xv = ell_val[b + (long)e * WG];
             if (xv == 0.0f) continue;
             __global const float *u = U + (long)ell_idx[b + (long)e * WG] * q + w0;
-            for (int w = 0; w < WCH; w++) acc[w] = fma(xv, w0 + w < nn ? u[w] : 0.0f, acc[w]);
+            for (int w = 0; w < WCH / 4; w++) {
+                const int k = 4 * w;
+                const float4 uv = (float4)(w0 + k < nn ? u[k] : 0.0f, w0 + k + 1 < nn ? u[k + 1] : 0.0f,
+                                           w0 + k + 2 < nn ? u[k + 2] : 0.0f, w0 + k + 3 < nn ? u[k + 3] : 0.0f);
+                a4[w] = fma((float4)(xv), uv, a4[w]);
+            }
         }
     } else {
+        __local float *lf = (__local float *)lu;
         const long b = col_off[c];
         const int ncol = (int)(col_off[c + 1] - b);
         __global const float *x = vals + b * WG + t;
-        for (int j0 = 0; j0 < ncol; j0 += CCH) {
+        /* up to GS_RCOLS columns of U staged per pair of barriers (a9a's clusters in one); then
+         * CCH values of this row at a time, their loads all in flight together (one memory
+         * latency per CCH columns, not one per column). Past the staged columns x and lu are 0. */
+        for (int j0 = 0; j0 < ncol; j0 += GS_RCOLS) {
+            const int jn = min(GS_RCOLS, ncol - j0), jr = (jn + CCH - 1) / CCH * CCH;
             barrier(CLK_LOCAL_MEM_FENCE);
-            for (int i = t; i < CCH * WCH; i += WG) {
+            for (int i = t; i < jr * WCH; i += WG) {
                 const int jj = i / WCH, ww = i % WCH;
-                lu[i] = (j0 + jj < ncol && w0 + ww < nn) ? U[(long)cols[b + j0 + jj] * q + w0 + ww] : 0.0f;
+                lf[i] = (jj < jn && w0 + ww < nn) ? U[(long)cols[b + j0 + jj] * q + w0 + ww] : 0.0f;
             }
             barrier(CLK_LOCAL_MEM_FENCE);
-            const int jn = min(CCH, ncol - j0);
-            for (int jj = 0; jj < jn; jj++) {
-                const float xv = x[(long)(j0 + jj) * WG];
-                for (int w = 0; w < WCH; w++) acc[w] = fma(xv, lu[jj * WCH + w], acc[w]);
+            for (int c0 = 0; c0 < jn; c0 += CCH) {
+                float xr[CCH];
+                for (int jj = 0; jj < CCH; jj++) xr[jj] = c0 + jj < jn ? x[(long)(j0 + c0 + jj) * WG] : 0.0f;
+                for (int jj = 0; jj < CCH; jj++) {
+                    const float4 xv = (float4)(xr[jj]);
+                    for (int w = 0; w < WCH / 4; w++) a4[w] = fma(xv, lu[(c0 + jj) * (WCH / 4) + w], a4[w]);
+                }
             }
         }
+    }
+    for (int w = 0; w < WCH / 4; w++) {
+        acc[4 * w] = a4[w].s0;
+        acc[4 * w + 1] = a4[w].s1;
+        acc[4 * w + 2] = a4[w].s2;
+        acc[4 * w + 3] = a4[w].s3;
     }
 }
 #endif

@@ -324,7 +324,7 @@ __kernel void cs_rows(__global const long *col_off, __global const int *cols,
                       __global const int *ell_w, __global const long *ell_off,
                       __global const int *ell_idx, __global const float *ell_val)
 {
-    __local float lu[CCH * WCH];
+    __local float4 lu[GS_LU_FLOAT4S];
     const int c = get_group_id(0), t = get_local_id(0);
     const int w0 = get_group_id(1) * WCH;
     const int nn = n_new[0];

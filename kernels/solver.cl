@@ -17,14 +17,18 @@
  *                      maximal violating pair gap over every row
  *   k_count/k_scan/k_write : ordered compaction of the selected rows (index order, deterministic)
  *   k_merge   : puts the picks into the evicted ring slots of the working set
+ *   (or, for problems of at most ONE_GROUP_MAX positions (src/solver.c): k_hist round 0, which
+ *   also stores every row's keys, then k_select, one work-group per problem doing the remaining
+ *   picks, the compaction and the merge over the stored keys: the same working sets)
  *   k_gather_u: copies the new working-set vectors into the dense block U[col][w]
  *   k_rows    : kernel rows K[slot][t] for the new slots over every row (Algorithm 1's staging)
  *   k_readback: gap, slot positions, G of the set and the new rows' Gram entries -> one buffer
  * The host then does a single blocking read, solves the subproblems and starts the next round.
  *
  * Tunables (-D): WG (cluster size = work-group size), KTYPE (0 linear, 1 poly, 2 rbf, 3 sigmoid),
- * WCH (working-set vectors per register block), CCH (columns staged per step), ITEMS (elements per
- * work-item in the compaction kernels). */
+ * WCH (working-set vectors per register block), CCH (columns of a row loaded at once in k_rows),
+ * ITEMS (elements per work-item in the compaction kernels), QMAX / MWG (k_merge and k_select: a
+ * power-of-two multiple of MWG >= q, and their work-group, 1024 where the device allows). */
 #ifndef WG
 #define WG 256
 #endif
@@ -107,6 +111,23 @@ inline void row_keys(int t, __global const char *y, __global const double *G,
     if (low) *k_low = key_of((float)yg);
 }
 
+/* Counting into a local histogram with one pending (bin, count) per list and work-item: a run of
+ * keys in one bin costs one atomic add, not one each (early rounds, when most rows' gradients are
+ * still equal, would otherwise serialise on a single bin). */
+typedef struct run { uint bin, n; } run;
+inline void run_add(__local uint *h, run *r, uint bin)
+{
+    if (r->n > 0 && r->bin == bin) { r->n++; return; }
+    if (r->n > 0) atomic_add(&h[r->bin], r->n);
+    r->bin = bin;
+    r->n = 1;
+}
+inline void run_flush(__local uint *h, run *r)
+{
+    if (r->n > 0) atomic_add(&h[r->bin], r->n);
+    r->n = 0;
+}
+
 /* Starts every problem of the batch: G = -1 on rows, alpha 0, nothing in a working set. One
  * work-item per position of the concatenated per-problem arrays. */
 __kernel void k_init(__global double *G, __global double *alpha, __global uchar *in_ws,
@@ -175,7 +196,8 @@ __kernel void k_hist(__global const char *y, __global const double *G,
                      __global const double *alpha, __global const double *ctab,
                      __global const uchar *in_ws, __global const uint *state,
                      __global uint *hist, __global double *gmax, int round,
-                     __global const int *rt, __global const int *ptab, __global const int *vch)
+                     __global const int *rt, __global const int *ptab, __global const int *vch,
+                     __global uint2 *keys, int store_keys)
 {
     __local uint lh[2 * NBINS];
     __local double lmax[2 * WG];
@@ -184,7 +206,7 @@ __kernel void k_hist(__global const char *y, __global const double *G,
     __global const int *pt = ptab + pid * PT;
     const int npos = pt[P_NPOS], poff = pt[P_POFF];
     const double Cp = ctab[2 * pid], Cn = ctab[2 * pid + 1];
-    y += poff; G += poff; alpha += poff; in_ws += poff;
+    y += poff; G += poff; alpha += poff; in_ws += poff; keys += poff;
     state += 8 * pid;
     hist += 2 * NBINS * pid;
     for (int i = lid; i < 2 * NBINS; i += WG) lh[i] = 0;
@@ -194,15 +216,26 @@ __kernel void k_hist(__global const char *y, __global const double *G,
     const uint p0 = state[0], m0 = state[1], p1 = state[4], m1 = state[5];
     double mu = -INFINITY, ml = -INFINITY;
     const int end = min(npos, (j + 1) * WG * ITEMS);
-    for (int t = j * WG * ITEMS + lid; t < end; t += WG) {
-        uint ku, kl;
-        double vu, vl;
-        row_keys(t, y, G, alpha, Cp, Cn, in_ws, &ku, &kl, &vu, &vl);
+    /* every key of the work-item first (its loads all in flight together), then the counting */
+    uint ku[ITEMS], kl[ITEMS];
+    for (int i = 0; i < ITEMS; i++) {
+        const int t = j * WG * ITEMS + lid + i * WG;
+        double vu = -INFINITY, vl = -INFINITY;
+        ku[i] = EXCLUDED;
+        kl[i] = EXCLUDED;
+        if (t < end) row_keys(t, y, G, alpha, Cp, Cn, in_ws, &ku[i], &kl[i], &vu, &vl);
         mu = fmax(mu, vu);
         ml = fmax(ml, vl);
-        if (ku != EXCLUDED && (ku & m0) == p0) atomic_inc(&lh[(ku >> shift) & dmask]);
-        if (kl != EXCLUDED && (kl & m1) == p1) atomic_inc(&lh[NBINS + ((kl >> shift) & dmask)]);
     }
+    run ru = {0u, 0u}, rl = {0u, 0u};
+    for (int i = 0; i < ITEMS; i++) {
+        const int t = j * WG * ITEMS + lid + i * WG;
+        if (store_keys && t < end) keys[t] = (uint2)(ku[i], kl[i]);
+        if (ku[i] != EXCLUDED && (ku[i] & m0) == p0) run_add(lh, &ru, (ku[i] >> shift) & dmask);
+        if (kl[i] != EXCLUDED && (kl[i] & m1) == p1) run_add(lh, &rl, NBINS + ((kl[i] >> shift) & dmask));
+    }
+    run_flush(lh, &ru);
+    run_flush(lh, &rl);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int i = lid; i < 2 * NBINS; i += WG)
         if (lh[i]) atomic_add(&hist[i], lh[i]);
@@ -437,37 +470,32 @@ __kernel void k_write(__global const char *y, __global const double *G,
 #define MWG 256
 #endif
 
-__kernel void k_merge(__global const uint *state, __global const int *cand, int qh,
-                      __global int *ws_pos, __global int *slot_of, __global uchar *in_ws,
-                      __global int *new_slots, __global int *n_new, int q, __global const int *rt,
-                      __global const int *ptab)
+/* The merge of one problem's picks (cand: up list [0, n_up), low list [qh, qh + n_low), each in
+ * ascending position order) into its working set, by the whole work-group of MWG. scr: 6 * QMAX +
+ * MWG ints of local scratch. */
+void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int *scr, int lid, int head,
+              int q_new, int q_next, int q, __global int *ws_pos, __global int *slot_of,
+              __global uchar *in_ws, __global int *new_slots, __global int *n_new)
 {
-    __local int lc[QMAX];      /* combined candidates */
-    __local int v[QMAX];       /* scan scratch */
-    __local int taken[QMAX];   /* E slot k (offset from head) keeps its occupant */
-    __local int placed[QMAX];
-    __local int freeslot[QMAX];
-    __local int need_row[QMAX];
-    __local int part[MWG];
-    const int lid = get_local_id(0);
-    __global const int *r = rt + get_group_id(0) * RT;
-    const int pid = r[R_PID], head = r[R_HEAD], q_new = r[R_QNEW], q_next = r[R_QNEXT];
-    const int poff = ptab[pid * PT + P_POFF];
-    state += 8 * pid;
-    cand += 2 * qh * pid;
-    ws_pos += q * pid;
-    new_slots += q * pid;
-    n_new += pid;
-    slot_of += poff;
-    in_ws += poff;
-    const int n_up = (int)state[3], n_low = (int)state[7];
-    /* a: candidates = up list, then the low picks the up list does not hold */
+    __local int *lc = scr;                  /* combined candidates */
+    __local int *v = scr + QMAX;            /* scan scratch */
+    __local int *taken = scr + 2 * QMAX;    /* E slot k (offset from head) keeps its occupant */
+    __local int *placed = scr + 3 * QMAX;
+    __local int *freeslot = scr + 4 * QMAX;
+    __local int *need_row = scr + 5 * QMAX;
+    __local int *part = scr + 6 * QMAX;
+    /* a: candidates = up list, then the low picks the up list does not hold (binary search: the up
+     * list is in ascending order) */
     for (int e = lid; e < QMAX; e += MWG) {
         int keep = 0;
         if (e < n_low) {
             const int c = cand[qh + e];
-            keep = 1;
-            for (int i = 0; i < n_up; i++) if (cand[i] == c) keep = 0;
+            int lo = 0, hi = n_up;
+            while (lo < hi) {
+                const int mid = (lo + hi) / 2;
+                if (cand[mid] < c) lo = mid + 1; else hi = mid;
+            }
+            keep = !(lo < n_up && cand[lo] == c);
         }
         taken[e] = 0; placed[e] = 0; need_row[e] = 0;
         lc[e] = keep; /* temporarily: keep flag by low index */
@@ -535,6 +563,200 @@ __kernel void k_merge(__global const uint *state, __global const int *cand, int 
     if (lid == 0) n_new[0] = nn;
 }
 
+/* The merge after the multi-kernel selection: one work-group of MWG per active problem. */
+__kernel void k_merge(__global const uint *state, __global const int *cand, int qh,
+                      __global int *ws_pos, __global int *slot_of, __global uchar *in_ws,
+                      __global int *new_slots, __global int *n_new, int q, __global const int *rt,
+                      __global const int *ptab)
+{
+    __local int lcand[2 * QMAX];
+    __local int scr[6 * QMAX + MWG];
+    const int lid = get_local_id(0);
+    __global const int *r = rt + get_group_id(0) * RT;
+    const int pid = r[R_PID];
+    const int poff = ptab[pid * PT + P_POFF];
+    state += 8 * pid;
+    cand += 2 * qh * pid;
+    const int n_up = (int)state[3], n_low = (int)state[7];
+    for (int e = lid; e < QMAX; e += MWG) {
+        lcand[e] = e < n_up ? cand[e] : -1;
+        lcand[QMAX + e] = e < n_low ? cand[qh + e] : -1;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ws_merge(lcand, QMAX, n_up, n_low, scr, lid, r[R_HEAD], r[R_QNEW], r[R_QNEXT], q, ws_pos + q * pid,
+             slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid);
+}
+
+/* Both lists' digit picks at once over the histograms h[0..NBINS) (list 0) and h[NBINS..) (list 1):
+ * for each list L with need[L] > 0 (first lowered to the list's total when clamp), the bin b
+ * holding the need-th largest key (bins from the top) and the count of keys in higher bins.
+ * part: 2 * MWG uints, res: 4 uints (local); the whole work-group calls it. */
+void pick_bins(__local const uint *h, __local uint *part, __local uint *res, int lid, uint *need, int clamp,
+               uint *bin, uint *above)
+{
+    const int per = NBINS / MWG;
+    for (int L = 0; L < 2; L++) {
+        uint s = 0;
+        for (int i = 0; i < per; i++) s += h[L * NBINS + NBINS - 1 - (lid * per + i)];
+        part[L * MWG + lid] = s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < MWG; off <<= 1) { /* inclusive scans */
+        const uint v0 = lid >= off ? part[lid - off] : 0u, v1 = lid >= off ? part[MWG + lid - off] : 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        part[lid] += v0;
+        part[MWG + lid] += v1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (int L = 0; L < 2; L++) {
+        if (clamp) need[L] = min(need[L], part[L * MWG + MWG - 1]);
+        const uint before = lid ? part[L * MWG + lid - 1] : 0u;
+        if (need[L] > 0 && before < need[L] && need[L] <= part[L * MWG + lid]) {
+            uint cum = before;
+            for (int i = 0; i < per; i++) {
+                const int b = NBINS - 1 - (lid * per + i);
+                const uint c = h[L * NBINS + b];
+                if (cum + c >= need[L]) { res[2 * L] = (uint)b; res[2 * L + 1] = cum; break; }
+                cum += c;
+            }
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int L = 0; L < 2; L++) {
+        bin[L] = res[2 * L];
+        above[L] = res[2 * L + 1];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+#define KB 8 /* keys per batch of loads in k_select */
+#define SEL_A (2 * NBINS + 2 * MWG + 4)
+#define SEL_B (6 * QMAX + MWG)
+#define SEL_C (4 * MWG)
+#define SEL_POOL (SEL_A > SEL_B ? (SEL_A > SEL_C ? SEL_A : SEL_C) : (SEL_B > SEL_C ? SEL_B : SEL_C))
+
+/* The whole selection of one active problem in one work-group of MWG, for problems small enough
+ * that a single work-group goes through their keys faster than a chain of launches: after k_hist
+ * (round 0, which wrote every row's keys and the top digit's histogram), the gap, the three digit
+ * picks (the second and third histograms over the stored keys), the ordered compaction of the
+ * picks and the merge. The same picks as k_pick x3, k_count, k_scan, k_write and k_merge. */
+__kernel void k_select(__global const uint2 *keys, __global uint *hist, __global const double *gmax,
+                       __global double *gap, __global int *ws_pos, __global int *slot_of,
+                       __global uchar *in_ws, __global int *new_slots, __global int *n_new, int q,
+                       __global const int *rt, __global const int *ptab)
+{
+    /* one pool, reused by the phases: 2 * MWG doubles for the gap, 2 * NBINS + 2 * MWG + 4 uints
+     * for the digits, 4 * MWG for the compaction's scans, 6 * QMAX + MWG ints for the merge */
+    __local ulong pool[(SEL_POOL + 1) / 2];
+    __local int lcand[2 * QMAX];
+    const int lid = get_local_id(0);
+    __global const int *r = rt + get_group_id(0) * RT;
+    const int pid = r[R_PID], ch0 = r[R_CH0], nch = r[R_NCH];
+    __global const int *pt = ptab + pid * PT;
+    const int npos = pt[P_NPOS], poff = pt[P_POFF];
+    keys += poff;
+    hist += 2 * NBINS * pid;
+    {   /* the gap: the maxima of the problem's chunks */
+        __local double *lm = (__local double *)pool;
+        double a = -INFINITY, b = -INFINITY;
+        for (int g = lid; g < nch; g += MWG) { a = fmax(a, gmax[2 * (ch0 + g)]); b = fmax(b, gmax[2 * (ch0 + g) + 1]); }
+        lm[lid] = a;
+        lm[MWG + lid] = b;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int s = MWG / 2; s > 0; s >>= 1) {
+            if (lid < s) { lm[lid] = fmax(lm[lid], lm[lid + s]); lm[MWG + lid] = fmax(lm[MWG + lid], lm[MWG + lid + s]); }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid == 0) { gap[2 * pid] = lm[0]; gap[2 * pid + 1] = lm[MWG]; }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    __local uint *h = (__local uint *)pool;
+    __local uint *part = h + 2 * NBINS;
+    __local uint *res = part + 2 * MWG;
+    uint need[2] = {(uint)r[R_KUP], (uint)r[R_KLOW]}, pre[2] = {0u, 0u}, msk[2] = {0u, 0u}, taken[2] = {0u, 0u};
+    for (int pass = 0; pass < 3; pass++) {
+        const int shift = pass == 0 ? 21 : (pass == 1 ? 10 : 0);
+        const uint dmask = pass == 2 ? 0x3FFu : 0x7FFu;
+        if (pass == 0) {
+            for (int i = lid; i < 2 * NBINS; i += MWG) { h[i] = hist[i]; hist[i] = 0; }
+        } else {
+            for (int i = lid; i < 2 * NBINS; i += MWG) h[i] = 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            run ru = {0u, 0u}, rl = {0u, 0u};
+            for (int t0 = lid; t0 < npos; t0 += KB * MWG) {
+                uint2 kb[KB]; /* KB keys loaded before any is counted: one memory latency per KB */
+                for (int i = 0; i < KB; i++) kb[i] = t0 + i * MWG < npos ? keys[t0 + i * MWG] : (uint2)(EXCLUDED);
+                for (int i = 0; i < KB; i++) {
+                    const uint2 k = kb[i];
+                    if (need[0] > 0 && k.x != EXCLUDED && (k.x & msk[0]) == pre[0]) run_add(h, &ru, (k.x >> shift) & dmask);
+                    if (need[1] > 0 && k.y != EXCLUDED && (k.y & msk[1]) == pre[1])
+                        run_add(h, &rl, NBINS + ((k.y >> shift) & dmask));
+                }
+            }
+            run_flush(h, &ru);
+            run_flush(h, &rl);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint bin[2], above[2];
+        pick_bins(h, part, res, lid, need, pass == 0, bin, above);
+        for (int L = 0; L < 2; L++) {
+            if (pass == 0) taken[L] = need[L];
+            if (need[L] > 0) {
+                pre[L] |= (bin[L] & dmask) << shift;
+                msk[L] |= dmask << shift;
+                need[L] -= above[L];
+            }
+        }
+    }
+    for (int L = 0; L < 2; L++)
+        if (taken[L] == 0) { pre[L] = 0xFFFFFFFFu; need[L] = 0u; } /* a threshold no key passes */
+    /* ordered compaction: work-item lid owns positions [b0, b1); counts, scans, writes */
+    const int per = (npos + MWG - 1) / MWG, b0 = min(npos, lid * per), b1 = min(npos, b0 + per);
+    uint c[4] = {0u, 0u, 0u, 0u};
+    for (int t0 = b0; t0 < b1; t0 += KB) {
+        uint2 kb[KB];
+        for (int i = 0; i < KB; i++) kb[i] = t0 + i < b1 ? keys[t0 + i] : (uint2)(EXCLUDED);
+        for (int i = 0; i < KB; i++) {
+            const uint2 k = kb[i];
+            if (k.x != EXCLUDED) { c[0] += k.x > pre[0]; c[1] += k.x == pre[0]; }
+            if (k.y != EXCLUDED) { c[2] += k.y > pre[1]; c[3] += k.y == pre[1]; }
+        }
+    }
+    __local uint *p4 = (__local uint *)pool;
+    for (int j = 0; j < 4; j++) p4[j * MWG + lid] = c[j];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < MWG; off <<= 1) {
+        uint v[4];
+        for (int j = 0; j < 4; j++) v[j] = lid >= off ? p4[j * MWG + lid - off] : 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int j = 0; j < 4; j++) p4[j * MWG + lid] += v[j];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    uint rk[4];
+    for (int j = 0; j < 4; j++) rk[j] = lid ? p4[j * MWG + lid - 1] : 0u;
+    for (int t0 = b0; t0 < b1; t0 += KB) {
+        uint2 kb[KB];
+        for (int i = 0; i < KB; i++) kb[i] = t0 + i < b1 ? keys[t0 + i] : (uint2)(EXCLUDED);
+        for (int i = 0; i < KB && t0 + i < b1; i++) {
+            const uint k[2] = {kb[i].x, kb[i].y};
+            for (int L = 0; L < 2; L++) {
+                if (k[L] == EXCLUDED) continue;
+                const uint gt = rk[2 * L], eq = rk[2 * L + 1];
+                if (k[L] > pre[L]) {
+                    lcand[L * QMAX + gt + min(eq, need[L])] = t0 + i;
+                    rk[2 * L]++;
+                } else if (k[L] == pre[L]) {
+                    if (eq < need[L]) lcand[L * QMAX + gt + eq] = t0 + i;
+                    rk[2 * L + 1]++;
+                }
+            }
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ws_merge(lcand, QMAX, (int)taken[0], (int)taken[1], (__local int *)pool, lid, r[R_HEAD], r[R_QNEW],
+             r[R_QNEXT], q, ws_pos + q * pid, slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid);
+}
+
 /* Work-group (k, active problem): new slot k's vector into the problem's U. u_pos keeps the global
  * position each column holds, so it can be cleared first. */
 __kernel void k_gather_u(__global const int *ws_pos, __global const int *new_slots,
@@ -572,7 +794,7 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
                      __global const int *ell_idx, __global const float *ell_val,
                      __global const int *rt, __global const int *ptab, __global const int *vc, long uq)
 {
-    __local float lu[CCH * WCH];
+    __local float4 lu[GS_LU_FLOAT4S];
     const int v = get_group_id(0), t = get_local_id(0);
     const int pid = rt[vc[2 * v] * RT + R_PID], lc = vc[2 * v + 1];
     __global const int *pt = ptab + pid * PT;
@@ -587,13 +809,22 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
     K += koff[pid];
     const int pos = lc * WG + t;
     const double ni = norm2[c * WG + t];
+    /* the block's slots, their positions and norms, looked up once for the group */
+    __local int ls[WCH], lp[WCH];
+    __local double ln[WCH];
+    if (t < WCH && w0 + t < nn) {
+        const int sl = new_slots[w0 + t], p = ws_pos[sl];
+        ls[t] = sl;
+        lp[t] = p;
+        ln[t] = norm2[gpos(pt, p)];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
     float acc[WCH];
     gs_row_dots(c, t, w0, nn, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, qn, lu, acc);
-    for (int w = 0; w < WCH && w0 + w < nn; w++) {
-        const int s = new_slots[w0 + w];
-        const int p = ws_pos[s];
-        const double dot = pos == p ? ni : (double)acc[w];
-        K[(long)s * npos + pos] = (float)gs_kfun(dot, ni, norm2[gpos(pt, p)], gamma, coef0, degree);
+    for (int w = 0; w < WCH; w++) {
+        if (w0 + w >= nn) break;
+        const double dot = pos == lp[w] ? ni : (double)acc[w];
+        K[(long)ls[w] * npos + pos] = (float)gs_kfun(dot, ni, ln[w], gamma, coef0, degree);
     }
 }
 

@@ -1,7 +1,8 @@
 /* solver.c — host side of the working-set loop (see solver.h and kernels/solver.cl).
  * A batch of binary problems over one clustered data set advances together: per round one
- * non-blocking write of the round table and the alpha changes of every active problem, 14 queued
- * kernels covering all of them, one blocking read (each problem's gap, working set, its gradients
+ * non-blocking write of the round table and the alpha changes of every active problem, 6 queued
+ * kernels covering all of them (13 for batches with a problem too large for k_select), one
+ * blocking read (each problem's gap, working set, its gradients
  * and the new kernel rows' Gram entries); the CPU then solves every active problem's subproblem,
  * on a pool of threads when there are several. Nothing is allocated inside the loop. Problems stop
  * on their own criterion and leave the launches; batches are sized to fit the device's memory. */
@@ -23,24 +24,30 @@
 #define WCH 16
 #define USPLIT 4 /* work-groups per cluster in k_update (each sums a quarter of the updates) */
 #define CCH 16
-#define MWG 256 /* work-group of the merge kernel */
+/* Batches whose problems all have at most this many positions are selected by k_hist + k_select
+ * (one work-group per problem after the first histogram); larger ones by the chain of k_hist /
+ * k_pick x3, k_count, k_scan, k_write, k_merge. On the H100 the two take about the same device
+ * time for a9a (~0.1 ms a round), but the host enqueues 7 kernels fewer a round (a9a: 0.011 s
+ * against 0.021 s of enqueueing per run) and one-vs-one batches gain most (letter 0.041-0.064 s
+ * against 0.055-0.075 s). GPUSVM_SELECT=one|multi forces either (the tests run both). */
+#define ONE_GROUP_MAX (1 << 18)
 #define PT_INTS 8  /* problem table entry (kernels/solver.cl PT) */
 #define RT_INTS 12 /* round table entry (RT) */
 
-enum { K_INIT, K_UPDATE, K_HIST, K_PICK, K_COUNT, K_SCAN, K_WRITE, K_MERGE, K_GATHER, K_ROWS,
+enum { K_INIT, K_UPDATE, K_HIST, K_PICK, K_COUNT, K_SCAN, K_WRITE, K_MERGE, K_SELECT, K_GATHER, K_ROWS,
        K_READBACK, K_COUNT_ALL };
 static const char *const k_names[K_COUNT_ALL] = {"k_init", "k_update", "k_hist", "k_pick",
-    "k_count", "k_scan", "k_write", "k_merge", "k_gather_u", "k_rows", "k_readback"};
+    "k_count", "k_scan", "k_write", "k_merge", "k_select", "k_gather_u", "k_rows", "k_readback"};
 /* phase of each kernel for the --verbose breakdown */
 enum { PH_UPDATE, PH_SELECT, PH_ROWS, PH_TRANSFER, PH_N };
 static const int k_phase[K_COUNT_ALL] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SELECT, PH_SELECT,
-    PH_SELECT, PH_SELECT, PH_SELECT, PH_ROWS, PH_ROWS, PH_TRANSFER};
+    PH_SELECT, PH_SELECT, PH_SELECT, PH_SELECT, PH_ROWS, PH_ROWS, PH_TRANSFER};
 
 /* Device buffers of a batch, kept by the solver and reused (grown when needed) from one batch to
  * the next: NVIDIA allocations synchronise the device. */
 typedef struct dev {
     cl_mem cols, col_off, vals, ell_w, ell_off, ell_idx, ell_val, norm2, y, ctab, ptab, koff, rt, vc, vch, G,
-        alpha, in_ws, slot_of, state, hist, gmax, gap, gcnt, cand, ws_pos, new_slots, n_new, u_pos, U, K, upd, rb, kws;
+        alpha, in_ws, slot_of, state, hist, gmax, gap, gcnt, cand, ws_pos, new_slots, n_new, u_pos, U, K, upd, rb, kws, keys;
 } dev;
 
 #define N_BUFS (sizeof(dev) / sizeof(cl_mem))
@@ -60,6 +67,7 @@ struct gs_solver {
     int kernel_type, degree;
     double gamma, coef0, eps;
     int q, keep, wg;
+    int mwg;               /* work-group of k_merge and k_select */
     int profile;
     cl_command_queue queue; /* each solver has its own, so pairs can run on several threads */
     cl_program prog;
@@ -119,7 +127,7 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log
                      s->q, s->keep);
         goto cleanup;
     }
-    if (s->q > 1024 || (size_t)s->wg > ocl->max_wg || ocl->max_wg < MWG) {
+    if (s->q > 1024 || (size_t)s->wg > ocl->max_wg || ocl->max_wg < 256) {
         st = GS_FAIL(GS_ERR_ARG, "--ws-size %d (at most 1024) / --cluster-size %d (device limit %zu)",
                      s->q, s->wg, ocl->max_wg);
         goto cleanup;
@@ -128,21 +136,30 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log
     clGetCommandQueueInfo(ocl->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
     s->profile = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
     if ((st = make_queue(s))) goto cleanup;
-    char opts[256];
-    snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d -DMWG=%d -DUSPLIT=%d",
-             s->wg, s->kernel_type, WCH, CCH, ITEMS, (s->q + MWG - 1) / MWG * MWG, MWG, USPLIT);
     double t0 = gs_now();
-    st = gs_ocl_build(ocl, "solver", opts, &s->prog);
-    if (st != GS_OK) goto cleanup;
-    for (int i = 0; i < K_COUNT_ALL; i++) {
-        st = gs_ocl_kernel(s->prog, k_names[i], &s->k[i]);
+    /* the merge / select work-group: 1024 where the device runs them so wide, else 256 */
+    for (s->mwg = ocl->max_wg >= 1024 ? 1024 : 256;; s->mwg = 256) {
+        char opts[256];
+        snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d -DMWG=%d -DUSPLIT=%d",
+                 s->wg, s->kernel_type, WCH, CCH, ITEMS, (s->q + s->mwg - 1) / s->mwg * s->mwg, s->mwg, USPLIT);
+        st = gs_ocl_build(ocl, "solver", opts, &s->prog);
         if (st != GS_OK) goto cleanup;
-    }
-    size_t wgk = 0;
-    clGetKernelWorkGroupInfo(s->k[K_MERGE], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wgk, &wgk, NULL);
-    if (wgk < MWG) {
-        st = GS_FAIL(GS_ERR_UNSUPPORTED, "the device runs the merge kernel with at most %zu work-items (%d needed)", wgk, MWG);
-        goto cleanup;
+        for (int i = 0; i < K_COUNT_ALL; i++) {
+            st = gs_ocl_kernel(s->prog, k_names[i], &s->k[i]);
+            if (st != GS_OK) goto cleanup;
+        }
+        size_t wm = 0, ws = 0;
+        clGetKernelWorkGroupInfo(s->k[K_MERGE], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wm, &wm, NULL);
+        clGetKernelWorkGroupInfo(s->k[K_SELECT], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof ws, &ws, NULL);
+        if (wm >= (size_t)s->mwg && ws >= (size_t)s->mwg) break;
+        if (s->mwg == 256) {
+            st = GS_FAIL(GS_ERR_UNSUPPORTED, "the device runs the merge kernels with at most %zu work-items (256 needed)",
+                         wm < ws ? wm : ws);
+            goto cleanup;
+        }
+        for (int i = 0; i < K_COUNT_ALL; i++) { clReleaseKernel(s->k[i]); s->k[i] = NULL; }
+        clReleaseProgram(s->prog);
+        s->prog = NULL;
     }
     s->build_seconds = gs_now() - t0;
     *out = s;
@@ -257,13 +274,16 @@ static gs_status launch2(gs_solver *s, prof *pf, int kern, size_t g0, size_t g1,
     return GS_OK;
 }
 
-static void prof_collect(prof *pf, double *ph)
+static void prof_collect(prof *pf, double *ph, double *per_kernel)
 {
     for (int i = 0; i < pf->n; i++) {
         cl_ulong a = 0, b = 0;
         clGetEventProfilingInfo(pf->ev[i], CL_PROFILING_COMMAND_START, sizeof a, &a, NULL);
         clGetEventProfilingInfo(pf->ev[i], CL_PROFILING_COMMAND_END, sizeof b, &b, NULL);
-        if (b > a) ph[k_phase[pf->kern[i]]] += (double)(b - a) * 1e-9;
+        if (b > a) {
+            ph[k_phase[pf->kern[i]]] += (double)(b - a) * 1e-9;
+            per_kernel[pf->kern[i]] += (double)(b - a) * 1e-9;
+        }
         clReleaseEvent(pf->ev[i]);
     }
     pf->n = 0;
@@ -424,7 +444,7 @@ static size_t rb_doubles(int q) { return 4 + 3 * (size_t)q + ((size_t)q * q + 1)
 static void prob_bytes(const gs_solver *s, size_t npos, size_t ucols, size_t *dev_b, size_t *pin_b, size_t *host_b)
 {
     const size_t q = (size_t)s->q;
-    *dev_b = q * npos * sizeof(float) + ucols * q * sizeof(float) + npos * 22 + q * 32 + 2 * 2048 * 4 +
+    *dev_b = q * npos * sizeof(float) + ucols * q * sizeof(float) + npos * 30 + q * 32 + 2 * 2048 * 4 +
              q * q * sizeof(float) + rb_doubles(s->q) * sizeof(double);
     *pin_b = rb_doubles(s->q) * sizeof(double) + 4 * q * sizeof(double);
     *host_b = npos * 17 + 8 * q * sizeof(double);
@@ -453,7 +473,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     crew_arg *cargs = NULL;
     pthread_t *th = NULL;
     int nth = 1, crew_ready = 0;
-    double ph[PH_N] = {0};
+    double ph[PH_N] = {0}, per_kernel[K_COUNT_ALL] = {0};
     double t_wait = 0, t_enq = 0, t_abs = 0, t_setup0 = gs_now(), t_loop0 = 0;
     double bytes_rows = 0, bytes_update = 0;
     memset(&cw, 0, sizeof cw);
@@ -525,6 +545,14 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     if (!neg) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
     for (size_t k = 0; k < (size_t)np * q; k++) neg[k] = -1;
 
+    /* the selection's path (see ONE_GROUP_MAX) */
+    int one_group = 1;
+    for (int i = 0; i < np; i++)
+        if (pr[i].npos > ONE_GROUP_MAX) one_group = 0;
+    const char *sel = getenv("GPUSVM_SELECT");
+    if (sel && strcmp(sel, "one") == 0) one_group = 1;
+    if (sel && strcmp(sel, "multi") == 0) one_group = 0;
+
     const int ncl = cl->n_clusters;
     const size_t ncols_total = (size_t)cl->col_off[ncl];
     const int nposg = cl->n_pos;
@@ -561,7 +589,8 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         (st = ensure_buf(s, &dp->K, (size_t)ktotal * sizeof(float), NULL, "kernel rows")) ||
         (st = ensure_buf(s, &dp->upd, 4 * (size_t)q * np * sizeof(double), NULL, "upd")) ||
         (st = ensure_buf(s, &dp->rb, rb_prob * (size_t)np, NULL, "readback")) ||
-        (st = ensure_buf(s, &dp->kws, (size_t)q * q * np * sizeof(float), NULL, "working-set kernel matrices"))) {
+        (st = ensure_buf(s, &dp->kws, (size_t)q * q * np * sizeof(float), NULL, "working-set kernel matrices")) ||
+        (st = ensure_buf(s, &dp->keys, (size_t)total * 2 * sizeof(cl_uint), NULL, "selection keys"))) {
         free(neg);
         goto cleanup;
     }
@@ -590,6 +619,11 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     SETARG(K_HIST, 0, dp->y); SETARG(K_HIST, 1, dp->G); SETARG(K_HIST, 2, dp->alpha); SETARG(K_HIST, 3, dp->ctab);
     SETARG(K_HIST, 4, dp->in_ws); SETARG(K_HIST, 5, dp->state); SETARG(K_HIST, 6, dp->hist);
     SETARG(K_HIST, 7, dp->gmax); SETARG(K_HIST, 9, dp->rt); SETARG(K_HIST, 10, dp->ptab); SETARG(K_HIST, 11, dp->vch);
+    SETARG(K_HIST, 12, dp->keys);
+    SETARG(K_SELECT, 0, dp->keys); SETARG(K_SELECT, 1, dp->hist); SETARG(K_SELECT, 2, dp->gmax);
+    SETARG(K_SELECT, 3, dp->gap); SETARG(K_SELECT, 4, dp->ws_pos); SETARG(K_SELECT, 5, dp->slot_of);
+    SETARG(K_SELECT, 6, dp->in_ws); SETARG(K_SELECT, 7, dp->new_slots); SETARG(K_SELECT, 8, dp->n_new);
+    SETARG(K_SELECT, 9, q); SETARG(K_SELECT, 10, dp->rt); SETARG(K_SELECT, 11, dp->ptab);
     SETARG(K_PICK, 0, dp->state); SETARG(K_PICK, 1, dp->hist); SETARG(K_PICK, 2, dp->gmax);
     SETARG(K_PICK, 3, dp->gap); SETARG(K_PICK, 5, dp->rt);
     SETARG(K_COUNT, 0, dp->y); SETARG(K_COUNT, 1, dp->G); SETARG(K_COUNT, 2, dp->alpha); SETARG(K_COUNT, 3, dp->ctab);
@@ -714,20 +748,32 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->rt, CL_FALSE, 0, (size_t)nact * RT_INTS * sizeof(int), rt, 0, NULL, NULL));
         if (uoff) GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd, CL_FALSE, 0, uoff * sizeof(double), updp, 0, NULL, NULL));
         if ((st = launch(s, &pf, K_UPDATE, (size_t)nvc * wg * USPLIT, (size_t)wg))) goto cleanup;
-        for (int r = 0; r < 3; r++) {
-            SETARG(K_HIST, 8, r);
-            SETARG(K_PICK, 4, r);
+        if (one_group) { /* the top digit's histogram and the keys, then k_select */
+            const int r0 = 0, store = 1;
+            SETARG(K_HIST, 8, r0);
+            SETARG(K_HIST, 13, store);
             if ((st = launch(s, &pf, K_HIST, (size_t)nvch * wg, (size_t)wg)) ||
-                (st = launch(s, &pf, K_PICK, (size_t)nact * wg, (size_t)wg)))
+                (st = launch(s, &pf, K_SELECT, (size_t)nact * s->mwg, (size_t)s->mwg)))
+                goto cleanup;
+        } else {
+            const int store = 0;
+            SETARG(K_HIST, 13, store);
+            for (int r = 0; r < 3; r++) {
+                SETARG(K_HIST, 8, r);
+                SETARG(K_PICK, 4, r);
+                if ((st = launch(s, &pf, K_HIST, (size_t)nvch * wg, (size_t)wg)) ||
+                    (st = launch(s, &pf, K_PICK, (size_t)nact * wg, (size_t)wg)))
+                    goto cleanup;
+            }
+            if ((st = launch(s, &pf, K_COUNT, (size_t)nvch * wg, (size_t)wg)) ||
+                (st = launch(s, &pf, K_SCAN, (size_t)nact * wg, (size_t)wg)) ||
+                (st = launch(s, &pf, K_WRITE, (size_t)nvch * wg, (size_t)wg)) ||
+                (st = launch(s, &pf, K_MERGE, (size_t)nact * s->mwg, (size_t)s->mwg)))
                 goto cleanup;
         }
-        if ((st = launch(s, &pf, K_COUNT, (size_t)nvch * wg, (size_t)wg)) ||
-            (st = launch(s, &pf, K_SCAN, (size_t)nact * wg, (size_t)wg)) ||
-            (st = launch(s, &pf, K_WRITE, (size_t)nvch * wg, (size_t)wg)) ||
-            (st = launch(s, &pf, K_MERGE, (size_t)nact * MWG, MWG)) ||
-            (st = launch2(s, &pf, K_GATHER, (size_t)q_new * wg, (size_t)nact, (size_t)wg)) ||
+        if ((st = launch2(s, &pf, K_GATHER, (size_t)q_new * wg, (size_t)nact, (size_t)wg)) ||
             (st = launch2(s, &pf, K_ROWS, (size_t)nvc * wg, (size_t)((q_new + WCH - 1) / WCH), (size_t)wg)) ||
-            (st = launch2(s, &pf, K_READBACK, round_up((size_t)q * 16, 256), (size_t)nact, 256)))
+            (st = launch2(s, &pf, K_READBACK, round_up((size_t)q * q / 4, 256), (size_t)nact, 256)))
             goto cleanup;
         head = (head + q_new) % q;
         double tw = gs_now();
@@ -736,7 +782,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
                                         NULL, NULL));
         const double ta = gs_now();
         t_wait += ta - tw;
-        if (s->profile) prof_collect(&pf, ph);
+        if (s->profile) prof_collect(&pf, ph, per_kernel);
 
         /* every active problem's host work, on the crew */
         crew_round(&cw, nact);
@@ -802,6 +848,13 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     gs_log_verbose(s->log, "gpusvm: host per batch of %d problem(s): enqueue %.4f s, blocking read %.4f s, "
                    "readback absorb + subproblems %.4f s (subproblems %.4f s on %d thread(s)), %ld rounds\n",
                    np, t_enq, t_wait, t_abs, t_sub, nth, round);
+    if (s->profile) {
+        char line[512];
+        int o = snprintf(line, sizeof line, "gpusvm: device seconds per kernel:");
+        for (int k = 0; k < K_COUNT_ALL && o > 0 && (size_t)o < sizeof line; k++)
+            o += snprintf(line + o, sizeof line - (size_t)o, " %s %.4f", k_names[k], per_kernel[k]);
+        gs_log_verbose(s->log, "%s\n", line);
+    }
     if (stats) {
         const double loop = gs_now() - t_loop0;
         const double sub_wall = nth > 1 ? t_abs : t_sub;
