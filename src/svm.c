@@ -39,13 +39,15 @@ static gs_status subset_csr(const gs_problem *prob, const int *rows, int n, int6
     return GS_OK;
 }
 
-/* The working set when --ws-size / --ws-keep are not given (0 / -1): 512 keeping 256 for a
- * two-class set (measured on a9a, ijcnn1, w8a); for one-vs-one pairs, which are smaller and all
- * run together, the power of two nearest to the mean pair's rows / 16, within 128..512, keeping
- * half (letter 128, mnist10k 128, Fashion-MNIST 512 measured fastest or within noise of it). */
+/* The working set when --ws-size / --ws-keep are not given (0 / -1): 768 keeping 384 for a
+ * two-class set (H100, 7 interleaved runs each: a9a 0.073 s against 0.086 s with 512 and 0.071 s
+ * with 1024; ijcnn1 0.035 s with both 512 and 768, 0.039 s with 1024; w8a 0.016 / 0.017 / 0.019 s);
+ * for one-vs-one pairs, which are smaller and all run together, the power of two nearest to the
+ * mean pair's rows / 16, within 128..512, keeping half (letter 128, mnist10k 128, Fashion-MNIST
+ * 512 measured fastest or within noise of it). */
 static void pick_ws(const gs_param *param, int k, int l, int *q, int *keep)
 {
-    int qa = 512;
+    int qa = 768;
     if (k > 2) {
         const double rows = 2.0 * l / k;
         qa = 128;
