@@ -149,12 +149,18 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log
             if (st != GS_OK) goto cleanup;
         }
         size_t wm = 0, ws = 0;
+        cl_ulong lm = 0, ls = 0;
         clGetKernelWorkGroupInfo(s->k[K_MERGE], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wm, &wm, NULL);
         clGetKernelWorkGroupInfo(s->k[K_SELECT], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof ws, &ws, NULL);
-        if (wm >= (size_t)s->mwg && ws >= (size_t)s->mwg) break;
+        clGetKernelWorkGroupInfo(s->k[K_MERGE], ocl->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lm, &lm, NULL);
+        clGetKernelWorkGroupInfo(s->k[K_SELECT], ocl->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof ls, &ls, NULL);
+        const cl_ulong lmax = lm > ls ? lm : ls;
+        const int fits = !ocl->local_mem || lmax <= ocl->local_mem;
+        if (wm >= (size_t)s->mwg && ws >= (size_t)s->mwg && fits) break;
         if (s->mwg == 256) {
-            st = GS_FAIL(GS_ERR_UNSUPPORTED, "the device runs the merge kernels with at most %zu work-items (256 needed)",
-                         wm < ws ? wm : ws);
+            st = GS_FAIL(GS_ERR_UNSUPPORTED, "the device runs the merge kernels with at most %zu work-items (256 "
+                         "needed) and %llu bytes of local memory (%llu needed; a smaller --ws-size needs less)",
+                         wm < ws ? wm : ws, (unsigned long long)ocl->local_mem, (unsigned long long)lmax);
             goto cleanup;
         }
         for (int i = 0; i < K_COUNT_ALL; i++) { clReleaseKernel(s->k[i]); s->k[i] = NULL; }
