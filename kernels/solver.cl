@@ -257,6 +257,23 @@ __kernel void k_hist(__global const char *y, __global const double *G,
     }
 }
 
+/* The problem's maximal violating pair parts: the maxima of its nch chunks' gmax (from ch0) into
+ * gap[2 pid ..], by a work-group of n work-items with lm (2 n doubles of local memory). */
+void gap_reduce(__global const double *gmax, __global double *gap, int ch0, int nch, int pid,
+                __local double *lm, int lid, int n)
+{
+    double a = -INFINITY, b = -INFINITY;
+    for (int g = lid; g < nch; g += n) { a = fmax(a, gmax[2 * (ch0 + g)]); b = fmax(b, gmax[2 * (ch0 + g) + 1]); }
+    lm[lid] = a;
+    lm[n + lid] = b;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = n / 2; s > 0; s >>= 1) {
+        if (lid < s) { lm[lid] = fmax(lm[lid], lm[lid + s]); lm[n + lid] = fmax(lm[n + lid], lm[n + lid + s]); }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) { gap[2 * pid] = lm[0]; gap[2 * pid + 1] = lm[n]; }
+}
+
 /* One work-group of WG per active problem: finds the digit holding the k-th largest key of each
  * list; round 0 also reduces the problem's chunks' maxima to its gap[2 * pid ..]. */
 __kernel void k_pick(__global uint *state, __global uint *hist, __global const double *gmax,
@@ -314,18 +331,7 @@ __kernel void k_pick(__global uint *state, __global uint *hist, __global const d
         }
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     }
-    if (round == 0) {
-        double a = -INFINITY, b = -INFINITY;
-        for (int g = lid; g < nch; g += WG) { a = fmax(a, gmax[2 * (ch0 + g)]); b = fmax(b, gmax[2 * (ch0 + g) + 1]); }
-        lm[lid] = a;
-        lm[WG + lid] = b;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int s = WG / 2; s > 0; s >>= 1) {
-            if (lid < s) { lm[lid] = fmax(lm[lid], lm[lid + s]); lm[WG + lid] = fmax(lm[WG + lid], lm[WG + lid + s]); }
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-        if (lid == 0) { gap[2 * pid] = lm[0]; gap[2 * pid + 1] = lm[WG]; }
-    }
+    if (round == 0) gap_reduce(gmax, gap, ch0, nch, pid, lm, lid, WG);
 }
 
 /* Counts this work-item's ITEMS rows from base whose keys are above / equal to the thresholds:
@@ -373,15 +379,15 @@ __kernel void k_count(__global const char *y, __global const double *G,
     if (lid < 4) gcnt[v * 4 + lid] = red[lid * WG];
 }
 
-/* Inclusive scan over the work-group of four counters held as part[j*WG + lid]. */
-inline void scan4(__local uint *part, int lid)
+/* Inclusive scan over a work-group of n of four counters held as part[j*n + lid]. */
+inline void scan4(__local uint *part, int lid, int n)
 {
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int off = 1; off < WG; off <<= 1) {
+    for (int off = 1; off < n; off <<= 1) {
         uint v[4];
-        for (int j = 0; j < 4; j++) v[j] = lid >= off ? part[j * WG + lid - off] : 0u;
+        for (int j = 0; j < 4; j++) v[j] = lid >= off ? part[j * n + lid - off] : 0u;
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (int j = 0; j < 4; j++) part[j * WG + lid] += v[j];
+        for (int j = 0; j < 4; j++) part[j * n + lid] += v[j];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
@@ -401,7 +407,7 @@ __kernel void k_scan(__global uint *gcnt, __global const int *rt)
         for (int g = b; g < b + per && g < nchunks; g++) s += gcnt[g * 4 + j];
         part[j * WG + lid] = s;
     }
-    scan4(part, lid);
+    scan4(part, lid, WG);
     for (int j = 0; j < 4; j++) {
         uint run = lid ? part[j * WG + lid - 1] : 0u;
         for (int g = b; g < b + per && g < nchunks; g++) {
@@ -435,7 +441,7 @@ __kernel void k_write(__global const char *y, __global const double *G,
     uint c[4];
     count_items(base, npos, y, G, alpha, Cp, Cn, in_ws, T[0], T[1], c);
     for (int j = 0; j < 4; j++) part[j * WG + lid] = c[j];
-    scan4(part, lid);
+    scan4(part, lid, WG);
     uint r[4];
     for (int j = 0; j < 4; j++) r[j] = gcnt[g * 4 + j] + (lid ? part[j * WG + lid - 1] : 0u);
     for (int i = 0; i < ITEMS; i++) {
@@ -656,20 +662,8 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
     const int npos = pt[P_NPOS], poff = pt[P_POFF];
     keys += poff;
     hist += 2 * NBINS * pid;
-    {   /* the gap: the maxima of the problem's chunks */
-        __local double *lm = (__local double *)pool;
-        double a = -INFINITY, b = -INFINITY;
-        for (int g = lid; g < nch; g += MWG) { a = fmax(a, gmax[2 * (ch0 + g)]); b = fmax(b, gmax[2 * (ch0 + g) + 1]); }
-        lm[lid] = a;
-        lm[MWG + lid] = b;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int s = MWG / 2; s > 0; s >>= 1) {
-            if (lid < s) { lm[lid] = fmax(lm[lid], lm[lid + s]); lm[MWG + lid] = fmax(lm[MWG + lid], lm[MWG + lid + s]); }
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-        if (lid == 0) { gap[2 * pid] = lm[0]; gap[2 * pid + 1] = lm[MWG]; }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    gap_reduce(gmax, gap, ch0, nch, pid, (__local double *)pool, lid, MWG);
+    barrier(CLK_LOCAL_MEM_FENCE);
     __local uint *h = (__local uint *)pool;
     __local uint *part = h + 2 * NBINS;
     __local uint *res = part + 2 * MWG;
@@ -724,14 +718,7 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
     }
     __local uint *p4 = (__local uint *)pool;
     for (int j = 0; j < 4; j++) p4[j * MWG + lid] = c[j];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int off = 1; off < MWG; off <<= 1) {
-        uint v[4];
-        for (int j = 0; j < 4; j++) v[j] = lid >= off ? p4[j * MWG + lid - off] : 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int j = 0; j < 4; j++) p4[j * MWG + lid] += v[j];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    scan4(p4, lid, MWG);
     uint rk[4];
     for (int j = 0; j < 4; j++) rk[j] = lid ? p4[j * MWG + lid - 1] : 0u;
     for (int t0 = b0; t0 < b1; t0 += KB) {
