@@ -55,11 +55,12 @@
 #define P_NB 3
 #define P_NPOS 4
 #define P_POFF 5
-/* round table: ints per active problem */
+/* round table: ints per active problem (the host sends it at the head of the update buffer, so
+ * rt and upd are one buffer: one transfer a round) */
 #define RT 12
 #define R_PID 0
 #define R_NUPD 1
-#define R_UOFF 2   /* offset of the problem's updates in upd (doubles) */
+#define R_UOFF 2   /* offset of the problem's updates in upd (doubles, past the round table) */
 #define R_QNEW 3
 #define R_QNEXT 4
 #define R_HEAD 5

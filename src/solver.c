@@ -46,7 +46,7 @@ static const int k_phase[K_COUNT_ALL] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SEL
 /* Device buffers of a batch, kept by the solver and reused (grown when needed) from one batch to
  * the next: NVIDIA allocations synchronise the device. */
 typedef struct dev {
-    cl_mem cols, col_off, vals, ell_w, ell_off, ell_idx, ell_val, norm2, y, ctab, ptab, koff, rt, vc, vch, G,
+    cl_mem cols, col_off, vals, ell_w, ell_off, ell_idx, ell_val, norm2, y, ctab, ptab, koff, vc, vch, G,
         alpha, in_ws, slot_of, state, hist, gmax, gap, gcnt, cand, ws_pos, new_slots, n_new, u_pos, U, K, upd, rb, kws, keys;
 } dev;
 
@@ -452,7 +452,7 @@ static void prob_bytes(const gs_solver *s, size_t npos, size_t ucols, size_t *de
     const size_t q = (size_t)s->q;
     *dev_b = q * npos * sizeof(float) + ucols * q * sizeof(float) + npos * 30 + q * 32 + 2 * 2048 * 4 +
              q * q * sizeof(float) + rb_doubles(s->q) * sizeof(double);
-    *pin_b = rb_doubles(s->q) * sizeof(double) + 4 * q * sizeof(double);
+    *pin_b = rb_doubles(s->q) * sizeof(double) + (4 * q + RT_INTS) * sizeof(double);
     *host_b = npos * 17 + 8 * q * sizeof(double);
 }
 
@@ -465,6 +465,8 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     prof pf = {.n = 0};
     const int q = s->q, keep = s->keep, wg = s->wg;
     const size_t ucols = (size_t)cl->n_ucols + 1;
+    /* the round table (ints) heads the update buffer, whose records start rtd doubles in */
+    const size_t rtd = ((size_t)np * RT_INTS + 1) / 2;
     prob *pr = calloc((size_t)np, sizeof *pr);
     int *ptab = calloc((size_t)np * PT_INTS, sizeof *ptab);
     cl_long *koff = calloc((size_t)np, sizeof *koff);
@@ -542,7 +544,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     {
         void *h0 = NULL, *h1 = NULL;
         if ((st = ensure_pinned(s, 0, rb_prob * (size_t)np, &h0)) ||
-            (st = ensure_pinned(s, 1, 4 * (size_t)q * np * sizeof(double), &h1)))
+            (st = ensure_pinned(s, 1, (rtd + 4 * (size_t)q * np) * sizeof(double), &h1)))
             goto cleanup;
         rb = h0;
         updp = h1;
@@ -574,7 +576,6 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         (st = ensure_buf(s, &dp->ctab, 2 * (size_t)np * sizeof(double), ctab, "C table")) ||
         (st = ensure_buf(s, &dp->ptab, (size_t)np * PT_INTS * sizeof(int), ptab, "problem table")) ||
         (st = ensure_buf(s, &dp->koff, (size_t)np * sizeof(cl_long), koff, "kernel row offsets")) ||
-        (st = ensure_buf(s, &dp->rt, (size_t)np * RT_INTS * sizeof(int), NULL, "round table")) ||
         (st = ensure_buf(s, &dp->vc, 2 * (size_t)nvc_all * sizeof(int), NULL, "cluster table")) ||
         (st = ensure_buf(s, &dp->vch, 2 * (size_t)nvch_all * sizeof(int), NULL, "chunk table")) ||
         (st = ensure_buf(s, &dp->G, (size_t)total * sizeof(double), NULL, "G")) ||
@@ -593,7 +594,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         (st = ensure_buf(s, &dp->u_pos, (size_t)q * np * sizeof(int), neg, "u_pos")) ||
         (st = ensure_buf(s, &dp->U, ucols * (size_t)q * np * sizeof(float), NULL, "U")) ||
         (st = ensure_buf(s, &dp->K, (size_t)ktotal * sizeof(float), NULL, "kernel rows")) ||
-        (st = ensure_buf(s, &dp->upd, 4 * (size_t)q * np * sizeof(double), NULL, "upd")) ||
+        (st = ensure_buf(s, &dp->upd, (rtd + 4 * (size_t)q * np) * sizeof(double), NULL, "round table and updates")) ||
         (st = ensure_buf(s, &dp->rb, rb_prob * (size_t)np, NULL, "readback")) ||
         (st = ensure_buf(s, &dp->kws, (size_t)q * q * np * sizeof(float), NULL, "working-set kernel matrices")) ||
         (st = ensure_buf(s, &dp->keys, (size_t)total * 2 * sizeof(cl_uint), NULL, "selection keys"))) {
@@ -620,35 +621,35 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     SETARG(K_INIT, 3, dp->slot_of); SETARG(K_INIT, 4, dp->y); SETARG(K_INIT, 5, itotal);
     SETARG(K_UPDATE, 0, dp->G); SETARG(K_UPDATE, 1, dp->alpha); SETARG(K_UPDATE, 2, dp->y);
     SETARG(K_UPDATE, 3, dp->K); SETARG(K_UPDATE, 4, dp->koff); SETARG(K_UPDATE, 5, dp->upd);
-    SETARG(K_UPDATE, 6, dp->rt); SETARG(K_UPDATE, 7, dp->ptab); SETARG(K_UPDATE, 8, dp->vc);
+    SETARG(K_UPDATE, 6, dp->upd); SETARG(K_UPDATE, 7, dp->ptab); SETARG(K_UPDATE, 8, dp->vc);
     SETARG(K_UPDATE, 9, dp->state);
     SETARG(K_HIST, 0, dp->y); SETARG(K_HIST, 1, dp->G); SETARG(K_HIST, 2, dp->alpha); SETARG(K_HIST, 3, dp->ctab);
     SETARG(K_HIST, 4, dp->in_ws); SETARG(K_HIST, 5, dp->state); SETARG(K_HIST, 6, dp->hist);
-    SETARG(K_HIST, 7, dp->gmax); SETARG(K_HIST, 9, dp->rt); SETARG(K_HIST, 10, dp->ptab); SETARG(K_HIST, 11, dp->vch);
+    SETARG(K_HIST, 7, dp->gmax); SETARG(K_HIST, 9, dp->upd); SETARG(K_HIST, 10, dp->ptab); SETARG(K_HIST, 11, dp->vch);
     SETARG(K_HIST, 12, dp->keys);
     SETARG(K_SELECT, 0, dp->keys); SETARG(K_SELECT, 1, dp->hist); SETARG(K_SELECT, 2, dp->gmax);
     SETARG(K_SELECT, 3, dp->gap); SETARG(K_SELECT, 4, dp->ws_pos); SETARG(K_SELECT, 5, dp->slot_of);
     SETARG(K_SELECT, 6, dp->in_ws); SETARG(K_SELECT, 7, dp->new_slots); SETARG(K_SELECT, 8, dp->n_new);
-    SETARG(K_SELECT, 9, q); SETARG(K_SELECT, 10, dp->rt); SETARG(K_SELECT, 11, dp->ptab);
+    SETARG(K_SELECT, 9, q); SETARG(K_SELECT, 10, dp->upd); SETARG(K_SELECT, 11, dp->ptab);
     SETARG(K_PICK, 0, dp->state); SETARG(K_PICK, 1, dp->hist); SETARG(K_PICK, 2, dp->gmax);
-    SETARG(K_PICK, 3, dp->gap); SETARG(K_PICK, 5, dp->rt);
+    SETARG(K_PICK, 3, dp->gap); SETARG(K_PICK, 5, dp->upd);
     SETARG(K_COUNT, 0, dp->y); SETARG(K_COUNT, 1, dp->G); SETARG(K_COUNT, 2, dp->alpha); SETARG(K_COUNT, 3, dp->ctab);
     SETARG(K_COUNT, 4, dp->in_ws); SETARG(K_COUNT, 5, dp->state); SETARG(K_COUNT, 6, dp->gcnt);
-    SETARG(K_COUNT, 7, dp->rt); SETARG(K_COUNT, 8, dp->ptab); SETARG(K_COUNT, 9, dp->vch);
-    SETARG(K_SCAN, 0, dp->gcnt); SETARG(K_SCAN, 1, dp->rt);
+    SETARG(K_COUNT, 7, dp->upd); SETARG(K_COUNT, 8, dp->ptab); SETARG(K_COUNT, 9, dp->vch);
+    SETARG(K_SCAN, 0, dp->gcnt); SETARG(K_SCAN, 1, dp->upd);
     SETARG(K_WRITE, 0, dp->y); SETARG(K_WRITE, 1, dp->G); SETARG(K_WRITE, 2, dp->alpha); SETARG(K_WRITE, 3, dp->ctab);
     SETARG(K_WRITE, 4, dp->in_ws); SETARG(K_WRITE, 5, dp->state); SETARG(K_WRITE, 6, dp->gcnt);
-    SETARG(K_WRITE, 7, dp->cand); SETARG(K_WRITE, 8, qh); SETARG(K_WRITE, 9, dp->rt);
+    SETARG(K_WRITE, 7, dp->cand); SETARG(K_WRITE, 8, qh); SETARG(K_WRITE, 9, dp->upd);
     SETARG(K_WRITE, 10, dp->ptab); SETARG(K_WRITE, 11, dp->vch);
     SETARG(K_MERGE, 0, dp->state); SETARG(K_MERGE, 1, dp->cand); SETARG(K_MERGE, 2, qh);
     SETARG(K_MERGE, 3, dp->ws_pos); SETARG(K_MERGE, 4, dp->slot_of); SETARG(K_MERGE, 5, dp->in_ws);
     SETARG(K_MERGE, 6, dp->new_slots); SETARG(K_MERGE, 7, dp->n_new); SETARG(K_MERGE, 8, q);
-    SETARG(K_MERGE, 9, dp->rt); SETARG(K_MERGE, 10, dp->ptab);
+    SETARG(K_MERGE, 9, dp->upd); SETARG(K_MERGE, 10, dp->ptab);
     SETARG(K_GATHER, 0, dp->ws_pos); SETARG(K_GATHER, 1, dp->new_slots); SETARG(K_GATHER, 2, dp->n_new);
     SETARG(K_GATHER, 3, dp->u_pos); SETARG(K_GATHER, 4, dp->col_off); SETARG(K_GATHER, 5, dp->cols);
     SETARG(K_GATHER, 6, dp->vals); SETARG(K_GATHER, 7, dp->U); SETARG(K_GATHER, 8, q);
     SETARG(K_GATHER, 9, dp->ell_w); SETARG(K_GATHER, 10, dp->ell_off); SETARG(K_GATHER, 11, dp->ell_idx);
-    SETARG(K_GATHER, 12, dp->ell_val); SETARG(K_GATHER, 13, dp->rt); SETARG(K_GATHER, 14, dp->ptab);
+    SETARG(K_GATHER, 12, dp->ell_val); SETARG(K_GATHER, 13, dp->upd); SETARG(K_GATHER, 14, dp->ptab);
     SETARG(K_GATHER, 15, uq);
     SETARG(K_ROWS, 0, dp->col_off); SETARG(K_ROWS, 1, dp->cols); SETARG(K_ROWS, 2, dp->vals);
     SETARG(K_ROWS, 3, dp->norm2); SETARG(K_ROWS, 4, dp->U); SETARG(K_ROWS, 5, dp->ws_pos);
@@ -656,15 +657,20 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     SETARG(K_ROWS, 9, dp->koff); SETARG(K_ROWS, 10, q); SETARG(K_ROWS, 11, s->gamma);
     SETARG(K_ROWS, 12, s->coef0); SETARG(K_ROWS, 13, s->degree);
     SETARG(K_ROWS, 14, dp->ell_w); SETARG(K_ROWS, 15, dp->ell_off); SETARG(K_ROWS, 16, dp->ell_idx);
-    SETARG(K_ROWS, 17, dp->ell_val); SETARG(K_ROWS, 18, dp->rt); SETARG(K_ROWS, 19, dp->ptab);
+    SETARG(K_ROWS, 17, dp->ell_val); SETARG(K_ROWS, 18, dp->upd); SETARG(K_ROWS, 19, dp->ptab);
     SETARG(K_ROWS, 20, dp->vc); SETARG(K_ROWS, 21, uq);
     SETARG(K_READBACK, 0, dp->gap); SETARG(K_READBACK, 1, dp->n_new); SETARG(K_READBACK, 2, dp->ws_pos);
     SETARG(K_READBACK, 3, dp->new_slots); SETARG(K_READBACK, 4, dp->G); SETARG(K_READBACK, 5, dp->K);
     SETARG(K_READBACK, 6, dp->koff); SETARG(K_READBACK, 7, dp->rb); SETARG(K_READBACK, 8, q);
-    SETARG(K_READBACK, 9, dp->rt); SETARG(K_READBACK, 10, dp->ptab);
+    SETARG(K_READBACK, 9, dp->upd); SETARG(K_READBACK, 10, dp->ptab);
     SETARG(K_READBACK, 11, dp->kws);
 
     if ((st = launch(s, &pf, K_INIT, round_up((size_t)total, (size_t)wg), (size_t)wg))) goto cleanup;
+    if (one_group) {
+        const int r0 = 0, store = 1;
+        SETARG(K_HIST, 8, r0);
+        SETARG(K_HIST, 13, store);
+    }
 
     /* the subproblem crew */
     if (np > 1) {
@@ -736,14 +742,14 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
             int *r = rt + a * RT_INTS;
             r[0] = act[a];
             r[1] = p->nupd;
-            r[2] = (int)uoff;
+            r[2] = (int)(rtd + uoff);
             r[3] = q_new;
             r[4] = q_next;
             r[5] = head;
             r[6] = q_new / 2;
             r[7] = q_new - q_new / 2;
             r[8] = (int)(rbd * (size_t)a);
-            if (p->nupd) memcpy(updp + uoff, p->upd, sizeof(double) * 4 * (size_t)p->nupd);
+            if (p->nupd) memcpy(updp + rtd + uoff, p->upd, sizeof(double) * 4 * (size_t)p->nupd);
             uoff += 4 * (size_t)p->nupd;
             if (p->nupd > nupd_max) nupd_max = p->nupd;
             p->e_head = head;
@@ -751,13 +757,12 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
             p->rb = rb + rbd * (size_t)a;
             bytes_update += (double)p->nupd * p->npos * sizeof(float) + (double)p->npos * 16;
         }
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->rt, CL_FALSE, 0, (size_t)nact * RT_INTS * sizeof(int), rt, 0, NULL, NULL));
-        if (uoff) GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd, CL_FALSE, 0, uoff * sizeof(double), updp, 0, NULL, NULL));
+        /* one transfer: the round table, then the updates (k_update reads them from R_UOFF) */
+        memcpy(updp, rt, (size_t)nact * RT_INTS * sizeof(int));
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd, CL_FALSE, 0, (rtd + uoff) * sizeof(double), updp, 0, NULL,
+                                          NULL));
         if ((st = launch(s, &pf, K_UPDATE, (size_t)nvc * wg * USPLIT, (size_t)wg))) goto cleanup;
-        if (one_group) { /* the top digit's histogram and the keys, then k_select */
-            const int r0 = 0, store = 1;
-            SETARG(K_HIST, 8, r0);
-            SETARG(K_HIST, 13, store);
+        if (one_group) { /* the top digit's histogram and the keys (arguments set once), then k_select */
             if ((st = launch(s, &pf, K_HIST, (size_t)nvch * wg, (size_t)wg)) ||
                 (st = launch(s, &pf, K_SELECT, (size_t)nact * s->mwg, (size_t)s->mwg)))
                 goto cleanup;
