@@ -761,6 +761,10 @@ cleanup:
 void gs_predictor_free(gs_predictor *p)
 {
     if (!p) return;
+    /* A chunk may still be in flight (an error elsewhere ended the run): its non-blocking writes
+     * read the caller's rows and its read fills the caller's buffer, so wait for them before the
+     * caller frees those. */
+    if (p->ocl && p->ocl->queue) clFinish(p->ocl->queue);
     for (int i = 0; i < p->n_ev; i++) clReleaseEvent(p->ev[i]);
     release_mem(&p->mag);
     release_mem(&p->dec);

@@ -81,7 +81,8 @@ typedef struct gs_pred_times {
     double alloc, enqueue, wait, kvals, sum;
 } gs_pred_times;
 gs_pred_times gs_predictor_times(const gs_predictor *p);
-/* p may be NULL. */
+/* Waits for any chunk still in flight (whose rows and decision buffer the caller must keep until
+ * then), then releases everything; p may be NULL. */
 void gs_predictor_free(gs_predictor *p);
 
 #endif

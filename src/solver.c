@@ -884,6 +884,8 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     }
 
 cleanup:
+    /* on an error path, transfers from the host arrays freed below may still be queued */
+    if (st != GS_OK) clFinish(s->queue);
     if (crew_ready) {
         pthread_mutex_lock(&cw.mu);
         cw.quit = 1;

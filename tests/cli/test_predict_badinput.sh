@@ -24,6 +24,19 @@ check_eq "late error message" "Wrong input format at line 70201" "$(cat "$TMPD/e
 check_eq "late error stdout" "" "$(cat "$TMPD/s1")"
 check_eq "late error leaves the old output" keep "$(cat "$TMPD/o1")"
 check_eq "no temporaries" "" "$(ls "$TMPD" | grep '\.tmp' || true)"
+# the same error while the device still reads the first chunk's rows (it once freed them under the
+# queue): 10 rounds of 3 concurrent runs, every one exit 1 with the message
+bad=0
+for r in 1 2 3 4 5 6 7 8 9 10; do
+    for k in 1 2 3; do
+        ( "$PREDICT" "$TMPD/bigbad" "$HM" "$TMPD/oc$k" >/dev/null 2>"$TMPD/ec$k"; echo $? >"$TMPD/rc$k" ) &
+    done
+    wait
+    for k in 1 2 3; do
+        [ "$(cat "$TMPD/rc$k")" = 1 ] && [ "$(cat "$TMPD/ec$k")" = "Wrong input format at line 70201" ] || bad=$((bad + 1))
+    done
+done
+check_eq "late error, concurrent runs: failures" 0 "$bad"
 
 # 2. missing and malformed models: svm-predict's last line, nothing written
 "$PREDICT" "$H/heart_scale" "$TMPD/nomodel" "$TMPD/o2" >/dev/null 2>"$TMPD/e2"
