@@ -787,10 +787,10 @@ cleanup:
 /* The double whose %.8g text is the shortest decimal that reads back as f (LIBSVM keeps the file's
  * doubles and writes SV values with %.8g; we keep floats, and printing the float's exact value
  * would turn 0.3 into 0.30000001): the smallest precision p <= 8 whose %.*g text reads back as f,
- * and strtod of that text. This is the definition, a few printf and strtof calls per value. */
+ * and strtod of that text. This is the definition, a few printf and strtof calls per value
+ * (integers are returned before it, as they are). */
 static double shortest_decimal_slow(float f)
 {
-    if (fabsf(f) < 2147483648.0f && f == (float)(int32_t)f) return (double)f; /* integers as they are */
     char buf[320]; /* gcc 13 sizes "%.*g" of a double at up to 310 bytes */
     int lo = 1, hi = 9;
     while (lo < hi) { /* the smallest precision that round-trips */

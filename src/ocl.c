@@ -374,6 +374,12 @@ void gs_ocl_close(gs_ocl *o)
     o->build_log = NULL;
 }
 
+void gs_ocl_describe_ready(const gs_ocl *o, double ready_s, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s / %s, ready after %.3f s (platforms %.3f s, devices %.3f s, context %.3f s)",
+             o->platform_name, o->device_name, ready_s, o->t_platforms, o->t_devices, o->t_context);
+}
+
 gs_status gs_ocl_list(FILE *f)
 {
     gs_status st = GS_OK;

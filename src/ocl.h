@@ -43,6 +43,10 @@ typedef struct gs_ocl {
 gs_status gs_ocl_open(gs_ocl *o, const char *spec);
 /* Releases queue, context and build_log; o may be NULL or half-open. */
 void gs_ocl_close(gs_ocl *o);
+
+/* "platform / device, ready after S s (platforms ..., devices ..., context ...)" into buf, for the
+ * CLIs' --verbose line (ready_s: the caller's clock from its start to the device being open). */
+void gs_ocl_describe_ready(const gs_ocl *o, double ready_s, char *buf, size_t cap);
 /* Prints one line per device: "<index>: <platform> / <device> (<type>, <mem> MiB)".
  * @return GS_OK or GS_ERR_NODEVICE/GS_ERR_OCL */
 gs_status gs_ocl_list(FILE *f);

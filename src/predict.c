@@ -739,9 +739,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "gpusvm-predict: %s\n", dev.err);
             goto done;
         }
-        gs_log_verbose(&log, "device: %s / %s, ready after %.3f s (platforms %.3f s, devices %.3f s, "
-                       "context %.3f s)\n", dev.ocl.platform_name, dev.ocl.device_name, dev.seconds,
-                       dev.ocl.t_platforms, dev.ocl.t_devices, dev.ocl.t_context);
+        char ready[768];
+        gs_ocl_describe_ready(&dev.ocl, dev.seconds, ready, sizeof ready);
+        gs_log_verbose(&log, "device: %s\n", ready);
         t0 = gs_now();
         st = gs_predictor_attach(pred, &dev.ocl, &dev.prg);
         if (st != GS_OK) {

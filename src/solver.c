@@ -307,12 +307,12 @@ gs_status gs_solver_cluster(const gs_param *param, const int64_t *row_ptr, const
 /* Host state of one problem of a batch. */
 typedef struct prob {
     gs_binary_spec *spec;
-    int npos, pos_off, nrows;
+    int npos, pos_off;
     const int8_t *y;     /* [npos] (the batch's array) */
     double *ah;          /* [npos] alphas */
     int *wsp;            /* [q] position of each slot, -1 when empty */
     double *upd;         /* [4q] this round's alpha changes: coef, alpha, slot, position */
-    int nupd, nn, e_head, q_new, done;
+    int nupd, nn, done;
     const double *rb;    /* this round's readback */
     long max_inner;
 } prob;
@@ -536,7 +536,6 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         p->ah = ahb + p->pos_off;
         p->wsp = wsps + (size_t)i * q;
         p->upd = upds + (size_t)i * 4 * q;
-        p->nrows = nrows;
         p->max_inner = nrows > 100000 ? 100L * nrows : 10000000L;
         for (int k = 0; k < q; k++) p->wsp[k] = -1;
     }
@@ -736,7 +735,6 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
             tables_dirty = 0;
         }
         size_t uoff = 0;
-        int nupd_max = 0;
         for (int a = 0; a < nact; a++) {
             prob *p = &pr[act[a]];
             int *r = rt + a * RT_INTS;
@@ -751,9 +749,6 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
             r[8] = (int)(rbd * (size_t)a);
             if (p->nupd) memcpy(updp + rtd + uoff, p->upd, sizeof(double) * 4 * (size_t)p->nupd);
             uoff += 4 * (size_t)p->nupd;
-            if (p->nupd > nupd_max) nupd_max = p->nupd;
-            p->e_head = head;
-            p->q_new = q_new;
             p->rb = rb + rbd * (size_t)a;
             bytes_update += (double)p->nupd * p->npos * sizeof(float) + (double)p->npos * 16;
         }

@@ -89,9 +89,9 @@ static gs_ocl *device_wait_fn(void *ctx)
         GS_FAIL(w->job->st, "%s", w->job->err);
         return NULL;
     }
-    gs_log_verbose(w->log, "gpusvm: device %s / %s, ready after %.3f s (platforms %.3f s, devices %.3f s, "
-                   "context %.3f s)\n", w->job->ocl.platform_name, w->job->ocl.device_name, gs_now() - w->t0,
-                   w->job->ocl.t_platforms, w->job->ocl.t_devices, w->job->ocl.t_context);
+    char ready[768];
+    gs_ocl_describe_ready(&w->job->ocl, gs_now() - w->t0, ready, sizeof ready);
+    gs_log_verbose(w->log, "gpusvm: device %s\n", ready);
     return &w->job->ocl;
 }
 
