@@ -10,7 +10,7 @@
  * element-wise kernels run over virtual clusters vc[] = (active index, local cluster) or virtual
  * chunks vch[] = (active index, local chunk of WG*ITEMS positions), per-problem reductions over one
  * work-group per active problem. Per round the host enqueues:
- *   k_update  : G_t += y_t * sum_u coef_u * K[slot_u][t]  (coef_u = y_u * dalpha_u), alpha writes
+ *   k_update  : G_t += y_t * sum_u coef_u * K[row_u][t]  (coef_u = y_u * dalpha_u), alpha writes
  *   k_hist/k_pick x3 : radix select (11/11/10 bits) of the top-k heuristic keys of two lists:
  *                      list 0 "up"  = -y G over I_up, list 1 "low" = y G over I_low (SVM-light's
  *                      rule), excluding the rows kept in the working set; round 0 also reduces the
@@ -21,9 +21,17 @@
  *   also stores every row's keys, then k_select, one work-group per problem doing the remaining
  *   picks, the compaction and the merge over the stored keys: the same working sets)
  *   k_gather_u: copies the new working-set vectors into the dense block U[col][w]
- *   k_rows    : kernel rows K[slot][t] for the new slots over every row (Algorithm 1's staging)
+ *   k_rows    : kernel rows K[ws_row[slot]][t] for the new slots over every row (Algorithm 1's staging)
  *   k_readback: gap, slot positions, G of the set and the new rows' Gram entries -> one buffer
  * The host then does a single blocking read, solves the subproblems and starts the next round.
+ * Split rounds (src/solver.c): the host sends the first part of a subproblem's changes, the device
+ * updates and selects the next set and computes its rows while the host finishes the subproblem,
+ * then a second k_update applies the rest before k_readback.
+ *
+ * Kernel rows: slot s of problem p has its row at K[koff[p] + ws_row[p*q + s] * npos]. With one
+ * bank ws_row[s] = s; with two (q + q rows) a slot that gets a new member switches bank, so the
+ * previous member's row survives until the second update, which still needs it (update records
+ * carry kernel rows, not slots).
  *
  * Tunables (-D): WG (cluster size = work-group size), KTYPE (0 linear, 1 poly, 2 rbf, 3 sigmoid),
  * WCH (working-set vectors per register block), CCH (columns of a row loaded at once in k_rows),
@@ -57,7 +65,7 @@
 #define P_POFF 5
 /* round table: ints per active problem (the host sends it at the head of the update buffer, so
  * rt and upd are one buffer: one transfer a round) */
-#define RT 12
+#define RT 10
 #define R_PID 0
 #define R_NUPD 1
 #define R_UOFF 2   /* offset of the problem's updates in upd (doubles, past the round table) */
@@ -66,9 +74,8 @@
 #define R_HEAD 5
 #define R_KUP 6
 #define R_KLOW 7
-#define R_RBOFF 8  /* offset of the problem's readback in rb (doubles) */
-#define R_CH0 9    /* its first virtual chunk */
-#define R_NCH 10   /* its chunks */
+#define R_CH0 8    /* its first virtual chunk */
+#define R_NCH 9    /* its chunks */
 
 /* Global cluster of problem p's local cluster c. */
 inline int gcl(__global const int *pt, int c)
@@ -146,9 +153,9 @@ __kernel void k_init(__global double *G, __global double *alpha, __global uchar 
  * sums the updates slice, slice + USPLIT, ... for its row, and the slices' partial sums are added
  * in slice order (deterministic). Splitting the update list gives the device USPLIT times as many
  * threads as rows, which a set of a few ten thousand rows needs to keep its loads in flight.
- * upd (doubles, per problem from R_UOFF, nupd entries each): [coef = y*dalpha][new alpha][slot]
- * [position]. The problem's local cluster 0 (first group) also stores the new alphas and resets
- * the selection state for this round (k_up and k_low rows wanted). */
+ * upd (doubles, per problem from R_UOFF, nupd entries each): [coef = y*dalpha][new alpha][kernel
+ * row of the slot (see ws_row)][position]. The problem's local cluster 0 (first group) also stores
+ * the new alphas and resets the selection state for this round (k_up and k_low rows wanted). */
 #ifndef USPLIT
 #define USPLIT 4
 #endif
@@ -482,7 +489,8 @@ __kernel void k_write(__global const char *y, __global const double *G,
  * MWG ints of local scratch. */
 void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int *scr, int lid, int head,
               int q_new, int q_next, int q, __global int *ws_pos, __global int *slot_of,
-              __global uchar *in_ws, __global int *new_slots, __global int *n_new)
+              __global uchar *in_ws, __global int *new_slots, __global int *n_new, __global int *ws_row,
+              int nbank)
 {
     __local int *lc = scr;                  /* combined candidates */
     __local int *v = scr + QMAX;            /* scan scratch */
@@ -554,6 +562,11 @@ void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int 
         need_row[s] = 1;
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    /* with two banks a slot that gets a new row takes the other bank's: the old row stays valid for
+     * the update of the set being solved meanwhile (see ws_row) */
+    if (nbank == 2)
+        for (int e = lid; e < q; e += MWG)
+            if (need_row[e]) ws_row[e] = ws_row[e] < q ? ws_row[e] + q : ws_row[e] - q;
     /* e: in_ws for the next selection = every filled slot outside the next eviction window */
     for (int e = lid; e < q; e += MWG) {
         const int p = ws_pos[e];
@@ -574,7 +587,7 @@ void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int 
 __kernel void k_merge(__global const uint *state, __global const int *cand, int qh,
                       __global int *ws_pos, __global int *slot_of, __global uchar *in_ws,
                       __global int *new_slots, __global int *n_new, int q, __global const int *rt,
-                      __global const int *ptab)
+                      __global const int *ptab, __global int *ws_row, int nbank)
 {
     __local int lcand[2 * QMAX];
     __local int scr[6 * QMAX + MWG];
@@ -591,7 +604,7 @@ __kernel void k_merge(__global const uint *state, __global const int *cand, int 
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     ws_merge(lcand, QMAX, n_up, n_low, scr, lid, r[R_HEAD], r[R_QNEW], r[R_QNEXT], q, ws_pos + q * pid,
-             slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid);
+             slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid, ws_row + q * pid, nbank);
 }
 
 /* Both lists' digit picks at once over the histograms h[0..NBINS) (list 0) and h[NBINS..) (list 1):
@@ -650,7 +663,7 @@ void pick_bins(__local const uint *h, __local uint *part, __local uint *res, int
 __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global const double *gmax,
                        __global double *gap, __global int *ws_pos, __global int *slot_of,
                        __global uchar *in_ws, __global int *new_slots, __global int *n_new, int q,
-                       __global const int *rt, __global const int *ptab)
+                       __global const int *rt, __global const int *ptab, __global int *ws_row, int nbank)
 {
     /* one pool, reused by the phases: 2 * MWG doubles for the gap, 2 * NBINS + 2 * MWG + 4 uints
      * for the digits, 4 * MWG for the compaction's scans, 6 * QMAX + MWG ints for the merge */
@@ -742,7 +755,8 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     ws_merge(lcand, QMAX, (int)taken[0], (int)taken[1], (__local int *)pool, lid, r[R_HEAD], r[R_QNEW],
-             r[R_QNEXT], q, ws_pos + q * pid, slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid);
+             r[R_QNEXT], q, ws_pos + q * pid, slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid,
+             ws_row + q * pid, nbank);
 }
 
 /* Work-group (k, active problem): new slot k's vector into the problem's U. u_pos keeps the global
@@ -771,7 +785,7 @@ __kernel void k_gather_u(__global const int *ws_pos, __global const int *new_slo
     if (lid == 0) u_pos[k] = p;
 }
 
-/* Work-group (virtual cluster, block w0/WCH), work-item = row: K[slot][row] for WCH new slots. The
+/* Work-group (virtual cluster, block w0/WCH), work-item = row: the kernel rows of WCH new slots. The
  * second dimension spreads the new slots over many work-groups so the whole device is busy. */
 __kernel void k_rows(__global const long *col_off, __global const int *cols,
                      __global const float *vals, __global const double *norm2,
@@ -780,7 +794,8 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
                      __global float *K, __global const long *koff, int qn, double gamma, double coef0,
                      int degree, __global const int *ell_w, __global const long *ell_off,
                      __global const int *ell_idx, __global const float *ell_val,
-                     __global const int *rt, __global const int *ptab, __global const int *vc, long uq)
+                     __global const int *rt, __global const int *ptab, __global const int *vc, long uq,
+                     __global const int *ws_row)
 {
     __local float4 lu[GS_LU_FLOAT4S];
     const int v = get_group_id(0), t = get_local_id(0);
@@ -797,12 +812,12 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
     K += koff[pid];
     const int pos = lc * WG + t;
     const double ni = norm2[c * WG + t];
-    /* the block's slots, their positions and norms, looked up once for the group */
+    /* the block's kernel rows, positions and norms, looked up once for the group */
     __local int ls[WCH], lp[WCH];
     __local double ln[WCH];
     if (t < WCH && w0 + t < nn) {
         const int sl = new_slots[w0 + t], p = ws_pos[sl];
-        ls[t] = sl;
+        ls[t] = ws_row[qn * pid + sl];
         lp[t] = p;
         ln[t] = norm2[gpos(pt, p)];
     }
@@ -816,21 +831,26 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
     }
 }
 
-/* Work-group row (i, active problem a); the problem's part of rb starts at R_RBOFF (doubles):
- * [0] max up, [1] max low, [2] n_new, [3] 0, [4..4+q) G per slot, [4+q..4+2q) ws_pos,
- * [4+2q..4+3q) new_slots, then the q x q floats of the working set's kernel matrix in slot space,
- * which the host's subproblem reads in place. The matrix persists in kws (q*q floats per problem):
- * entry (a, b) is refreshed when slot b was replaced this round (the ring offsets 0..q_new-1 from
- * head, retained or empty ones included) from the new row of b, K(b, pos a); else when slot a was
- * replaced, from K(a, pos b); otherwise it keeps its value. Empty slots give 0. */
+/* Work-group row (i, active problem a). rb holds every active problem's head (RB_HEAD doubles
+ * from a * RB_HEAD), then their matrices (RB_KWS doubles from n * RB_HEAD + a * RB_KWS, n the
+ * active problems), so either part is one contiguous read. Head: [0] max up, [1] max low,
+ * [2] n_new, [3] 0, [4..4+q) G per slot, [4+q..4+2q) ws_pos, [4+2q..4+3q) new_slots. Matrix: the
+ * q x q floats of the working set's kernel matrix in slot space, which the host's subproblem reads
+ * in place. It persists in kws (q*q floats per problem): entry (a, b) is refreshed when slot b was
+ * replaced this round (the ring offsets 0..q_new-1 from head, retained or empty ones included) from
+ * the new row of b, K(b, pos a); else when slot a was replaced, from K(a, pos b); otherwise it
+ * keeps its value. Empty slots give 0. parts: 1 the matrices, 2 the heads, 3 both (the matrices do
+ * not depend on the gradients, so a split round reads them before its second update). */
+#define RB_HEAD (4 + 3 * q)
+#define RB_KWS (((long)q * q + 1) / 2)
 __kernel void k_readback(__global const double *gap, __global const int *n_new,
                          __global const int *ws_pos, __global const int *new_slots,
                          __global const double *G, __global const float *K, __global const long *koff,
                          __global double *rb, int q, __global const int *rt, __global const int *ptab,
-                         __global float *kws)
+                         __global float *kws, __global const int *ws_row, int parts)
 {
-    const int i = get_global_id(0);
-    __global const int *r = rt + get_group_id(1) * RT;
+    const int i = get_global_id(0), ai = get_group_id(1);
+    __global const int *r = rt + ai * RT;
     const int pid = r[R_PID], head = r[R_HEAD], q_new = r[R_QNEW];
     __global const int *pt = ptab + pid * PT;
     const int npos = pt[P_NPOS];
@@ -839,23 +859,27 @@ __kernel void k_readback(__global const double *gap, __global const int *n_new,
     ws_pos += q * pid;
     new_slots += q * pid;
     kws += (long)q * q * pid;
-    rb += r[R_RBOFF];
-    const int nn = n_new[pid];
-    if (i < q) {
-        const int p = ws_pos[i];
-        rb[4 + i] = p >= 0 ? G[p] : 0.0;
-        rb[4 + q + i] = (double)p;
-        rb[4 + 2 * q + i] = i < nn ? (double)new_slots[i] : -1.0;
+    ws_row += q * pid;
+    if (parts & 2) {
+        __global double *h = rb + (long)ai * RB_HEAD;
+        const int nn = n_new[pid];
+        if (i < q) {
+            const int p = ws_pos[i];
+            h[4 + i] = p >= 0 ? G[p] : 0.0;
+            h[4 + q + i] = (double)p;
+            h[4 + 2 * q + i] = i < nn ? (double)new_slots[i] : -1.0;
+        }
+        if (i == 0) { h[0] = gap[2 * pid]; h[1] = gap[2 * pid + 1]; h[2] = (double)nn; h[3] = 0.0; }
     }
-    if (i == 0) { rb[0] = gap[2 * pid]; rb[1] = gap[2 * pid + 1]; rb[2] = (double)nn; rb[3] = 0.0; }
-    __global float *out = (__global float *)(rb + 4 + 3 * q);
+    if (!(parts & 1)) return;
+    __global float *out = (__global float *)(rb + (long)get_num_groups(1) * RB_HEAD + ai * RB_KWS);
     for (int e = i; e < q * q; e += get_global_size(0)) {
         const int a = e / q, b = e % q;
         const int b_new = (b - head + q) % q < q_new, a_new = (a - head + q) % q < q_new;
         float v;
         if (b_new || a_new) {
             const int pa = ws_pos[a], pb = ws_pos[b];
-            v = (pa < 0 || pb < 0) ? 0.0f : (b_new ? K[(long)b * npos + pa] : K[(long)a * npos + pb]);
+            v = (pa < 0 || pb < 0) ? 0.0f : (b_new ? K[(long)ws_row[b] * npos + pa] : K[(long)ws_row[a] * npos + pb]);
             kws[e] = v;
         } else {
             v = kws[e];

@@ -31,8 +31,17 @@
  * against 0.021 s of enqueueing per run) and one-vs-one batches gain most (letter 0.041-0.064 s
  * against 0.055-0.075 s). GPUSVM_SELECT=one|multi forces either (the tests run both). */
 #define ONE_GROUP_MAX (1 << 18)
+/* A subproblem stops at REL times its initial gap (or eps). Split rounds (solve_batch) stop at
+ * SPLIT_REL, sending the changes made until SPLIT_AT first: on the H100 (rel, split point) of
+ * (0.2, 0.3) took a9a from 74 rounds of 25,600 steps to 80 rounds of 19,300 and its training
+ * from 0.077 to 0.065 s (medians of 9 runs; 0.35 and 0.4 were about as good there, 0.5 added
+ * rounds); unsplit, a looser REL costs as much in rounds as it saves in steps. One-vs-one
+ * training (letter, mnist10k) was slower split, so only two-class training is. */
+#define REL 0.1
+#define SPLIT_REL 0.2
+#define SPLIT_AT 0.3
 #define PT_INTS 8  /* problem table entry (kernels/solver.cl PT) */
-#define RT_INTS 12 /* round table entry (RT) */
+#define RT_INTS 10 /* round table entry (RT) */
 
 enum { K_INIT, K_UPDATE, K_HIST, K_PICK, K_COUNT, K_SCAN, K_WRITE, K_MERGE, K_SELECT, K_GATHER, K_ROWS,
        K_READBACK, K_COUNT_ALL };
@@ -47,7 +56,8 @@ static const int k_phase[K_COUNT_ALL] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SEL
  * the next: NVIDIA allocations synchronise the device. */
 typedef struct dev {
     cl_mem cols, col_off, vals, ell_w, ell_off, ell_idx, ell_val, norm2, y, ctab, ptab, koff, vc, vch, G,
-        alpha, in_ws, slot_of, state, hist, gmax, gap, gcnt, cand, ws_pos, new_slots, n_new, u_pos, U, K, upd, rb, kws, keys;
+        alpha, in_ws, slot_of, state, hist, gmax, gap, gcnt, cand, ws_pos, ws_row, new_slots, n_new, u_pos, U, K, upd, rb,
+        kws, keys;
 } dev;
 
 #define N_BUFS (sizeof(dev) / sizeof(cl_mem))
@@ -69,6 +79,8 @@ struct gs_solver {
     int q, keep, wg;
     int mwg;               /* work-group of k_merge and k_select */
     int profile;
+    int split;             /* split rounds (see solve_batch): -1 for lone problems that fit, 0 never,
+                            * 1 always (GPUSVM_SPLIT) */
     cl_command_queue queue; /* each solver has its own, so pairs can run on several threads */
     cl_program prog;
     cl_kernel k[K_COUNT_ALL];
@@ -135,6 +147,8 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log
     cl_command_queue_properties props = 0;
     clGetCommandQueueInfo(ocl->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
     s->profile = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
+    const char *sp = getenv("GPUSVM_SPLIT"); /* 0 or 1: force either round form (the tests run both) */
+    s->split = sp && strcmp(sp, "0") == 0 ? 0 : (sp && strcmp(sp, "1") == 0 ? 1 : -1);
     if ((st = make_queue(s))) goto cleanup;
     double t0 = gs_now();
     /* the merge / select work-group: 1024 where the device runs them so wide, else 256 */
@@ -280,8 +294,10 @@ static gs_status launch2(gs_solver *s, prof *pf, int kern, size_t g0, size_t g1,
     return GS_OK;
 }
 
-static void prof_collect(prof *pf, double *ph, double *per_kernel)
+/* Adds the round's kernel times to ph and per_kernel; returns the time of its first `upto`. */
+static double prof_collect(prof *pf, double *ph, double *per_kernel, int upto)
 {
+    double first = 0;
     for (int i = 0; i < pf->n; i++) {
         cl_ulong a = 0, b = 0;
         clGetEventProfilingInfo(pf->ev[i], CL_PROFILING_COMMAND_START, sizeof a, &a, NULL);
@@ -289,10 +305,12 @@ static void prof_collect(prof *pf, double *ph, double *per_kernel)
         if (b > a) {
             ph[k_phase[pf->kern[i]]] += (double)(b - a) * 1e-9;
             per_kernel[pf->kern[i]] += (double)(b - a) * 1e-9;
+            if (i < upto) first += (double)(b - a) * 1e-9;
         }
         clReleaseEvent(pf->ev[i]);
     }
     pf->n = 0;
+    return first;
 }
 
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
@@ -311,26 +329,34 @@ typedef struct prob {
     const int8_t *y;     /* [npos] (the batch's array) */
     double *ah;          /* [npos] alphas */
     int *wsp;            /* [q] position of each slot, -1 when empty */
-    double *upd;         /* [4q] this round's alpha changes: coef, alpha, slot, position */
+    int *row;            /* [q] kernel row of each slot's member (the device's ws_row) */
+    double *upd;         /* [4q] alpha changes to send: coef, alpha, kernel row, position */
+    int8_t *ysub;        /* [q] the subproblem, kept between its two parts */
+    double *asub, *gsub, *csub;
+    double tol_b;        /* the second part's gap tolerance */
+    long steps_b;        /* its step budget */
     int nupd, nn, done;
-    const double *rb;    /* this round's readback */
+    int nupd_b;          /* changes of the last second part (not seen by the set selected meanwhile) */
+    const double *rb;    /* this round's readback: head (see k_readback) */
+    const float *kws;    /* and the set's kernel matrix */
     long max_inner;
 } prob;
 
 /* Scratch of one subproblem thread. */
 typedef struct scratch {
-    double *work, *asub, *gsub, *csub;
-    int8_t *ysub;
+    double *work;
 } scratch;
 
 /* The per-round host work of a batch: absorb each active problem's readback, test its stop rule,
- * solve its subproblem. Run by the calling thread and, for several problems, a pool of threads
- * it wakes once per round (gen) and waits for (pending). */
+ * solve its subproblem (phase 0: all of it, or its first part when split; phase 1: the second
+ * part). Run by the calling thread and, for several problems, a pool of threads it wakes once
+ * per phase (gen) and waits for (pending). */
 typedef struct crew {
     gs_solver *s;
     prob *pr;
     const int *act;      /* active problems this round */
-    int nact;
+    int nact, phase;
+    int split;           /* the batch's rounds are split */
     atomic_int next;     /* next item, taken without the lock (a preempted lock holder would
                           * stall every thread on a busy host) */
     int quit, gen, pending, nstarted; /* guarded by mu */
@@ -340,50 +366,92 @@ typedef struct crew {
     double *t_sub;       /* [nthreads] */
 } crew;
 
-static void round_host(gs_solver *s, prob *p, scratch *sc, double *t_sub)
+/* Turns the subproblem's new alphas into update records (p->upd, p->nupd of them) and takes them
+ * into p->ah. */
+static void emit_changes(prob *p, int q)
+{
+    int nupd = 0;
+    for (int i = 0; i < q; i++)
+        if (p->wsp[i] >= 0 && p->asub[i] != p->ah[p->wsp[i]]) nupd++;
+    int u = 0;
+    for (int i = 0; i < q; i++) {
+        const int t = p->wsp[i];
+        if (t < 0 || p->asub[i] == p->ah[t]) continue;
+        p->upd[u] = (double)p->ysub[i] * (p->asub[i] - p->ah[t]);
+        p->upd[nupd + u] = p->asub[i];
+        p->upd[2 * nupd + u] = (double)p->row[i];
+        p->upd[3 * nupd + u] = (double)t;
+        p->ah[t] = p->asub[i];
+        u++;
+    }
+    p->nupd = nupd;
+}
+
+/* Phase 0: absorbs p's readback, tests the stop rules and runs its subproblem, all of it or (split)
+ * until its gap falls to SPLIT_AT times the initial gap. */
+static void host_first(gs_solver *s, int split, prob *p, scratch *sc, double *t_sub)
 {
     const int q = s->q;
     const double *rb = p->rb;
     p->nn = (int)rb[2];
     const double *Gs = rb + 4;
     for (int i = 0; i < q; i++) p->wsp[i] = (int)rb[4 + q + i];
+    if (split) /* the new members' rows went to the other bank (ws_merge) */
+        for (int k = 0; k < p->nn; k++) {
+            const int sl = (int)rb[4 + 2 * q + k];
+            p->row[sl] = p->row[sl] < q ? p->row[sl] + q : p->row[sl] - q;
+        }
     /* the device refreshed the set's kernel matrix and sent it whole: used in place */
-    const float *Kws = (const float *)(rb + 4 + 3 * q);
+    const float *Kws = p->kws;
+    /* the gap and the selection are of the gradients before the last second part's changes: they
+     * are the current ones only if it changed nothing */
+    const int fresh = p->nupd_b == 0;
+    p->nupd = 0;
+    p->nupd_b = 0;
     const double gap = rb[0] + rb[1];
-    if (!(gap >= s->eps)) { p->done = 1; return; } /* also stops on NaN or an empty side */
+    if (!(gap >= s->eps) && fresh) { p->done = 1; return; } /* also stops on NaN or an empty side */
     gs_binary_result *res = &p->spec->res;
     if (res->inner_steps >= p->max_inner) { res->max_iter_hit = 1; p->done = 1; return; }
     const double ts = gs_now();
     for (int i = 0; i < q; i++) {
         const int t = p->wsp[i];
         const int yt = t >= 0 ? p->y[t] : 0;
-        sc->ysub[i] = (int8_t)yt;
-        sc->csub[i] = yt > 0 ? p->spec->Cp : (yt < 0 ? p->spec->Cn : 0);
-        sc->asub[i] = t >= 0 ? p->ah[t] : 0;
-        sc->gsub[i] = t >= 0 ? Gs[i] : 0;
+        p->ysub[i] = (int8_t)yt;
+        p->csub[i] = yt > 0 ? p->spec->Cp : (yt < 0 ? p->spec->Cn : 0);
+        p->asub[i] = t >= 0 ? p->ah[t] : 0;
+        p->gsub[i] = t >= 0 ? Gs[i] : 0;
     }
-    gs_subproblem sp = {.n = q, .K = Kws, .ld = q, .y = sc->ysub, .C = sc->csub, .alpha = sc->asub,
-                        .g = sc->gsub, .work = sc->work, .eps = s->eps, .rel = 0.1,
-                        .max_steps = 100L * q + 1000};
+    const long budget = 100L * q + 1000;
+    gs_subproblem sp = {.n = q, .K = Kws, .ld = q, .y = p->ysub, .C = p->csub, .alpha = p->asub,
+                        .g = p->gsub, .work = sc->work, .eps = s->eps, .rel = split ? SPLIT_AT : REL,
+                        .max_steps = budget};
     double g0;
-    res->inner_steps += gs_subproblem_solve(&sp, &g0);
-    int nupd = 0;
-    for (int i = 0; i < q; i++)
-        if (p->wsp[i] >= 0 && sc->asub[i] != p->ah[p->wsp[i]]) nupd++;
-    int u = 0;
-    for (int i = 0; i < q; i++) {
-        const int t = p->wsp[i];
-        if (t < 0 || sc->asub[i] == p->ah[t]) continue;
-        p->upd[u] = (double)sc->ysub[i] * (sc->asub[i] - p->ah[t]);
-        p->upd[nupd + u] = sc->asub[i];
-        p->upd[2 * nupd + u] = (double)i;
-        p->upd[3 * nupd + u] = (double)t;
-        p->ah[t] = sc->asub[i];
-        u++;
-    }
-    p->nupd = nupd;
+    const long steps = gs_subproblem_solve(&sp, &g0);
+    res->inner_steps += steps;
+    /* the second part goes on to SPLIT_REL: the steps are those of one solve to SPLIT_REL */
+    p->tol_b = SPLIT_REL * g0 > s->eps ? SPLIT_REL * g0 : s->eps;
+    p->steps_b = budget - steps;
+    emit_changes(p, q);
     res->iterations++;
-    if (nupd == 0 && p->nn == 0) p->done = 1; /* nothing moved and nothing new: no progress possible */
+    /* nothing moved and nothing new (selected on current gradients): no progress possible */
+    if (p->nupd == 0 && p->nn == 0 && fresh) p->done = 1;
+    *t_sub += gs_now() - ts;
+}
+
+/* Phase 1 (split): the rest of p's subproblem. */
+static void host_second(gs_solver *s, prob *p, scratch *sc, double *t_sub)
+{
+    const int q = s->q;
+    p->nupd = 0;
+    if (p->done || p->steps_b <= 0) return;
+    const double ts = gs_now();
+    gs_subproblem sp = {.n = q, .K = p->kws, .ld = q, .y = p->ysub, .C = p->csub,
+                        .alpha = p->asub, .g = p->gsub, .work = sc->work, .eps = p->tol_b, .rel = 0,
+                        .max_steps = p->steps_b};
+    double g0;
+    p->spec->res.inner_steps += gs_subproblem_solve(&sp, &g0);
+    emit_changes(p, q);
+    p->nupd_b = p->nupd;
     *t_sub += gs_now() - ts;
 }
 
@@ -392,7 +460,9 @@ static void crew_items(crew *c, int id)
     for (;;) {
         const int i = atomic_fetch_add(&c->next, 1);
         if (i >= c->nact) break;
-        round_host(c->s, &c->pr[c->act[i]], &c->sc[id], &c->t_sub[id]);
+        prob *p = &c->pr[c->act[i]];
+        if (c->phase == 0) host_first(c->s, c->split, p, &c->sc[id], &c->t_sub[id]);
+        else host_second(c->s, p, &c->sc[id], &c->t_sub[id]);
     }
 }
 
@@ -421,11 +491,12 @@ static void *crew_run(void *arg)
     return NULL;
 }
 
-/* One round of host work on the calling thread and the started crew threads. */
-static void crew_round(crew *c, int nact)
+/* One phase of a round's host work on the calling thread and the started crew threads. */
+static void crew_round(crew *c, int nact, int phase)
 {
     pthread_mutex_lock(&c->mu);
     c->nact = nact;
+    c->phase = phase;
     atomic_store(&c->next, 0);
     c->pending = c->nstarted;
     c->gen++;
@@ -444,26 +515,52 @@ static int host_threads(void)
 }
 
 /* Doubles of one problem's readback: header, per-slot G / position / new slot, then q*q floats. */
-static size_t rb_doubles(int q) { return 4 + 3 * (size_t)q + ((size_t)q * q + 1) / 2; }
+static size_t rb_head(int q) { return 4 + 3 * (size_t)q; }
+static size_t rb_kws(int q) { return ((size_t)q * q + 1) / 2; }
+static size_t rb_doubles(int q) { return rb_head(q) + rb_kws(q); }
 
 /* Device bytes, pinned bytes and host bytes one problem of npos positions needs. */
-static void prob_bytes(const gs_solver *s, size_t npos, size_t ucols, size_t *dev_b, size_t *pin_b, size_t *host_b)
+static void prob_bytes(const gs_solver *s, size_t npos, size_t ucols, size_t nbank, size_t *dev_b, size_t *pin_b,
+                       size_t *host_b)
 {
     const size_t q = (size_t)s->q;
-    *dev_b = q * npos * sizeof(float) + ucols * q * sizeof(float) + npos * 30 + q * 32 + 2 * 2048 * 4 +
+    *dev_b = nbank * q * npos * sizeof(float) + ucols * q * sizeof(float) + npos * 30 + q * 36 + 2 * 2048 * 4 +
              q * q * sizeof(float) + rb_doubles(s->q) * sizeof(double);
-    *pin_b = rb_doubles(s->q) * sizeof(double) + (4 * q + RT_INTS) * sizeof(double);
-    *host_b = npos * 17 + 8 * q * sizeof(double);
+    *pin_b = nbank * (rb_doubles(s->q) + 4 * q + RT_INTS) * sizeof(double);
+    *host_b = npos * 17 + 11 * q * sizeof(double) + 2 * q * sizeof(int) + q;
 }
 
-/* Solves specs[0..np) (one batch: they fit the device together). */
+/* Queues one transfer to the update buffer: the round table rt of the nact active problems
+ * (each entry's count and offset of changes filled in here) followed by their pending changes,
+ * staged in the pinned host memory at host (which must stay untouched until the queue has passed
+ * the transfer). rtd: doubles the table takes. */
+static gs_status send_changes(gs_solver *s, prob *pr, const int *act, int nact, int *rt, size_t rtd, double *host,
+                              double *bytes_update)
+{
+    size_t uoff = 0;
+    for (int a = 0; a < nact; a++) {
+        prob *p = &pr[act[a]];
+        int *r = rt + a * RT_INTS;
+        r[1] = p->nupd;
+        r[2] = (int)(rtd + uoff);
+        if (p->nupd) memcpy(host + rtd + uoff, p->upd, sizeof(double) * 4 * (size_t)p->nupd);
+        uoff += 4 * (size_t)p->nupd;
+        *bytes_update += (double)p->nupd * p->npos * sizeof(float) + (double)p->npos * 16;
+    }
+    memcpy(host, rt, (size_t)nact * RT_INTS * sizeof(int));
+    cl_int e = clEnqueueWriteBuffer(s->queue, s->d.upd, CL_FALSE, 0, (rtd + uoff) * sizeof(double), host, 0, NULL, NULL);
+    if (e != CL_SUCCESS) return GS_FAIL(GS_ERR_OCL, "clEnqueueWriteBuffer(updates) failed: %s", gs_cl_error_name(e));
+    return GS_OK;
+}
+
+/* Solves specs[0..np) (one batch: they fit the device together), in split rounds if split. */
 static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ysign, gs_binary_spec *specs,
-                             int np, gs_train_stats *stats)
+                             int np, int split, gs_train_stats *stats)
 {
     gs_status st = GS_OK;
     dev *const dp = &s->d;
     prof pf = {.n = 0};
-    const int q = s->q, keep = s->keep, wg = s->wg;
+    const int q = s->q, keep = s->keep, wg = s->wg, nbank = split ? 2 : 1;
     const size_t ucols = (size_t)cl->n_ucols + 1;
     /* the round table (ints) heads the update buffer, whose records start rtd doubles in */
     const size_t rtd = ((size_t)np * RT_INTS + 1) / 2;
@@ -475,14 +572,16 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     int *rt = calloc((size_t)np * RT_INTS, sizeof *rt);
     int8_t *yb = NULL;
     double *ahb = NULL, *Gh = NULL, *rb = NULL, *updp = NULL;
-    int *wsps = NULL, *vc = NULL, *vch = NULL;
-    double *upds = NULL;
+    int *wsps = NULL, *rowmap = NULL, *vc = NULL, *vch = NULL;
+    double *upds = NULL, *subs = NULL;
+    int8_t *ysubs = NULL;
     crew cw;
     crew_arg *cargs = NULL;
     pthread_t *th = NULL;
     int nth = 1, crew_ready = 0;
     double ph[PH_N] = {0}, per_kernel[K_COUNT_ALL] = {0};
     double t_wait = 0, t_enq = 0, t_abs = 0, t_setup0 = gs_now(), t_loop0 = 0;
+    double t_overlap = 0; /* split, profiled: device time during the second parts (estimate) */
     double bytes_rows = 0, bytes_update = 0;
     memset(&cw, 0, sizeof cw);
     atomic_init(&cw.next, 0);
@@ -503,7 +602,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         ctab[2 * i] = sp->Cp;
         ctab[2 * i + 1] = sp->Cn;
         total += p->npos;
-        ktotal += (int64_t)q * p->npos;
+        ktotal += (int64_t)nbank * q * p->npos;
         nvc_all += sp->na + sp->nb;
         nvch_all += (p->npos + wg * ITEMS - 1) / (wg * ITEMS);
     }
@@ -512,10 +611,13 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     ahb = calloc((size_t)total, sizeof *ahb);
     Gh = malloc(sizeof *Gh * (size_t)total);
     wsps = malloc(sizeof *wsps * (size_t)np * q);
+    rowmap = malloc(sizeof *rowmap * (size_t)np * q);
     upds = malloc(sizeof *upds * (size_t)np * 4 * q);
+    subs = malloc(sizeof *subs * (size_t)np * 3 * q);
+    ysubs = malloc((size_t)np * q);
     vc = malloc(sizeof *vc * 2 * (size_t)nvc_all);
     vch = malloc(sizeof *vch * 2 * (size_t)nvch_all);
-    if (!yb || !ahb || !Gh || !wsps || !upds || !vc || !vch) {
+    if (!yb || !ahb || !Gh || !wsps || !rowmap || !upds || !subs || !ysubs || !vc || !vch) {
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the solver's host arrays (%d problems)", np);
         goto cleanup;
     }
@@ -536,14 +638,19 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         p->ah = ahb + p->pos_off;
         p->wsp = wsps + (size_t)i * q;
         p->upd = upds + (size_t)i * 4 * q;
+        p->row = rowmap + (size_t)i * q;
+        p->asub = subs + (size_t)i * 3 * q;
+        p->gsub = p->asub + q;
+        p->csub = p->gsub + q;
+        p->ysub = ysubs + (size_t)i * q;
         p->max_inner = nrows > 100000 ? 100L * nrows : 10000000L;
-        for (int k = 0; k < q; k++) p->wsp[k] = -1;
+        for (int k = 0; k < q; k++) { p->wsp[k] = -1; p->row[k] = k; }
     }
     const size_t rb_prob = rb_doubles(q) * sizeof(double);
     {
         void *h0 = NULL, *h1 = NULL;
-        if ((st = ensure_pinned(s, 0, rb_prob * (size_t)np, &h0)) ||
-            (st = ensure_pinned(s, 1, (rtd + 4 * (size_t)q * np) * sizeof(double), &h1)))
+        if ((st = ensure_pinned(s, 0, nbank * rb_prob * (size_t)np, &h0)) ||
+            (st = ensure_pinned(s, 1, nbank * (rtd + 4 * (size_t)q * np) * sizeof(double), &h1)))
             goto cleanup;
         rb = h0;
         updp = h1;
@@ -588,6 +695,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         (st = ensure_buf(s, &dp->gcnt, 4 * (size_t)nvch_all * sizeof(cl_uint), NULL, "gcnt")) ||
         (st = ensure_buf(s, &dp->cand, 2 * (size_t)q * np * sizeof(int), NULL, "cand")) ||
         (st = ensure_buf(s, &dp->ws_pos, (size_t)q * np * sizeof(int), neg, "ws_pos")) ||
+        (st = ensure_buf(s, &dp->ws_row, (size_t)q * np * sizeof(int), rowmap, "kernel row map")) ||
         (st = ensure_buf(s, &dp->new_slots, (size_t)q * np * sizeof(int), NULL, "new_slots")) ||
         (st = ensure_buf(s, &dp->n_new, (size_t)np * sizeof(int), NULL, "n_new")) ||
         (st = ensure_buf(s, &dp->u_pos, (size_t)q * np * sizeof(int), neg, "u_pos")) ||
@@ -630,6 +738,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     SETARG(K_SELECT, 3, dp->gap); SETARG(K_SELECT, 4, dp->ws_pos); SETARG(K_SELECT, 5, dp->slot_of);
     SETARG(K_SELECT, 6, dp->in_ws); SETARG(K_SELECT, 7, dp->new_slots); SETARG(K_SELECT, 8, dp->n_new);
     SETARG(K_SELECT, 9, q); SETARG(K_SELECT, 10, dp->upd); SETARG(K_SELECT, 11, dp->ptab);
+    SETARG(K_SELECT, 12, dp->ws_row); SETARG(K_SELECT, 13, nbank);
     SETARG(K_PICK, 0, dp->state); SETARG(K_PICK, 1, dp->hist); SETARG(K_PICK, 2, dp->gmax);
     SETARG(K_PICK, 3, dp->gap); SETARG(K_PICK, 5, dp->upd);
     SETARG(K_COUNT, 0, dp->y); SETARG(K_COUNT, 1, dp->G); SETARG(K_COUNT, 2, dp->alpha); SETARG(K_COUNT, 3, dp->ctab);
@@ -643,7 +752,8 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     SETARG(K_MERGE, 0, dp->state); SETARG(K_MERGE, 1, dp->cand); SETARG(K_MERGE, 2, qh);
     SETARG(K_MERGE, 3, dp->ws_pos); SETARG(K_MERGE, 4, dp->slot_of); SETARG(K_MERGE, 5, dp->in_ws);
     SETARG(K_MERGE, 6, dp->new_slots); SETARG(K_MERGE, 7, dp->n_new); SETARG(K_MERGE, 8, q);
-    SETARG(K_MERGE, 9, dp->upd); SETARG(K_MERGE, 10, dp->ptab);
+    SETARG(K_MERGE, 9, dp->upd); SETARG(K_MERGE, 10, dp->ptab); SETARG(K_MERGE, 11, dp->ws_row);
+    SETARG(K_MERGE, 12, nbank);
     SETARG(K_GATHER, 0, dp->ws_pos); SETARG(K_GATHER, 1, dp->new_slots); SETARG(K_GATHER, 2, dp->n_new);
     SETARG(K_GATHER, 3, dp->u_pos); SETARG(K_GATHER, 4, dp->col_off); SETARG(K_GATHER, 5, dp->cols);
     SETARG(K_GATHER, 6, dp->vals); SETARG(K_GATHER, 7, dp->U); SETARG(K_GATHER, 8, q);
@@ -657,12 +767,14 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     SETARG(K_ROWS, 12, s->coef0); SETARG(K_ROWS, 13, s->degree);
     SETARG(K_ROWS, 14, dp->ell_w); SETARG(K_ROWS, 15, dp->ell_off); SETARG(K_ROWS, 16, dp->ell_idx);
     SETARG(K_ROWS, 17, dp->ell_val); SETARG(K_ROWS, 18, dp->upd); SETARG(K_ROWS, 19, dp->ptab);
-    SETARG(K_ROWS, 20, dp->vc); SETARG(K_ROWS, 21, uq);
+    SETARG(K_ROWS, 20, dp->vc); SETARG(K_ROWS, 21, uq); SETARG(K_ROWS, 22, dp->ws_row);
     SETARG(K_READBACK, 0, dp->gap); SETARG(K_READBACK, 1, dp->n_new); SETARG(K_READBACK, 2, dp->ws_pos);
     SETARG(K_READBACK, 3, dp->new_slots); SETARG(K_READBACK, 4, dp->G); SETARG(K_READBACK, 5, dp->K);
     SETARG(K_READBACK, 6, dp->koff); SETARG(K_READBACK, 7, dp->rb); SETARG(K_READBACK, 8, q);
     SETARG(K_READBACK, 9, dp->upd); SETARG(K_READBACK, 10, dp->ptab);
-    SETARG(K_READBACK, 11, dp->kws);
+    SETARG(K_READBACK, 11, dp->kws); SETARG(K_READBACK, 12, dp->ws_row);
+    const int rb_all = 3, rb_kws_only = 1, rb_head_only = 2; /* k_readback's parts */
+    SETARG(K_READBACK, 13, rb_all);
 
     if ((st = launch(s, &pf, K_INIT, round_up((size_t)total, (size_t)wg), (size_t)wg))) goto cleanup;
     if (one_group) {
@@ -680,15 +792,11 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     cw.t_sub = calloc((size_t)nth, sizeof *cw.t_sub);
     if (!cw.sc || !cw.t_sub) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
     for (int i = 0; i < nth; i++) {
-        scratch *c = &cw.sc[i];
-        c->work = malloc(sizeof *c->work * 4 * (size_t)q);
-        c->asub = malloc(sizeof *c->asub * (size_t)q);
-        c->gsub = malloc(sizeof *c->gsub * (size_t)q);
-        c->csub = malloc(sizeof *c->csub * (size_t)q);
-        c->ysub = malloc((size_t)q);
-        if (!c->work || !c->asub || !c->gsub || !c->csub || !c->ysub) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+        cw.sc[i].work = malloc(sizeof(double) * 4 * (size_t)q);
+        if (!cw.sc[i].work) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
     }
     cw.s = s;
+    cw.split = split;
     cw.pr = pr;
     cw.act = act;
     pthread_mutex_init(&cw.mu, NULL);
@@ -710,14 +818,21 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
 
     const double clustered_bytes_per_pos = ((double)ncols_total * wg + (double)cl->ell_off[ncl]) * sizeof(float) /
                                            (nposg ? nposg : 1);
+    /* Rounds: the round table and the alpha changes of the last subproblems in one transfer,
+     * k_update, the selection, k_gather_u, k_rows, k_readback, one blocking read, then the host
+     * solves. Split: the host sends the changes of the first part of each subproblem; while the
+     * device updates, selects the next set (on gradients without the second part's changes) and
+     * computes its rows, the host solves the second part, whose changes a second transfer and
+     * k_update apply before k_readback. */
     int nact = np, nvc = 0, nvch = 0, tables_dirty = 1, head = 0;
     long round = 0;
+    const size_t rbd = rb_doubles(q), upd_region = rtd + 4 * (size_t)q * np;
+    const size_t rhd = rb_head(q), rkd = rb_kws(q);
     for (int i = 0; i < np; i++) act[i] = i;
     while (nact > 0) {
-        const double te = gs_now();
+        double te = gs_now();
         const int q_new = round == 0 ? q : q - keep;
         const int q_next = q - keep;
-        const size_t rbd = rb_doubles(q);
         /* tables: virtual clusters and chunks of the active problems, in active order */
         if (tables_dirty) {
             nvc = 0;
@@ -726,37 +841,27 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
                 const prob *p = &pr[act[a]];
                 const int ncp = p->spec->na + p->spec->nb, nch = (p->npos + wg * ITEMS - 1) / (wg * ITEMS);
                 for (int c = 0; c < ncp; c++) { vc[2 * nvc] = a; vc[2 * nvc + 1] = c; nvc++; }
-                rt[a * RT_INTS + 9] = nvch;
-                rt[a * RT_INTS + 10] = nch;
+                rt[a * RT_INTS + 8] = nvch;
+                rt[a * RT_INTS + 9] = nch;
                 for (int c = 0; c < nch; c++) { vch[2 * nvch] = a; vch[2 * nvch + 1] = c; nvch++; }
             }
             GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vc, CL_FALSE, 0, 2 * (size_t)nvc * sizeof(int), vc, 0, NULL, NULL));
             GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vch, CL_FALSE, 0, 2 * (size_t)nvch * sizeof(int), vch, 0, NULL, NULL));
             tables_dirty = 0;
         }
-        size_t uoff = 0;
         for (int a = 0; a < nact; a++) {
-            prob *p = &pr[act[a]];
             int *r = rt + a * RT_INTS;
             r[0] = act[a];
-            r[1] = p->nupd;
-            r[2] = (int)(rtd + uoff);
             r[3] = q_new;
             r[4] = q_next;
             r[5] = head;
             r[6] = q_new / 2;
             r[7] = q_new - q_new / 2;
-            r[8] = (int)(rbd * (size_t)a);
-            if (p->nupd) memcpy(updp + rtd + uoff, p->upd, sizeof(double) * 4 * (size_t)p->nupd);
-            uoff += 4 * (size_t)p->nupd;
-            p->rb = rb + rbd * (size_t)a;
-            bytes_update += (double)p->nupd * p->npos * sizeof(float) + (double)p->npos * 16;
         }
-        /* one transfer: the round table, then the updates (k_update reads them from R_UOFF) */
-        memcpy(updp, rt, (size_t)nact * RT_INTS * sizeof(int));
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd, CL_FALSE, 0, (rtd + uoff) * sizeof(double), updp, 0, NULL,
-                                          NULL));
-        if ((st = launch(s, &pf, K_UPDATE, (size_t)nvc * wg * USPLIT, (size_t)wg))) goto cleanup;
+        /* the alpha changes (part one's, or all) and the selection */
+        if ((st = send_changes(s, pr, act, nact, rt, rtd, updp, &bytes_update)) ||
+            (st = launch(s, &pf, K_UPDATE, (size_t)nvc * wg * USPLIT, (size_t)wg)))
+            goto cleanup;
         if (one_group) { /* the top digit's histogram and the keys (arguments set once), then k_select */
             if ((st = launch(s, &pf, K_HIST, (size_t)nvch * wg, (size_t)wg)) ||
                 (st = launch(s, &pf, K_SELECT, (size_t)nact * s->mwg, (size_t)s->mwg)))
@@ -778,20 +883,57 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
                 goto cleanup;
         }
         if ((st = launch2(s, &pf, K_GATHER, (size_t)q_new * wg, (size_t)nact, (size_t)wg)) ||
-            (st = launch2(s, &pf, K_ROWS, (size_t)nvc * wg, (size_t)((q_new + WCH - 1) / WCH), (size_t)wg)) ||
-            (st = launch2(s, &pf, K_READBACK, round_up((size_t)q * q / 4, 256), (size_t)nact, 256)))
+            (st = launch2(s, &pf, K_ROWS, (size_t)nvc * wg, (size_t)((q_new + WCH - 1) / WCH), (size_t)wg)))
             goto cleanup;
+        /* this round's readback: both parts in one read, or (split) the kernel matrices first,
+         * into the other half of the pinned memory, as the second parts still read the last ones */
+        double *rbx = rb + (split ? (size_t)(round & 1) * rbd * np : 0);
+        const size_t nhd = rhd * (size_t)nact;
+        int n_first = 0;    /* kernels queued before the second parts */
+        double t_second = 0; /* and their wall time */
+        if (split) {
+            SETARG(K_READBACK, 13, rb_kws_only);
+            if ((st = launch2(s, &pf, K_READBACK, round_up((size_t)q * q / 4, 256), (size_t)nact, 256))) goto cleanup;
+            GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_FALSE, nhd * sizeof(double),
+                                            rkd * (size_t)nact * sizeof(double), rbx + nhd, 0, NULL, NULL));
+            if (round > 0) { /* the second parts while the device works, then their changes */
+                GS_CL_CHECK(clFlush(s->queue));
+                n_first = pf.n;
+                const double tb = gs_now();
+                t_enq += tb - te;
+                crew_round(&cw, nact, 1);
+                te = gs_now();
+                t_second = te - tb;
+                t_abs += t_second;
+                if ((st = send_changes(s, pr, act, nact, rt, rtd, updp + upd_region, &bytes_update)) ||
+                    (st = launch(s, &pf, K_UPDATE, (size_t)nvc * wg * USPLIT, (size_t)wg)))
+                    goto cleanup;
+            }
+            SETARG(K_READBACK, 13, rb_head_only);
+            if ((st = launch2(s, &pf, K_READBACK, round_up((size_t)q, 256), (size_t)nact, 256))) goto cleanup;
+        } else if ((st = launch2(s, &pf, K_READBACK, round_up((size_t)q * q / 4, 256), (size_t)nact, 256))) {
+            goto cleanup;
+        }
+        for (int a = 0; a < nact; a++) {
+            prob *p = &pr[act[a]];
+            p->rb = rbx + rhd * (size_t)a;
+            p->kws = (const float *)(rbx + nhd + rkd * (size_t)a);
+        }
         head = (head + q_new) % q;
-        double tw = gs_now();
+        const double tw = gs_now();
         t_enq += tw - te;
-        GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_TRUE, 0, rbd * (size_t)nact * sizeof(double), rb, 0,
-                                        NULL, NULL));
+        /* the heads (split: the queue is in order, so the matrices are in too when this returns) */
+        GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_TRUE, 0, (split ? nhd : rbd * (size_t)nact) * sizeof(double),
+                                        rbx, 0, NULL, NULL));
         const double ta = gs_now();
         t_wait += ta - tw;
-        if (s->profile) prof_collect(&pf, ph, per_kernel);
+        if (s->profile) {
+            const double dev_first = prof_collect(&pf, ph, per_kernel, n_first);
+            t_overlap += dev_first < t_second ? dev_first : t_second;
+        }
 
-        /* every active problem's host work, on the crew */
-        crew_round(&cw, nact);
+        /* every active problem's readback and subproblem (its first part when split), on the crew */
+        crew_round(&cw, nact, 0);
         int na = 0;
         for (int a = 0; a < nact; a++) {
             const prob *p = &pr[act[a]];
@@ -852,8 +994,8 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         }
     }
     gs_log_verbose(s->log, "gpusvm: host per batch of %d problem(s): enqueue %.4f s, blocking read %.4f s, "
-                   "readback absorb + subproblems %.4f s (subproblems %.4f s on %d thread(s)), %ld rounds\n",
-                   np, t_enq, t_wait, t_abs, t_sub, nth, round);
+                   "readback absorb + subproblems %.4f s (subproblems %.4f s on %d thread(s)), %ld %srounds\n",
+                   np, t_enq, t_wait, t_abs, t_sub, nth, round, split ? "split " : "");
     if (s->profile) {
         char line[512];
         int o = snprintf(line, sizeof line, "gpusvm: device seconds per kernel:");
@@ -870,7 +1012,10 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
             stats->select += ph[PH_SELECT];
             stats->rows += ph[PH_ROWS];
             stats->transfer += ph[PH_TRANSFER];
-            stats->other += loop - sub_wall - ph[PH_UPDATE] - ph[PH_SELECT] - ph[PH_ROWS] - ph[PH_TRANSFER];
+            /* split, the phases overlap: the device time that ran during the second parts (the
+             * shorter of the two each round) is counted once, in its device phase */
+            stats->other += loop - sub_wall - ph[PH_UPDATE] - ph[PH_SELECT] - ph[PH_ROWS] - ph[PH_TRANSFER] + t_overlap;
+            stats->overlap += t_overlap;
         } else {
             stats->transfer += t_wait; /* device work and transfers, not separable without profiling */
             stats->other += loop - sub_wall - t_wait;
@@ -892,13 +1037,11 @@ cleanup:
         pthread_mutex_destroy(&cw.mu);
     }
     if (cw.sc)
-        for (int i = 0; i < nth; i++) {
-            free(cw.sc[i].work); free(cw.sc[i].asub); free(cw.sc[i].gsub); free(cw.sc[i].csub); free(cw.sc[i].ysub);
-        }
+        for (int i = 0; i < nth; i++) free(cw.sc[i].work);
     free(cw.sc); free(cw.t_sub); free(th); free(cargs);
     if (pf.n) for (int i = 0; i < pf.n; i++) clReleaseEvent(pf.ev[i]);
     free(pr); free(ptab); free(koff); free(ctab); free(act); free(rt);
-    free(yb); free(ahb); free(Gh); free(wsps); free(upds); free(vc); free(vch);
+    free(yb); free(ahb); free(Gh); free(wsps); free(rowmap); free(upds); free(subs); free(ysubs); free(vc); free(vch);
     return st;
 }
 
@@ -929,18 +1072,27 @@ gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ys
         if (cap < pin_cap) pin_cap = cap;
         if (cap < host_cap) host_cap = cap;
     }
+    /* split rounds: forced, or for a lone problem (two-class training) whose second bank of kernel
+     * rows fits too */
+    int split = s->split == 1;
+    if (s->split < 0 && nspec == 1) {
+        size_t d2, p2, h2;
+        prob_bytes(s, (size_t)(specs[0].na + specs[0].nb) * s->wg, ucols, 2, &d2, &p2, &h2);
+        split = d2 <= dev_cap && p2 <= pin_cap && h2 <= host_cap;
+    }
+    const size_t nbank = split ? 2 : 1;
     int i = 0, nbatch = 0;
     while (i < nspec) {
         size_t db = 0, pb = 0, hb = 0;
         int j = i;
         while (j < nspec) {
             size_t d1, p1, h1;
-            prob_bytes(s, (size_t)(specs[j].na + specs[j].nb) * s->wg, ucols, &d1, &p1, &h1);
+            prob_bytes(s, (size_t)(specs[j].na + specs[j].nb) * s->wg, ucols, nbank, &d1, &p1, &h1);
             if (j > i && (db + d1 > dev_cap || pb + p1 > pin_cap || hb + h1 > host_cap)) break;
             db += d1; pb += p1; hb += h1;
             j++;
         }
-        if ((st = solve_batch(s, cl, ysign, specs + i, j - i, stats))) return st;
+        if ((st = solve_batch(s, cl, ysign, specs + i, j - i, split, stats))) return st;
         nbatch++;
         i = j;
     }

@@ -12,6 +12,8 @@
 /* Per-phase wall times of one training run (seconds), for --verbose and scripts/bench. */
 typedef struct gs_train_stats {
     double cluster, setup, update, select, rows, subproblem, transfer, other, total;
+    double overlap;        /* split rounds, profiled: device time that ran during the subproblems
+                            * (counted in its device phase only, so the phases add up to the total) */
     long iterations, inner_steps;
     double update_bytes;   /* bytes the row/update kernels read, for achieved bandwidth */
     double duality_gap;    /* relative duality gap at the end (the paper's criterion) */

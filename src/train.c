@@ -288,6 +288,9 @@ static void print_stats(const gs_log *log, const gs_train_stats *s)
                    "subproblem %.3f transfer %.3f other %.3f total %.3f\n",
                    s->cluster, s->setup, s->update, s->select, s->rows, s->subproblem, s->transfer,
                    s->other, s->total);
+    if (s->overlap > 0)
+        gs_log_verbose(log, "gpusvm: of which device work done while the host solved (split rounds): %.3f s\n",
+                       s->overlap);
     /* machine-readable lines for scripts/bench */
     gs_log_verbose(log, "time.cluster = %.6f\ntime.setup = %.6f\ntime.update = %.6f\ntime.selection = %.6f\n"
                    "time.subproblem = %.6f\ntime.transfers = %.6f\ntime.other = %.6f\n",

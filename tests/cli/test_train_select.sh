@@ -4,15 +4,23 @@
 # of multi-work-group kernels (larger problems). GPUSVM_SELECT forces either; they must pick the
 # same working sets, so the model files must be byte-identical: heart_scale (data/) with each
 # kernel type, with -w and with small and large working sets; glass's one-vs-one pairs, svmguide1
-# and a 6,000-row slice of a9a when ../shared/datasets is there.
+# and a 6,000-row slice of a9a when ../shared/datasets is there. Each case runs in both round forms
+# (GPUSVM_SPLIT=0|1: split rounds, two banks of kernel rows; src/solver.c), which differ from each
+# other (their subproblem tolerance) but not between the selection paths; the split models must
+# also stay LIBSVM's (test_train_oracle.sh runs two-class sets split, one-vs-one sets unsplit, and
+# here a one-vs-one set split).
 . "$(dirname "$0")/lib.sh"
 require_bin "$TRAIN"
 HS=$TOP/data/heart_scale
 both() { # NAME DATA ARGS...
     name=$1; data=$2; shift 2
-    GPUSVM_SELECT=one "$TRAIN" -q "$@" "$data" "$TMPD/one.model" > /dev/null 2>&1 || { fail "$name: one-group run failed"; return; }
-    GPUSVM_SELECT=multi "$TRAIN" -q "$@" "$data" "$TMPD/multi.model" > /dev/null 2>&1 || { fail "$name: multi run failed"; return; }
-    check_file_eq "$name" "$TMPD/one.model" "$TMPD/multi.model"
+    for sp in 0 1; do
+        GPUSVM_SPLIT=$sp GPUSVM_SELECT=one "$TRAIN" -q "$@" "$data" "$TMPD/one.model" > /dev/null 2>&1 ||
+            { fail "$name split=$sp: one-group run failed"; continue; }
+        GPUSVM_SPLIT=$sp GPUSVM_SELECT=multi "$TRAIN" -q "$@" "$data" "$TMPD/multi.model" > /dev/null 2>&1 ||
+            { fail "$name split=$sp: multi run failed"; continue; }
+        check_file_eq "$name split=$sp" "$TMPD/one.model" "$TMPD/multi.model"
+    done
 }
 for t in 0 1 2 3; do both "heart_scale -t $t" "$HS" -t "$t"; done
 both "heart_scale -w" "$HS" -c 4 -w1 2 -w-1 0.5
@@ -23,6 +31,28 @@ if [ -d "$DATASETS" ]; then
     both "svmguide1" "$DATASETS/svmguide1/svmguide1.gz" -c 1 -g 0.05
     gzip -dc "$DATASETS/a9a/a9a.gz" | head -6000 > "$TMPD/a9a6k"
     both "a9a 6000 rows" "$TMPD/a9a6k" -c 1 -g 0.05
+    # the verbose line names the round form: split by default for two classes, not for several
+    "$TRAIN" --verbose "$TMPD/a9a6k" "$TMPD/d.model" > "$TMPD/d.out" 2>&1
+    check_eq "a9a 6000 rows: split rounds by default" "1" "$(grep -c ' split rounds$' "$TMPD/d.out")"
+    "$TRAIN" --verbose "$DATASETS/glass/glass.scale.gz" "$TMPD/d.model" > "$TMPD/d.out" 2>&1
+    check_eq "glass: one-vs-one unsplit by default" "0" "$(grep -c ' split rounds$' "$TMPD/d.out")"
+    # one-vs-one pairs forced split (several problems' second parts on the crew) against LIBSVM's
+    # objectives and the predictions of its model
+    if command -v svm-train > /dev/null 2>&1; then
+        zcat "$DATASETS/glass/glass.scale.gz" > "$TMPD/glass"
+        GPUSVM_SPLIT=1 "$TRAIN" -c 10 "$TMPD/glass" "$TMPD/gs.model" > "$TMPD/gs.out" 2>&1
+        svm-train -c 10 "$TMPD/glass" "$TMPD/gr.model" > "$TMPD/gr.out"
+        grep '^obj' "$TMPD/gs.out" | sed 's/obj = \([^,]*\),.*/\1/' > "$TMPD/gs.obj"
+        grep '^obj' "$TMPD/gr.out" | sed 's/obj = \([^,]*\),.*/\1/' > "$TMPD/gr.obj"
+        check_eq "glass split: pairs" "$(wc -l < "$TMPD/gr.obj")" "$(wc -l < "$TMPD/gs.obj")"
+        bad=$(paste "$TMPD/gs.obj" "$TMPD/gr.obj" | awk '{ d = $1 - $2; if (d < 0) d = -d; m = $2 < 0 ? -$2 : $2; if (d > 1e-4 * m + 1e-6) n++ } END { print n + 0 }')
+        check_eq "glass split: pair objectives within 1e-4 of LIBSVM's" "0" "$bad"
+        svm-predict "$TMPD/glass" "$TMPD/gs.model" "$TMPD/gs.pred" > /dev/null
+        svm-predict "$TMPD/glass" "$TMPD/gr.model" "$TMPD/gr.pred" > /dev/null
+        check_eq "glass split: predictions as LIBSVM's model" "0" "$(paste -d' ' "$TMPD/gs.pred" "$TMPD/gr.pred" | awk '$1 != $2' | wc -l | tr -d ' ')"
+    else
+        skip "svm-train (libsvm-tools) not installed: glass split against LIBSVM not run"
+    fi
 else
     skip "datasets absent ($DATASETS): glass, svmguide1 and a9a not run"
 fi
