@@ -5,7 +5,9 @@
  * blocking read (each problem's gap, working set, its gradients
  * and the new kernel rows' Gram entries); the CPU then solves every active problem's subproblem,
  * on a pool of threads when there are several. Nothing is allocated inside the loop. Problems stop
- * on their own criterion and leave the launches; batches are sized to fit the device's memory. */
+ * on their own criterion and leave the launches; batches are sized to fit the device's memory.
+ * Two-class training splits each round in two (see solve_batch) so that the next set's selection
+ * and kernel rows run on the device while the CPU finishes the subproblem. */
 #include "solver.h"
 
 #include <math.h>
@@ -519,7 +521,8 @@ static size_t rb_head(int q) { return 4 + 3 * (size_t)q; }
 static size_t rb_kws(int q) { return ((size_t)q * q + 1) / 2; }
 static size_t rb_doubles(int q) { return rb_head(q) + rb_kws(q); }
 
-/* Device bytes, pinned bytes and host bytes one problem of npos positions needs. */
+/* Device bytes, pinned bytes and host bytes one problem of npos positions needs, with nbank banks
+ * of kernel rows (2 for split rounds). */
 static void prob_bytes(const gs_solver *s, size_t npos, size_t ucols, size_t nbank, size_t *dev_b, size_t *pin_b,
                        size_t *host_b)
 {
