@@ -894,9 +894,9 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         const size_t nhd = rhd * (size_t)nact;
         int n_first = 0;    /* kernels queued before the second parts */
         double t_second = 0; /* and their wall time */
+        if (split) SETARG(K_READBACK, 13, rb_kws_only); /* else rb_all, set once */
+        if ((st = launch2(s, &pf, K_READBACK, round_up((size_t)q * q / 4, 256), (size_t)nact, 256))) goto cleanup;
         if (split) {
-            SETARG(K_READBACK, 13, rb_kws_only);
-            if ((st = launch2(s, &pf, K_READBACK, round_up((size_t)q * q / 4, 256), (size_t)nact, 256))) goto cleanup;
             GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_FALSE, nhd * sizeof(double),
                                             rkd * (size_t)nact * sizeof(double), rbx + nhd, 0, NULL, NULL));
             if (round > 0) { /* the second parts while the device works, then their changes */
@@ -914,8 +914,6 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
             }
             SETARG(K_READBACK, 13, rb_head_only);
             if ((st = launch2(s, &pf, K_READBACK, round_up((size_t)q, 256), (size_t)nact, 256))) goto cleanup;
-        } else if ((st = launch2(s, &pf, K_READBACK, round_up((size_t)q * q / 4, 256), (size_t)nact, 256))) {
-            goto cleanup;
         }
         for (int a = 0; a < nact; a++) {
             prob *p = &pr[act[a]];
