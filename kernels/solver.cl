@@ -649,10 +649,12 @@ void pick_bins(__local const uint *h, __local uint *part, __local uint *res, int
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-#define KB 8 /* keys per batch of loads in k_select */
+/* keys per batch of loads in k_select, and per work-item in a compaction tile (H100, a9a: 5.8 ms of
+ * k_select a run against 6.3 with 8 and 7.0 with 32) */
+#define KB 16
 #define SEL_A (2 * NBINS + 2 * MWG + 4)
 #define SEL_B (6 * QMAX + MWG)
-#define SEL_C (4 * MWG)
+#define SEL_C (MWG * KB / 4 + 2 * MWG)
 #define SEL_POOL (SEL_A > SEL_B ? (SEL_A > SEL_C ? SEL_A : SEL_C) : (SEL_B > SEL_C ? SEL_B : SEL_C))
 
 /* The whole selection of one active problem in one work-group of MWG, for problems small enough
@@ -718,42 +720,57 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
     }
     for (int L = 0; L < 2; L++)
         if (taken[L] == 0) { pre[L] = 0xFFFFFFFFu; need[L] = 0u; } /* a threshold no key passes */
-    /* ordered compaction: work-item lid owns positions [b0, b1); counts, scans, writes */
-    const int per = (npos + MWG - 1) / MWG, b0 = min(npos, lid * per), b1 = min(npos, b0 + per);
-    uint c[4] = {0u, 0u, 0u, 0u};
-    for (int t0 = b0; t0 < b1; t0 += KB) {
-        uint2 kb[KB];
-        for (int i = 0; i < KB; i++) kb[i] = t0 + i < b1 ? keys[t0 + i] : (uint2)(EXCLUDED);
+    /* ordered compaction, MWG * KB positions (a tile) at a time: each work-item loads KB keys MWG
+     * apart (coalesced) and puts their 4 flags (> or == each list's threshold) in local memory,
+     * then takes the flags of KB consecutive positions, so the work-items' ranks (a scan of their
+     * counts, packed 16 bits per flag) follow position order */
+    __local uchar *fl = (__local uchar *)pool;
+    __local ulong *sc = pool + MWG * KB / 8;
+    uint base[4] = {0u, 0u, 0u, 0u};
+    for (int t0 = 0; t0 < npos; t0 += MWG * KB) {
         for (int i = 0; i < KB; i++) {
-            const uint2 k = kb[i];
-            if (k.x != EXCLUDED) { c[0] += k.x > pre[0]; c[1] += k.x == pre[0]; }
-            if (k.y != EXCLUDED) { c[2] += k.y > pre[1]; c[3] += k.y == pre[1]; }
+            const int t = t0 + i * MWG + lid;
+            const uint2 k = t < npos ? keys[t] : (uint2)(EXCLUDED);
+            uint f = 0u;
+            if (k.x != EXCLUDED) f = (uint)(k.x > pre[0]) | (uint)(k.x == pre[0]) << 1;
+            if (k.y != EXCLUDED) f |= (uint)(k.y > pre[1]) << 2 | (uint)(k.y == pre[1]) << 3;
+            fl[i * MWG + lid] = (uchar)f;
         }
-    }
-    __local uint *p4 = (__local uint *)pool;
-    for (int j = 0; j < 4; j++) p4[j * MWG + lid] = c[j];
-    scan4(p4, lid, MWG);
-    uint rk[4];
-    for (int j = 0; j < 4; j++) rk[j] = lid ? p4[j * MWG + lid - 1] : 0u;
-    for (int t0 = b0; t0 < b1; t0 += KB) {
-        uint2 kb[KB];
-        for (int i = 0; i < KB; i++) kb[i] = t0 + i < b1 ? keys[t0 + i] : (uint2)(EXCLUDED);
-        for (int i = 0; i < KB && t0 + i < b1; i++) {
-            const uint k[2] = {kb[i].x, kb[i].y};
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uchar f[KB];
+        ulong cnt = 0;
+        for (int j = 0; j < KB; j++) {
+            f[j] = fl[lid * KB + j];
+            cnt += (ulong)(f[j] & 1u) | (ulong)((f[j] >> 1) & 1u) << 16 | (ulong)((f[j] >> 2) & 1u) << 32 |
+                   (ulong)(f[j] >> 3) << 48;
+        }
+        sc[lid] = cnt;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int off = 1; off < MWG; off <<= 1) { /* inclusive scan */
+            const ulong x = lid >= off ? sc[lid - off] : 0ul;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            sc[lid] += x;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        const ulong ex = sc[lid] - cnt, tot = sc[MWG - 1];
+        uint rk[4];
+        for (int j = 0; j < 4; j++) rk[j] = base[j] + (uint)(ex >> (16 * j) & 0xFFFFu);
+        for (int j = 0; j < KB; j++) {
+            const int t = t0 + lid * KB + j;
             for (int L = 0; L < 2; L++) {
-                if (k[L] == EXCLUDED) continue;
                 const uint gt = rk[2 * L], eq = rk[2 * L + 1];
-                if (k[L] > pre[L]) {
-                    lcand[L * QMAX + gt + min(eq, need[L])] = t0 + i;
+                if (f[j] >> (2 * L) & 1u) {
+                    lcand[L * QMAX + gt + min(eq, need[L])] = t;
                     rk[2 * L]++;
-                } else if (k[L] == pre[L]) {
-                    if (eq < need[L]) lcand[L * QMAX + gt + eq] = t0 + i;
+                } else if (f[j] >> (2 * L + 1) & 1u) {
+                    if (eq < need[L]) lcand[L * QMAX + gt + eq] = t;
                     rk[2 * L + 1]++;
                 }
             }
         }
+        for (int j = 0; j < 4; j++) base[j] += (uint)(tot >> (16 * j) & 0xFFFFu);
+        barrier(CLK_LOCAL_MEM_FENCE); /* fl and sc are rewritten by the next tile; lcand is read next */
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
     ws_merge(lcand, QMAX, (int)taken[0], (int)taken[1], (__local int *)pool, lid, r[R_HEAD], r[R_QNEW],
              r[R_QNEXT], q, ws_pos + q * pid, slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid,
              ws_row + q * pid, nbank);
