@@ -23,10 +23,12 @@
  *   k_gather_u: copies the new working-set vectors into the dense block U[col][w]
  *   k_rows    : kernel rows K[ws_row[slot]][t] for the new slots over every row (Algorithm 1's staging)
  *   k_readback: gap, slot positions, G of the set and the new rows' Gram entries -> one buffer
+ *   k_heads   : (split rounds) the same heads, the second part's changes added to the set's G
  * The host then does a single blocking read, solves the subproblems and starts the next round.
  * Split rounds (src/solver.c): the host sends the first part of a subproblem's changes, the device
- * updates and selects the next set and computes its rows while the host finishes the subproblem,
- * then a second k_update applies the rest before k_readback.
+ * updates and selects the next set and computes its rows while the host finishes the subproblem;
+ * then k_heads reads the set's gradients with the rest of the changes added, and the second k_update
+ * applies them to every row after that read, off the round's critical path.
  *
  * Kernel rows: slot s of problem p has its row at K[koff[p] + ws_row[p*q + s] * npos]. With one
  * bank ws_row[s] = s; with two (q + q rows) a slot that gets a new member switches bank, so the
@@ -153,19 +155,48 @@ __kernel void k_init(__global double *G, __global double *alpha, __global uchar 
  * sums the updates slice, slice + USPLIT, ... for its row, and the slices' partial sums are added
  * in slice order (deterministic). Splitting the update list gives the device USPLIT times as many
  * threads as rows, which a set of a few ten thousand rows needs to keep its loads in flight.
- * upd (doubles, per problem from R_UOFF, nupd entries each): [coef = y*dalpha][new alpha][kernel
- * row of the slot (see ws_row)][position]. The problem's local cluster 0 (first group) also stores
- * the new alphas and resets the selection state for this round (k_up and k_low rows wanted). */
+ * upd (doubles, per problem from R_UOFF, nupd entries each, nupd <= q): [coef = y*dalpha][new
+ * alpha][kernel row of the slot (see ws_row)][position]. The problem's local cluster 0 (first
+ * group) also stores the new alphas and resets the selection state for this round (k_up and k_low
+ * rows wanted). */
 #ifndef USPLIT
 #define USPLIT 4
 #endif
 #define UROWS (WG / USPLIT)
+#define UB 8 /* update records whose kernel values are loaded together */
+
+/* A problem's update records' coefficients and kernel rows into local memory (lc, lr: QMAX each),
+ * by the whole work-group of n work-items (it has a barrier). */
+inline void upd_stage(__global const double *u, int nupd, __local double *lc, __local int *lr, int lid, int n)
+{
+    for (int i = lid; i < nupd; i += n) { lc[i] = u[i]; lr[i] = (int)u[2 * nupd + i]; }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* Sum over the records slice, slice + USPLIT, ... (in that order) of coef * K(row, t); the kernel
+ * values of UB records are loaded before any is added (one memory latency per UB records). */
+inline double upd_sum(__local const double *lc, __local const int *lr, int nupd, int slice,
+                      __global const float *K, int npos, int t)
+{
+    double acc = 0.0;
+    int i = slice;
+    for (; i + (UB - 1) * USPLIT < nupd; i += UB * USPLIT) {
+        float kv[UB];
+        for (int k = 0; k < UB; k++) kv[k] = K[(long)lr[i + k * USPLIT] * npos + t];
+        for (int k = 0; k < UB; k++) acc += lc[i + k * USPLIT] * (double)kv[k];
+    }
+    for (; i < nupd; i += USPLIT) acc += lc[i] * (double)K[(long)lr[i] * npos + t];
+    return acc;
+}
+
 __kernel void k_update(__global double *G, __global double *alpha, __global const char *y,
                        __global const float *K, __global const long *koff, __global const double *upd,
                        __global const int *rt, __global const int *ptab, __global const int *vc,
                        __global uint *state)
 {
     __local double part[WG];
+    __local double lc[QMAX];
+    __local int lr[QMAX];
     const int g = get_group_id(0), lid = get_local_id(0);
     const int v = g / USPLIT, sub = g % USPLIT;
     __global const int *r = rt + vc[2 * v] * RT;
@@ -183,13 +214,10 @@ __kernel void k_update(__global double *G, __global double *alpha, __global cons
             st[4] = 0; st[5] = 0; st[6] = (uint)r[R_KLOW]; st[7] = 0;
         }
     }
+    upd_stage(u, nupd, lc, lr, lid, WG);
     const int row = lid % UROWS, slice = lid / UROWS;
     const int t = c * WG + sub * UROWS + row;
-    double acc = 0.0;
-    if (y[t] != 0)
-        for (int i = slice; i < nupd; i += USPLIT)
-            acc += u[i] * (double)K[(long)u[2 * nupd + i] * npos + t];
-    part[lid] = acc;
+    part[lid] = y[t] != 0 ? upd_sum(lc, lr, nupd, slice, K, npos, t) : 0.0;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (slice == 0 && y[t] != 0) {
         double sum = part[row];
@@ -848,6 +876,59 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
     }
 }
 
+#define RB_HEAD (4 + 3 * q)
+/* A problem's head: gap parts, count of new slots; per slot its G, position and the new slots. */
+inline void head_top(__global double *h, __global const double *gap, int pid, int nn)
+{
+    h[0] = gap[2 * pid];
+    h[1] = gap[2 * pid + 1];
+    h[2] = (double)nn;
+    h[3] = 0.0;
+}
+inline void head_slot(__global double *h, int q, int s, int p, double g, int nn, __global const int *new_slots)
+{
+    h[4 + s] = g;
+    h[4 + q + s] = (double)p;
+    h[4 + 2 * q + s] = s < nn ? (double)new_slots[s] : -1.0;
+}
+
+/* The heads of a split round whose second part changed alphas, before its k_update: the set's
+ * gradients include the update records in upd. Work-item (slot, slice) sums a slice as k_update
+ * does and the slices are added in the same order, so the values are those k_update then leaves in
+ * G. Work-group (256 work-items, a multiple of USPLIT) row = active problem. */
+__kernel void k_heads(__global const double *gap, __global const int *n_new, __global const int *ws_pos,
+                      __global const int *new_slots, __global const double *G, __global const float *K,
+                      __global const long *koff, __global double *rb, int q, __global const int *rt,
+                      __global const int *ptab, __global const double *upd, __global const char *y)
+{
+    __local double lc[QMAX];
+    __local int lr[QMAX];
+    __local double part[256];
+    const int i = get_global_id(0), ai = get_group_id(1), lid = get_local_id(0);
+    __global const int *r = rt + ai * RT;
+    const int pid = r[R_PID], nupd = r[R_NUPD];
+    __global const int *pt = ptab + pid * PT;
+    const int npos = pt[P_NPOS], poff = pt[P_POFF];
+    G += poff;
+    y += poff;
+    K += koff[pid];
+    ws_pos += q * pid;
+    new_slots += q * pid;
+    upd_stage(upd + r[R_UOFF], nupd, lc, lr, lid, (int)get_local_size(0));
+    const int sl = i / USPLIT, slice = i % USPLIT;
+    const int p = sl < q ? ws_pos[sl] : -1;
+    part[lid] = p >= 0 && y[p] != 0 ? upd_sum(lc, lr, nupd, slice, K, npos, p) : 0.0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __global double *h = rb + (long)ai * RB_HEAD;
+    const int nn = n_new[pid];
+    if (slice == 0 && sl < q) {
+        double sum = part[lid];
+        for (int k = 1; k < USPLIT; k++) sum += part[lid + k];
+        head_slot(h, q, sl, p, p >= 0 ? G[p] + (y[p] > 0 ? sum : -sum) : 0.0, nn, new_slots);
+    }
+    if (i == 0) head_top(h, gap, pid, nn);
+}
+
 /* Work-group row (i, active problem a). rb holds every active problem's head (RB_HEAD doubles
  * from a * RB_HEAD), then their matrices (RB_KWS doubles from n * RB_HEAD + a * RB_KWS, n the
  * active problems), so either part is one contiguous read. Head: [0] max up, [1] max low,
@@ -858,7 +939,7 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
  * the new row of b, K(b, pos a); else when slot a was replaced, from K(a, pos b); otherwise it
  * keeps its value. Empty slots give 0. parts: 1 the matrices, 2 the heads, 3 both (the matrices do
  * not depend on the gradients, so a split round reads them before its second update). */
-#define RB_HEAD (4 + 3 * q)
+
 #define RB_KWS (((long)q * q + 1) / 2)
 __kernel void k_readback(__global const double *gap, __global const int *n_new,
                          __global const int *ws_pos, __global const int *new_slots,
@@ -880,13 +961,8 @@ __kernel void k_readback(__global const double *gap, __global const int *n_new,
     if (parts & 2) {
         __global double *h = rb + (long)ai * RB_HEAD;
         const int nn = n_new[pid];
-        if (i < q) {
-            const int p = ws_pos[i];
-            h[4 + i] = p >= 0 ? G[p] : 0.0;
-            h[4 + q + i] = (double)p;
-            h[4 + 2 * q + i] = i < nn ? (double)new_slots[i] : -1.0;
-        }
-        if (i == 0) { h[0] = gap[2 * pid]; h[1] = gap[2 * pid + 1]; h[2] = (double)nn; h[3] = 0.0; }
+        if (i < q) head_slot(h, q, i, ws_pos[i], ws_pos[i] >= 0 ? G[ws_pos[i]] : 0.0, nn, new_slots);
+        if (i == 0) head_top(h, gap, pid, nn);
     }
     if (!(parts & 1)) return;
     __global float *out = (__global float *)(rb + (long)get_num_groups(1) * RB_HEAD + ai * RB_KWS);

@@ -7,7 +7,8 @@
  * on a pool of threads when there are several. Nothing is allocated inside the loop. Problems stop
  * on their own criterion and leave the launches; batches are sized to fit the device's memory.
  * Two-class training splits each round in two (see solve_batch) so that the next set's selection
- * and kernel rows run on the device while the CPU finishes the subproblem. */
+ * and kernel rows run on the device while the CPU finishes the subproblem; the second part's
+ * changes reach the set's gradients through k_heads, and every row's after the heads are read. */
 #include "solver.h"
 
 #include <math.h>
@@ -46,13 +47,13 @@
 #define RT_INTS 10 /* round table entry (RT) */
 
 enum { K_INIT, K_UPDATE, K_HIST, K_PICK, K_COUNT, K_SCAN, K_WRITE, K_MERGE, K_SELECT, K_GATHER, K_ROWS,
-       K_READBACK, K_COUNT_ALL };
+       K_READBACK, K_HEADS, K_COUNT_ALL };
 static const char *const k_names[K_COUNT_ALL] = {"k_init", "k_update", "k_hist", "k_pick",
-    "k_count", "k_scan", "k_write", "k_merge", "k_select", "k_gather_u", "k_rows", "k_readback"};
+    "k_count", "k_scan", "k_write", "k_merge", "k_select", "k_gather_u", "k_rows", "k_readback", "k_heads"};
 /* phase of each kernel for the --verbose breakdown */
 enum { PH_UPDATE, PH_SELECT, PH_ROWS, PH_TRANSFER, PH_N };
 static const int k_phase[K_COUNT_ALL] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SELECT, PH_SELECT,
-    PH_SELECT, PH_SELECT, PH_SELECT, PH_SELECT, PH_ROWS, PH_ROWS, PH_TRANSFER};
+    PH_SELECT, PH_SELECT, PH_SELECT, PH_SELECT, PH_ROWS, PH_ROWS, PH_TRANSFER, PH_TRANSFER};
 
 /* Device buffers of a batch, kept by the solver and reused (grown when needed) from one batch to
  * the next: NVIDIA allocations synchronise the device. */
@@ -776,6 +777,11 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     SETARG(K_READBACK, 6, dp->koff); SETARG(K_READBACK, 7, dp->rb); SETARG(K_READBACK, 8, q);
     SETARG(K_READBACK, 9, dp->upd); SETARG(K_READBACK, 10, dp->ptab);
     SETARG(K_READBACK, 11, dp->kws); SETARG(K_READBACK, 12, dp->ws_row);
+    SETARG(K_HEADS, 0, dp->gap); SETARG(K_HEADS, 1, dp->n_new); SETARG(K_HEADS, 2, dp->ws_pos);
+    SETARG(K_HEADS, 3, dp->new_slots); SETARG(K_HEADS, 4, dp->G); SETARG(K_HEADS, 5, dp->K);
+    SETARG(K_HEADS, 6, dp->koff); SETARG(K_HEADS, 7, dp->rb); SETARG(K_HEADS, 8, q);
+    SETARG(K_HEADS, 9, dp->upd); SETARG(K_HEADS, 10, dp->ptab); SETARG(K_HEADS, 11, dp->upd);
+    SETARG(K_HEADS, 12, dp->y);
     const int rb_all = 3, rb_kws_only = 1, rb_head_only = 2; /* k_readback's parts */
     SETARG(K_READBACK, 13, rb_all);
 
@@ -894,6 +900,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         const size_t nhd = rhd * (size_t)nact;
         int n_first = 0;    /* kernels queued before the second parts */
         double t_second = 0; /* and their wall time */
+        int late_update = 0; /* the second parts' k_update follows the heads' read */
         if (split) SETARG(K_READBACK, 13, rb_kws_only); /* else rb_all, set once */
         if ((st = launch2(s, &pf, K_READBACK, round_up((size_t)q * q / 4, 256), (size_t)nact, 256))) goto cleanup;
         if (split) {
@@ -908,12 +915,17 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
                 te = gs_now();
                 t_second = te - tb;
                 t_abs += t_second;
-                if ((st = send_changes(s, pr, act, nact, rt, rtd, updp + upd_region, &bytes_update)) ||
-                    (st = launch(s, &pf, K_UPDATE, (size_t)nvc * wg * USPLIT, (size_t)wg)))
-                    goto cleanup;
+                if ((st = send_changes(s, pr, act, nact, rt, rtd, updp + upd_region, &bytes_update))) goto cleanup;
+                late_update = 1;
             }
-            SETARG(K_READBACK, 13, rb_head_only);
-            if ((st = launch2(s, &pf, K_READBACK, round_up((size_t)q, 256), (size_t)nact, 256))) goto cleanup;
+            /* the heads, with the second parts' changes added to the set's gradients when there are
+             * some; their k_update over every row then runs after the heads are read */
+            if (late_update) {
+                if ((st = launch2(s, &pf, K_HEADS, round_up((size_t)q * USPLIT, 256), (size_t)nact, 256))) goto cleanup;
+            } else {
+                SETARG(K_READBACK, 13, rb_head_only);
+                if ((st = launch2(s, &pf, K_READBACK, round_up((size_t)q, 256), (size_t)nact, 256))) goto cleanup;
+            }
         }
         for (int a = 0; a < nact; a++) {
             prob *p = &pr[act[a]];
@@ -923,9 +935,24 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         head = (head + q_new) % q;
         const double tw = gs_now();
         t_enq += tw - te;
-        /* the heads (split: the queue is in order, so the matrices are in too when this returns) */
-        GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_TRUE, 0, (split ? nhd : rbd * (size_t)nact) * sizeof(double),
-                                        rbx, 0, NULL, NULL));
+        /* the heads (split: the queue is in order, so the matrices are in too when they are) */
+        if (late_update) {
+            cl_event ev;
+            GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_FALSE, 0, nhd * sizeof(double), rbx, 0, NULL, &ev));
+            st = launch(s, &pf, K_UPDATE, (size_t)nvc * wg * USPLIT, (size_t)wg);
+            cl_int e = st == GS_OK ? clFlush(s->queue) : CL_SUCCESS;
+            if (e == CL_SUCCESS) e = clWaitForEvents(1, &ev);
+            clReleaseEvent(ev);
+            if (st != GS_OK) goto cleanup;
+            if (e != CL_SUCCESS) {
+                st = GS_FAIL(GS_ERR_OCL, "reading the heads failed: %s", gs_cl_error_name(e));
+                goto cleanup;
+            }
+            if (s->profile) GS_CL_CHECK(clFinish(s->queue)); /* the update's event too */
+        } else {
+            GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_TRUE, 0, (split ? nhd : rbd * (size_t)nact) * sizeof(double),
+                                            rbx, 0, NULL, NULL));
+        }
         const double ta = gs_now();
         t_wait += ta - tw;
         if (s->profile) {
