@@ -8,7 +8,9 @@
  * on their own criterion and leave the launches; batches are sized to fit the device's memory.
  * Two-class training splits each round in two (see solve_batch) so that the next set's selection
  * and kernel rows run on the device while the CPU finishes the subproblem; the second part's
- * changes reach the set's gradients through k_heads, and every row's after the heads are read. */
+ * changes reach the set's gradients through k_heads, and every row's after the heads are read.
+ * There the kernel matrices come on a second queue (xfer), so the heads' kernel and read run while
+ * the matrices are copied; the host waits for both. */
 #include "solver.h"
 
 #include <math.h>
@@ -85,6 +87,7 @@ struct gs_solver {
     int split;             /* split rounds (see solve_batch): -1 for lone problems that fit, 0 never,
                             * 1 always (GPUSVM_SPLIT) */
     cl_command_queue queue; /* each solver has its own, so pairs can run on several threads */
+    cl_command_queue xfer;  /* split rounds: the kernel matrices' reads, beside the heads' kernels */
     cl_program prog;
     cl_kernel k[K_COUNT_ALL];
     double build_seconds;
@@ -100,8 +103,11 @@ struct gs_solver {
 static gs_status make_queue(gs_solver *s)
 {
     cl_int e;
-    s->queue = clCreateCommandQueue(s->ocl->ctx, s->ocl->device, s->profile ? CL_QUEUE_PROFILING_ENABLE : 0, &e);
+    const cl_command_queue_properties props = s->profile ? CL_QUEUE_PROFILING_ENABLE : 0;
+    s->queue = clCreateCommandQueue(s->ocl->ctx, s->ocl->device, props, &e);
     if (e != CL_SUCCESS) return GS_FAIL(GS_ERR_OCL, "clCreateCommandQueue failed: %s", gs_cl_error_name(e));
+    s->xfer = clCreateCommandQueue(s->ocl->ctx, s->ocl->device, props, &e);
+    if (e != CL_SUCCESS) return GS_FAIL(GS_ERR_OCL, "clCreateCommandQueue(transfers) failed: %s", gs_cl_error_name(e));
     return GS_OK;
 }
 
@@ -117,6 +123,7 @@ void gs_solver_free(gs_solver *s)
             if (s->pin_host[i]) clEnqueueUnmapMemObject(s->queue, s->pin[i], s->pin_host[i], 0, NULL, NULL);
             clReleaseMemObject(s->pin[i]);
         }
+    if (s->xfer) { clFinish(s->xfer); clReleaseCommandQueue(s->xfer); }
     if (s->queue) { clFinish(s->queue); clReleaseCommandQueue(s->queue); }
     free(s);
 }
@@ -283,18 +290,26 @@ static gs_status launch(gs_solver *s, prof *pf, int kern, size_t global, size_t 
     return GS_OK;
 }
 
-static gs_status launch2(gs_solver *s, prof *pf, int kern, size_t g0, size_t g1, size_t local)
+/* A 2-D launch; done, when given, receives an event for its completion (released by the caller). */
+static gs_status launch2_ev(gs_solver *s, prof *pf, int kern, size_t g0, size_t g1, size_t local, cl_event *done)
 {
-    cl_event *evp = NULL;
-    if (s->profile && pf->n < 32) { pf->kern[pf->n] = kern; evp = &pf->ev[pf->n++]; }
+    cl_event *evp = done;
+    const int prof_it = s->profile && pf->n < 32;
+    if (prof_it) { pf->kern[pf->n] = kern; evp = &pf->ev[pf->n++]; }
     const size_t global[2] = {g0, g1}, loc[2] = {local, 1};
     cl_int e = clEnqueueNDRangeKernel(s->queue, s->k[kern], 2, NULL, global, loc, 0, NULL, evp);
     if (e != CL_SUCCESS) {
-        if (evp) pf->n--;
+        if (prof_it) pf->n--;
         return GS_FAIL(GS_ERR_OCL, "clEnqueueNDRangeKernel(%s, %zu x %zu) failed: %s", k_names[kern], g0, g1,
                        gs_cl_error_name(e));
     }
+    if (prof_it && done) { *done = *evp; clRetainEvent(*done); }
     return GS_OK;
+}
+
+static gs_status launch2(gs_solver *s, prof *pf, int kern, size_t g0, size_t g1, size_t local)
+{
+    return launch2_ev(s, pf, kern, g0, g1, local, NULL);
 }
 
 /* Adds the round's kernel times to ph and per_kernel; returns the time of its first `upto`. */
@@ -830,11 +845,13 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     /* Rounds: the round table and the alpha changes of the last subproblems in one transfer,
      * k_update, the selection, k_gather_u, k_rows, k_readback, one blocking read, then the host
      * solves. Split: the host sends the changes of the first part of each subproblem; while the
-     * device updates, selects the next set (on gradients without the second part's changes) and
-     * computes its rows, the host solves the second part, whose changes a second transfer and
-     * k_update apply before k_readback. */
+     * device updates, selects the next set (on gradients without the second part's changes),
+     * computes its rows and sends the kernel matrices (on xfer), the host solves the second part;
+     * k_heads adds its changes to the set's gradients for the heads' read, and a second k_update
+     * applies them to every row after that read. */
     int nact = np, nvc = 0, nvch = 0, tables_dirty = 1, head = 0;
     long round = 0;
+    cl_event kws_done = NULL, kws_read = NULL; /* split: the matrices' k_readback, and their read */
     const size_t rbd = rb_doubles(q), upd_region = rtd + 4 * (size_t)q * np;
     const size_t rhd = rb_head(q), rkd = rb_kws(q);
     for (int i = 0; i < np; i++) act[i] = i;
@@ -902,10 +919,17 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         double t_second = 0; /* and their wall time */
         int late_update = 0; /* the second parts' k_update follows the heads' read */
         if (split) SETARG(K_READBACK, 13, rb_kws_only); /* else rb_all, set once */
-        if ((st = launch2(s, &pf, K_READBACK, round_up((size_t)q * q / 4, 256), (size_t)nact, 256))) goto cleanup;
+        if ((st = launch2_ev(s, &pf, K_READBACK, round_up((size_t)q * q / 4, 256), (size_t)nact, 256,
+                             split ? &kws_done : NULL)))
+            goto cleanup;
         if (split) {
-            GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_FALSE, nhd * sizeof(double),
-                                            rkd * (size_t)nact * sizeof(double), rbx + nhd, 0, NULL, NULL));
+            /* the matrices come on the transfer queue, so the heads' kernel and read need not wait
+             * for them (device-to-host copies and kernels run side by side) */
+            GS_CL_CHECK(clEnqueueReadBuffer(s->xfer, dp->rb, CL_FALSE, nhd * sizeof(double),
+                                            rkd * (size_t)nact * sizeof(double), rbx + nhd, 1, &kws_done, &kws_read));
+            clReleaseEvent(kws_done);
+            kws_done = NULL;
+            GS_CL_CHECK(clFlush(s->xfer));
             if (round > 0) { /* the second parts while the device works, then their changes */
                 GS_CL_CHECK(clFlush(s->queue));
                 n_first = pf.n;
@@ -935,14 +959,16 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         head = (head + q_new) % q;
         const double tw = gs_now();
         t_enq += tw - te;
-        /* the heads (split: the queue is in order, so the matrices are in too when they are) */
+        /* the heads, and (split) the matrices */
         if (late_update) {
-            cl_event ev;
-            GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_FALSE, 0, nhd * sizeof(double), rbx, 0, NULL, &ev));
+            cl_event ev[2] = {NULL, kws_read};
+            GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_FALSE, 0, nhd * sizeof(double), rbx, 0, NULL, &ev[0]));
             st = launch(s, &pf, K_UPDATE, (size_t)nvc * wg * USPLIT, (size_t)wg);
             cl_int e = st == GS_OK ? clFlush(s->queue) : CL_SUCCESS;
-            if (e == CL_SUCCESS) e = clWaitForEvents(1, &ev);
-            clReleaseEvent(ev);
+            if (e == CL_SUCCESS) e = clWaitForEvents(2, ev);
+            clReleaseEvent(ev[0]);
+            clReleaseEvent(kws_read);
+            kws_read = NULL;
             if (st != GS_OK) goto cleanup;
             if (e != CL_SUCCESS) {
                 st = GS_FAIL(GS_ERR_OCL, "reading the heads failed: %s", gs_cl_error_name(e));
@@ -952,6 +978,15 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         } else {
             GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_TRUE, 0, (split ? nhd : rbd * (size_t)nact) * sizeof(double),
                                             rbx, 0, NULL, NULL));
+            if (split) {
+                const cl_int e = clWaitForEvents(1, &kws_read);
+                clReleaseEvent(kws_read);
+                kws_read = NULL;
+                if (e != CL_SUCCESS) {
+                    st = GS_FAIL(GS_ERR_OCL, "reading the kernel matrices failed: %s", gs_cl_error_name(e));
+                    goto cleanup;
+                }
+            }
         }
         const double ta = gs_now();
         t_wait += ta - tw;
@@ -1053,7 +1088,12 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
 
 cleanup:
     /* on an error path, transfers from the host arrays freed below may still be queued */
-    if (st != GS_OK) clFinish(s->queue);
+    if (st != GS_OK) {
+        clFinish(s->queue);
+        clFinish(s->xfer);
+    }
+    if (kws_done) clReleaseEvent(kws_done);
+    if (kws_read) clReleaseEvent(kws_read);
     if (crew_ready) {
         pthread_mutex_lock(&cw.mu);
         cw.quit = 1;
