@@ -226,8 +226,12 @@ __kernel void k_update(__global double *G, __global double *alpha, __global cons
     }
 }
 
-/* Work-group = virtual chunk. state[pid*8 + L*4 + 0..3] = prefix, mask, k remaining, k taken in all
- * (per list L); hist[pid * 2 * NBINS ..]; gmax[2 * chunk ..] (round 0). */
+/* HSPLIT work-groups per virtual chunk, each for ITEMS / HSPLIT of its work-items' positions (more
+ * work-groups keep more loads in flight). state[pid*8 + L*4 + 0..3] = prefix, mask, k remaining, k
+ * taken in all (per list L); hist[pid * 2 * NBINS ..]; gmax[2 * (chunk * HSPLIT + part) ..] (round 0). */
+#ifndef HSPLIT
+#define HSPLIT 1
+#endif
 __kernel void k_hist(__global const char *y, __global const double *G,
                      __global const double *alpha, __global const double *ctab,
                      __global const uchar *in_ws, __global const uint *state,
@@ -237,7 +241,8 @@ __kernel void k_hist(__global const char *y, __global const double *G,
 {
     __local uint lh[2 * NBINS];
     __local double lmax[2 * WG];
-    const int v = get_group_id(0), lid = get_local_id(0);
+    const int gid = get_group_id(0), lid = get_local_id(0);
+    const int v = gid / HSPLIT, i0 = gid % HSPLIT * (ITEMS / HSPLIT);
     const int pid = rt[vch[2 * v] * RT + R_PID], j = vch[2 * v + 1];
     __global const int *pt = ptab + pid * PT;
     const int npos = pt[P_NPOS], poff = pt[P_POFF];
@@ -253,9 +258,9 @@ __kernel void k_hist(__global const char *y, __global const double *G,
     double mu = -INFINITY, ml = -INFINITY;
     const int end = min(npos, (j + 1) * WG * ITEMS);
     /* every key of the work-item first (its loads all in flight together), then the counting */
-    uint ku[ITEMS], kl[ITEMS];
-    for (int i = 0; i < ITEMS; i++) {
-        const int t = j * WG * ITEMS + lid + i * WG;
+    uint ku[ITEMS / HSPLIT], kl[ITEMS / HSPLIT];
+    for (int i = 0; i < ITEMS / HSPLIT; i++) {
+        const int t = j * WG * ITEMS + lid + (i0 + i) * WG;
         double vu = -INFINITY, vl = -INFINITY;
         ku[i] = EXCLUDED;
         kl[i] = EXCLUDED;
@@ -264,8 +269,8 @@ __kernel void k_hist(__global const char *y, __global const double *G,
         ml = fmax(ml, vl);
     }
     run ru = {0u, 0u}, rl = {0u, 0u};
-    for (int i = 0; i < ITEMS; i++) {
-        const int t = j * WG * ITEMS + lid + i * WG;
+    for (int i = 0; i < ITEMS / HSPLIT; i++) {
+        const int t = j * WG * ITEMS + lid + (i0 + i) * WG;
         if (store_keys && t < end) keys[t] = (uint2)(ku[i], kl[i]);
         if (ku[i] != EXCLUDED && (ku[i] & m0) == p0) run_add(lh, &ru, (ku[i] >> shift) & dmask);
         if (kl[i] != EXCLUDED && (kl[i] & m1) == p1) run_add(lh, &rl, NBINS + ((kl[i] >> shift) & dmask));
@@ -287,13 +292,13 @@ __kernel void k_hist(__global const char *y, __global const double *G,
             barrier(CLK_LOCAL_MEM_FENCE);
         }
         if (lid == 0) {
-            gmax[2 * v] = lmax[0];
-            gmax[2 * v + 1] = lmax[WG];
+            gmax[2 * gid] = lmax[0];
+            gmax[2 * gid + 1] = lmax[WG];
         }
     }
 }
 
-/* The problem's maximal violating pair parts: the maxima of its nch chunks' gmax (from ch0) into
+/* The problem's maximal violating pair parts: the maxima of its nch gmax entries (from ch0) into
  * gap[2 pid ..], by a work-group of n work-items with lm (2 n doubles of local memory). */
 void gap_reduce(__global const double *gmax, __global double *gap, int ch0, int nch, int pid,
                 __local double *lm, int lid, int n)
@@ -367,7 +372,7 @@ __kernel void k_pick(__global uint *state, __global uint *hist, __global const d
         }
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     }
-    if (round == 0) gap_reduce(gmax, gap, ch0, nch, pid, lm, lid, WG);
+    if (round == 0) gap_reduce(gmax, gap, ch0 * HSPLIT, nch * HSPLIT, pid, lm, lid, WG);
 }
 
 /* Counts this work-item's ITEMS rows from base whose keys are above / equal to the thresholds:
@@ -637,10 +642,10 @@ __kernel void k_merge(__global const uint *state, __global const int *cand, int 
 
 /* Both lists' digit picks at once over the histograms h[0..NBINS) (list 0) and h[NBINS..) (list 1):
  * for each list L with need[L] > 0 (first lowered to the list's total when clamp), the bin b
- * holding the need-th largest key (bins from the top) and the count of keys in higher bins.
- * part: 2 * MWG uints, res: 4 uints (local); the whole work-group calls it. */
+ * holding the need-th largest key (bins from the top), the count of keys in higher bins and the
+ * count in b. part: 2 * MWG uints, res: 6 uints (local); the whole work-group calls it. */
 void pick_bins(__local const uint *h, __local uint *part, __local uint *res, int lid, uint *need, int clamp,
-               uint *bin, uint *above)
+               uint *bin, uint *above, uint *inbin)
 {
     const int per = NBINS / MWG;
     for (int L = 0; L < 2; L++) {
@@ -664,7 +669,7 @@ void pick_bins(__local const uint *h, __local uint *part, __local uint *res, int
             for (int i = 0; i < per; i++) {
                 const int b = NBINS - 1 - (lid * per + i);
                 const uint c = h[L * NBINS + b];
-                if (cum + c >= need[L]) { res[2 * L] = (uint)b; res[2 * L + 1] = cum; break; }
+                if (cum + c >= need[L]) { res[2 * L] = (uint)b; res[2 * L + 1] = cum; res[4 + L] = c; break; }
                 cum += c;
             }
         }
@@ -673,6 +678,7 @@ void pick_bins(__local const uint *h, __local uint *part, __local uint *res, int
     for (int L = 0; L < 2; L++) {
         bin[L] = res[2 * L];
         above[L] = res[2 * L + 1];
+        inbin[L] = res[4 + L];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 }
@@ -680,7 +686,7 @@ void pick_bins(__local const uint *h, __local uint *part, __local uint *res, int
 /* keys per batch of loads in k_select, and per work-item in a compaction tile (H100, a9a: 5.8 ms of
  * k_select a run against 6.3 with 8 and 7.0 with 32) */
 #define KB 16
-#define SEL_A (2 * NBINS + 2 * MWG + 4)
+#define SEL_A (2 * NBINS + 2 * MWG + 6)
 #define SEL_B (6 * QMAX + MWG)
 #define SEL_C (MWG * KB / 4 + 2 * MWG)
 #define SEL_POOL (SEL_A > SEL_B ? (SEL_A > SEL_C ? SEL_A : SEL_C) : (SEL_B > SEL_C ? SEL_B : SEL_C))
@@ -695,7 +701,7 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
                        __global uchar *in_ws, __global int *new_slots, __global int *n_new, int q,
                        __global const int *rt, __global const int *ptab, __global int *ws_row, int nbank)
 {
-    /* one pool, reused by the phases: 2 * MWG doubles for the gap, 2 * NBINS + 2 * MWG + 4 uints
+    /* one pool, reused by the phases: 2 * MWG doubles for the gap, 2 * NBINS + 2 * MWG + 6 uints
      * for the digits, 4 * MWG for the compaction's scans, 6 * QMAX + MWG ints for the merge */
     __local ulong pool[(SEL_POOL + 1) / 2];
     __local int lcand[2 * QMAX];
@@ -706,13 +712,19 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
     const int npos = pt[P_NPOS], poff = pt[P_POFF];
     keys += poff;
     hist += 2 * NBINS * pid;
-    gap_reduce(gmax, gap, ch0, nch, pid, (__local double *)pool, lid, MWG);
+    gap_reduce(gmax, gap, ch0 * HSPLIT, nch * HSPLIT, pid, (__local double *)pool, lid, MWG);
     barrier(CLK_LOCAL_MEM_FENCE);
     __local uint *h = (__local uint *)pool;
     __local uint *part = h + 2 * NBINS;
     __local uint *res = part + 2 * MWG;
     uint need[2] = {(uint)r[R_KUP], (uint)r[R_KLOW]}, pre[2] = {0u, 0u}, msk[2] = {0u, 0u}, taken[2] = {0u, 0u};
+    /* A list is settled once the bin just picked holds exactly the keys still needed: they are
+     * all taken whatever their lower digits, so the threshold stays a prefix (compared under msk)
+     * and the list's later passes are skipped (the same picks as three passes). */
+    int settled[2] = {0, 0};
     for (int pass = 0; pass < 3; pass++) {
+        if (pass > 0 && (settled[0] || need[0] == 0) && (settled[1] || need[1] == 0)) break;
+        uint act[2] = {settled[0] ? 0u : need[0], settled[1] ? 0u : need[1]};
         const int shift = pass == 0 ? 21 : (pass == 1 ? 10 : 0);
         const uint dmask = pass == 2 ? 0x3FFu : 0x7FFu;
         if (pass == 0) {
@@ -726,8 +738,8 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
                 for (int i = 0; i < KB; i++) kb[i] = t0 + i * MWG < npos ? keys[t0 + i * MWG] : (uint2)(EXCLUDED);
                 for (int i = 0; i < KB; i++) {
                     const uint2 k = kb[i];
-                    if (need[0] > 0 && k.x != EXCLUDED && (k.x & msk[0]) == pre[0]) run_add(h, &ru, (k.x >> shift) & dmask);
-                    if (need[1] > 0 && k.y != EXCLUDED && (k.y & msk[1]) == pre[1])
+                    if (act[0] > 0 && k.x != EXCLUDED && (k.x & msk[0]) == pre[0]) run_add(h, &ru, (k.x >> shift) & dmask);
+                    if (act[1] > 0 && k.y != EXCLUDED && (k.y & msk[1]) == pre[1])
                         run_add(h, &rl, NBINS + ((k.y >> shift) & dmask));
                 }
             }
@@ -735,19 +747,20 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
             run_flush(h, &rl);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        uint bin[2], above[2];
-        pick_bins(h, part, res, lid, need, pass == 0, bin, above);
+        uint bin[2], above[2], inbin[2];
+        pick_bins(h, part, res, lid, act, pass == 0, bin, above, inbin);
         for (int L = 0; L < 2; L++) {
-            if (pass == 0) taken[L] = need[L];
-            if (need[L] > 0) {
+            if (pass == 0) taken[L] = need[L] = act[L]; /* clamped to the list's keys */
+            if (act[L] > 0) {
                 pre[L] |= (bin[L] & dmask) << shift;
                 msk[L] |= dmask << shift;
                 need[L] -= above[L];
+                settled[L] = inbin[L] == need[L];
             }
         }
     }
     for (int L = 0; L < 2; L++)
-        if (taken[L] == 0) { pre[L] = 0xFFFFFFFFu; need[L] = 0u; } /* a threshold no key passes */
+        if (taken[L] == 0) { pre[L] = msk[L] = 0xFFFFFFFFu; need[L] = 0u; } /* a threshold no key passes */
     /* ordered compaction, MWG * KB positions (a tile) at a time: each work-item loads KB keys MWG
      * apart (coalesced) and puts their 4 flags (> or == each list's threshold) in local memory,
      * then takes the flags of KB consecutive positions, so the work-items' ranks (a scan of their
@@ -760,8 +773,9 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
             const int t = t0 + i * MWG + lid;
             const uint2 k = t < npos ? keys[t] : (uint2)(EXCLUDED);
             uint f = 0u;
-            if (k.x != EXCLUDED) f = (uint)(k.x > pre[0]) | (uint)(k.x == pre[0]) << 1;
-            if (k.y != EXCLUDED) f |= (uint)(k.y > pre[1]) << 2 | (uint)(k.y == pre[1]) << 3;
+            const uint kx = k.x & msk[0], ky = k.y & msk[1];
+            if (k.x != EXCLUDED) f = (uint)(kx > pre[0]) | (uint)(kx == pre[0]) << 1;
+            if (k.y != EXCLUDED) f |= (uint)(ky > pre[1]) << 2 | (uint)(ky == pre[1]) << 3;
             fl[i * MWG + lid] = (uchar)f;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
