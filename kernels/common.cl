@@ -119,6 +119,30 @@ void gs_row_dots(int c, int t, int w0, int nn, __global const long *col_off, __g
 }
 #endif
 
+/* In-place inclusive scan (Hillis-Steele) of a[0..n) by the n work-items of a group, a[lid] each;
+ * its barriers come first (a[] written just before is seen) and last. Counts only: no overflow. */
+void gs_scan_u(__local uint *a, int lid, int n)
+{
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < n; off <<= 1) {
+        const uint x = lid >= off ? a[lid - off] : 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        a[lid] += x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+/* The same over ulongs (several counters packed in one). */
+void gs_scan_ul(__local ulong *a, int lid, int n)
+{
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < n; off <<= 1) {
+        const ulong x = lid >= off ? a[lid - off] : 0ul;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        a[lid] += x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
 #if defined(QMAX) && defined(MWG)
 /* Working-set merges (solver.cl k_merge, cs.cl cs_merge): in-place exclusive scan of v[QMAX] by one
  * work-group of MWG, each work-item owning QMAX / MWG consecutive entries (part: MWG ints of local
@@ -129,13 +153,7 @@ int gs_block_scan(__local int *v, __local int *part, int lid)
     int s = 0;
     for (int i = 0; i < per; i++) { const int x = v[b + i]; v[b + i] = s; s += x; }
     part[lid] = s;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int off = 1; off < MWG; off <<= 1) {
-        const int x = lid >= off ? part[lid - off] : 0;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        part[lid] += x;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    gs_scan_u((__local uint *)part, lid, MWG);
     const int add = lid ? part[lid - 1] : 0;
     for (int i = 0; i < per; i++) v[b + i] += add;
     const int total = part[MWG - 1];

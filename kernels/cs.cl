@@ -181,13 +181,7 @@ __kernel void cs_pick(__global ulong *state, __global uint *hist, int p, int q)
     uint s = 0;
     for (int i = 0; i < per; i++) s += h[NBINS - 1 - (lid * per + i)];
     part[lid] = s;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int off = 1; off < MWG; off <<= 1) { /* inclusive scan */
-        const uint x = lid >= off ? part[lid - off] : 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        part[lid] += x;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    gs_scan_u(part, lid, MWG);
     if (p == 0) {
         const uint total = part[MWG - 1];
         need = total < (uint)q ? total : (uint)q;

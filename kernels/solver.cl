@@ -338,13 +338,7 @@ __kernel void k_pick(__global uint *state, __global uint *hist, __global const d
         uint s = 0;
         for (int i = 0; i < per; i++) s += h[NBINS - 1 - (lid * per + i)];
         part[lid] = s;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int off = 1; off < WG; off <<= 1) { /* inclusive scan */
-            uint v = lid >= off ? part[lid - off] : 0u;
-            barrier(CLK_LOCAL_MEM_FENCE);
-            part[lid] += v;
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
+        gs_scan_u(part, lid, WG);
         uint need = state[L * 4 + 2];
         if (round == 0) {
             const uint total = part[WG - 1];
@@ -787,13 +781,7 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
                    (ulong)(f[j] >> 3) << 48;
         }
         sc[lid] = cnt;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int off = 1; off < MWG; off <<= 1) { /* inclusive scan */
-            const ulong x = lid >= off ? sc[lid - off] : 0ul;
-            barrier(CLK_LOCAL_MEM_FENCE);
-            sc[lid] += x;
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
+        gs_scan_ul(sc, lid, MWG);
         const ulong ex = sc[lid] - cnt, tot = sc[MWG - 1];
         uint rk[4];
         for (int j = 0; j < 4; j++) rk[j] = base[j] + (uint)(ex >> (16 * j) & 0xFFFFu);
