@@ -21,14 +21,17 @@
  *   also stores every row's keys, then k_select, one work-group per problem doing the remaining
  *   picks, the compaction and the merge over the stored keys: the same working sets)
  *   k_gather_u: copies the new working-set vectors into the dense block U[col][w]
- *   k_rows    : kernel rows K[ws_row[slot]][t] for the new slots over every row (Algorithm 1's staging)
- *   k_readback: gap, slot positions, G of the set and the new rows' Gram entries -> one buffer
+ *   k_gram    : the new vectors' kernel values against the set's members (the set's matrix entries
+ *               the new rows would give, the same values)
+ *   k_readback: gap, slot positions, G of the set and the set's kernel matrix -> one buffer
  *   k_heads   : (split rounds) the same heads, the second part's changes added to the set's G
- * The host then does a single blocking read, solves the subproblems and starts the next round.
+ *   k_rows    : after the read: kernel rows K[ws_row[slot]][t] for the new slots over every row
+ *               (Algorithm 1's staging), needed from the next round's k_update on
+ * The host reads the buffer, solves the subproblems (while k_rows runs) and starts the next round.
  * Split rounds (src/solver.c): the host sends the first part of a subproblem's changes, the device
- * updates and selects the next set and computes its rows while the host finishes the subproblem;
- * then k_heads reads the set's gradients with the rest of the changes added, and the second k_update
- * applies them to every row after that read, off the round's critical path.
+ * updates and selects the next set and sends its kernel matrix while the host finishes the
+ * subproblem; then k_heads reads the set's gradients with the rest of the changes added, and the
+ * second k_update applies them to every row after that read, off the round's critical path.
  *
  * Kernel rows: slot s of problem p has its row at K[koff[p] + ws_row[p*q + s] * npos]. With one
  * bank ws_row[s] = s; with two (q + q rows) a slot that gets a new member switches bank, so the
@@ -936,18 +939,21 @@ __kernel void k_heads(__global const double *gap, __global const int *n_new, __g
  * active problems), so either part is one contiguous read. Head: [0] max up, [1] max low,
  * [2] n_new, [3] 0, [4..4+q) G per slot, [4+q..4+2q) ws_pos, [4+2q..4+3q) new_slots. Matrix: the
  * q x q floats of the working set's kernel matrix in slot space, which the host's subproblem reads
- * in place. It persists in kws (q*q floats per problem): entry (a, b) is refreshed when slot b was
- * replaced this round (the ring offsets 0..q_new-1 from head, retained or empty ones included) from
- * the new row of b, K(b, pos a); else when slot a was replaced, from K(a, pos b); otherwise it
- * keeps its value. Empty slots give 0. parts: 1 the matrices, 2 the heads, 3 both (the matrices do
- * not depend on the gradients, so a split round reads them before its second update). */
+ * in place. It persists in kws (q*q floats per problem): entry (a, b) is refreshed when slot b is
+ * in this round's ring window (the offsets 0..q_new-1 from head, retained or empty ones included),
+ * from b's row, K(b, pos a); else when slot a is, from K(a, pos b); otherwise it keeps its value.
+ * Empty slots give 0. Entries from a row computed this round (fresh) were written by k_gram, which
+ * runs just before; the others come from the kernel rows. parts: 1 the matrices, 2 the heads, 3
+ * both (the matrices do not depend on the gradients, so a split round reads them before its second
+ * update). */
 
 #define RB_KWS (((long)q * q + 1) / 2)
 __kernel void k_readback(__global const double *gap, __global const int *n_new,
                          __global const int *ws_pos, __global const int *new_slots,
                          __global const double *G, __global const float *K, __global const long *koff,
                          __global double *rb, int q, __global const int *rt, __global const int *ptab,
-                         __global float *kws, __global const int *ws_row, int parts)
+                         __global float *kws, __global const int *ws_row, int parts,
+                         __global const uchar *fresh)
 {
     const int i = get_global_id(0), ai = get_group_id(1);
     __global const int *r = rt + ai * RT;
@@ -960,6 +966,7 @@ __kernel void k_readback(__global const double *gap, __global const int *n_new,
     new_slots += q * pid;
     kws += (long)q * q * pid;
     ws_row += q * pid;
+    fresh += q * pid;
     if (parts & 2) {
         __global double *h = rb + (long)ai * RB_HEAD;
         const int nn = n_new[pid];
@@ -970,15 +977,123 @@ __kernel void k_readback(__global const double *gap, __global const int *n_new,
     __global float *out = (__global float *)(rb + (long)get_num_groups(1) * RB_HEAD + ai * RB_KWS);
     for (int e = i; e < q * q; e += get_global_size(0)) {
         const int a = e / q, b = e % q;
-        const int b_new = (b - head + q) % q < q_new, a_new = (a - head + q) % q < q_new;
+        const int b_win = (b - head + q) % q < q_new, a_win = (a - head + q) % q < q_new;
         float v;
-        if (b_new || a_new) {
+        if (b_win || a_win) {
+            if (b_win ? fresh[b] : fresh[a]) continue; /* k_gram's */
             const int pa = ws_pos[a], pb = ws_pos[b];
-            v = (pa < 0 || pb < 0) ? 0.0f : (b_new ? K[(long)ws_row[b] * npos + pa] : K[(long)ws_row[a] * npos + pb]);
+            v = (pa < 0 || pb < 0) ? 0.0f : (b_win ? K[(long)ws_row[b] * npos + pa] : K[(long)ws_row[a] * npos + pb]);
             kws[e] = v;
         } else {
             v = kws[e];
         }
         out[e] = v;
+    }
+}
+
+/* Work-group (slot a, active problem), GRAM_WG work-items over the new slots: the set's matrix
+ * entries that come from this round's new kernel rows, without the rows. For new slot b (U column
+ * k) it computes K(b, pos a) with the very multiply-adds k_rows (gs_row_dots) does for row a and
+ * vector k, in the same order (a dense cluster's columns; a row-wise cluster's entries, zeros
+ * skipped), so the value is the one k_rows writes into b's new row, bit for bit. A dense row's zeros
+ * are skipped too when skip0 (every value of the data finite: then fma(0, u, acc) == acc, acc never
+ * being -0), so only a's nonzeros read U. It
+ * writes entry (a, b) and, when slot a is outside the ring window, (b, a) (see k_readback), to kws
+ * and the readback; work-group 0 marks the slots with new rows in fresh. The full rows are then
+ * only needed by the next k_update, so k_rows runs after the heads are read. */
+#define GRAM_CH 256 /* a's columns staged at once */
+#define GRAM_B 8    /* U loads in flight per work-item */
+__kernel void k_gram(__global const long *col_off, __global const int *cols, __global const float *vals,
+                     __global const double *norm2, __global const float *U, __global const int *ws_pos,
+                     __global const int *new_slots, __global const int *n_new, int q, double gamma,
+                     double coef0, int degree, __global const int *ell_w, __global const long *ell_off,
+                     __global const int *ell_idx, __global const float *ell_val, __global const int *rt,
+                     __global const int *ptab, long uq, __global double *rb, __global float *kws,
+                     __global uchar *fresh, int skip0)
+{
+    __local int lcol[GRAM_CH];
+    __local float lx[GRAM_CH];
+    __local int lm;
+    const int a = get_group_id(0), ai = get_group_id(1), lid = get_local_id(0), nl = get_local_size(0);
+    __global const int *r = rt + ai * RT;
+    const int pid = r[R_PID], head = r[R_HEAD], q_new = r[R_QNEW];
+    __global const int *pt = ptab + pid * PT;
+    const int nn = n_new[pid];
+    ws_pos += q * pid;
+    new_slots += q * pid;
+    U += uq * pid;
+    kws += (long)q * q * pid;
+    fresh += q * pid;
+    if (a == 0)
+        for (int e = lid; e < q; e += nl) fresh[e] = 0;
+    barrier(CLK_GLOBAL_MEM_FENCE); /* outside the branch: PoCL crashed on a barrier under it */
+    if (a == 0)
+        for (int k = lid; k < nn; k += nl) fresh[new_slots[k]] = 1;
+    if (nn == 0) return;
+    const int pa = ws_pos[a];
+    const int a_win = (a - head + q) % q < q_new;
+    __global float *out = (__global float *)(rb + (long)get_num_groups(1) * RB_HEAD + ai * RB_KWS);
+    double na = 0.0;
+    int ew = 0, cnt = 0, lane = 0;
+    long b0 = 0;
+    if (pa >= 0) {
+        const int gp = gpos(pt, pa), c = gp / WG;
+        lane = gp % WG;
+        na = norm2[gp];
+        ew = ell_w[c];
+        b0 = ew > 0 ? ell_off[c] + lane : col_off[c];
+        cnt = ew > 0 ? ew : (int)(col_off[c + 1] - col_off[c]);
+    }
+    for (int k0 = 0; k0 < nn; k0 += nl) {
+        const int k = k0 + lid;
+        float acc = 0.0f;
+        for (int j0 = 0; j0 < cnt; j0 += GRAM_CH) {
+            const int jn = min(GRAM_CH, cnt - j0);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int i = lid; i < jn; i += nl) {
+                if (ew > 0) {
+                    lcol[i] = ell_idx[b0 + (long)(j0 + i) * WG];
+                    lx[i] = ell_val[b0 + (long)(j0 + i) * WG];
+                } else {
+                    lcol[i] = cols[b0 + j0 + i];
+                    lx[i] = vals[(b0 + j0 + i) * WG + lane];
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (lid == 0) { /* the entries that take part, in order (a few hundred at most: serial) */
+                int m = 0;
+                for (int i = 0; i < jn; i++) {
+                    const float xv = lx[i];
+                    if (xv != 0.0f || (ew == 0 && !skip0)) { lcol[m] = lcol[i]; lx[m] = xv; m++; }
+                }
+                lm = m;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            const int m = lm;
+            if (k < nn) {
+                __global const float *u = U + k;
+                for (int i0 = 0; i0 < m; i0 += GRAM_B) {
+                    float uv[GRAM_B];
+                    for (int i = 0; i < GRAM_B; i++) uv[i] = i0 + i < m ? u[(long)lcol[i0 + i] * q] : 0.0f;
+                    for (int i = 0; i < GRAM_B && i0 + i < m; i++) acc = fma(lx[i0 + i], uv[i], acc);
+                }
+            }
+        }
+        if (k < nn) {
+            const int b = new_slots[k], pb = ws_pos[b];
+            float v = 0.0f;
+            if (pa >= 0 && pb >= 0) {
+                const double dot = pa == pb ? na : (double)acc;
+                v = (float)gs_kfun(dot, na, norm2[gpos(pt, pb)], gamma, coef0, degree);
+            }
+            const long e1 = (long)a * q + b;
+            kws[e1] = v;
+            out[e1] = v;
+            if (!a_win) {
+                const long e2 = (long)b * q + a;
+                kws[e2] = v;
+                out[e2] = v;
+            }
+        }
     }
 }

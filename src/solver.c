@@ -1,10 +1,11 @@
 /* solver.c — host side of the working-set loop (see solver.h and kernels/solver.cl).
  * A batch of binary problems over one clustered data set advances together: per round one
- * non-blocking write of the round table and the alpha changes of every active problem, 6 queued
- * kernels covering all of them (13 for batches with a problem too large for k_select), one
- * blocking read (each problem's gap, working set, its gradients
- * and the new kernel rows' Gram entries); the CPU then solves every active problem's subproblem,
- * on a pool of threads when there are several. Nothing is allocated inside the loop. Problems stop
+ * non-blocking write of the round table and the alpha changes of every active problem, 7 queued
+ * kernels covering all of them (14 for batches with a problem too large for k_select), one read
+ * the host waits for (each problem's gap, working set, its gradients and the set's kernel matrix,
+ * whose new entries k_gram computes), then k_rows, the new members' full kernel rows, which only
+ * the next round's k_update needs; the CPU solves every active problem's subproblem meanwhile, on
+ * a pool of threads when there are several. Nothing is allocated inside the loop. Problems stop
  * on their own criterion and leave the launches; batches are sized to fit the device's memory.
  * Two-class training splits each round in two (see solve_batch) so that the next set's selection
  * and kernel rows run on the device while the CPU finishes the subproblem; the second part's
@@ -28,6 +29,7 @@
 #define ITEMS 8 /* positions per work-item in the compaction kernels (H100: 8 a little ahead of 16, 4, 2) */
 #define WCH 16
 #define USPLIT 4 /* work-groups per cluster in k_update (each sums a quarter of the updates) */
+#define GRAM_WG 256 /* k_gram's work-group: a slot's entries for 256 new slots at a time */
 /* work-groups per chunk in k_hist (H100, device time of k_hist per a9a run: 1.35 ms with 1, 0.9 with
  * 2, 0.7 with 4, 0.65 with 8; ijcnn1 0.8 / 0.6 / 0.45 / 0.45 ms) */
 #define HSPLIT 4
@@ -53,20 +55,21 @@ _Static_assert(ITEMS % HSPLIT == 0, "k_hist splits a chunk's ITEMS evenly");
 #define RT_INTS 10 /* round table entry (RT) */
 
 enum { K_INIT, K_UPDATE, K_HIST, K_PICK, K_COUNT, K_SCAN, K_WRITE, K_MERGE, K_SELECT, K_GATHER, K_ROWS,
-       K_READBACK, K_HEADS, K_COUNT_ALL };
+       K_READBACK, K_HEADS, K_GRAM, K_COUNT_ALL };
 static const char *const k_names[K_COUNT_ALL] = {"k_init", "k_update", "k_hist", "k_pick",
-    "k_count", "k_scan", "k_write", "k_merge", "k_select", "k_gather_u", "k_rows", "k_readback", "k_heads"};
+    "k_count", "k_scan", "k_write", "k_merge", "k_select", "k_gather_u", "k_rows", "k_readback", "k_heads",
+    "k_gram"};
 /* phase of each kernel for the --verbose breakdown */
 enum { PH_UPDATE, PH_SELECT, PH_ROWS, PH_TRANSFER, PH_N };
 static const int k_phase[K_COUNT_ALL] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SELECT, PH_SELECT,
-    PH_SELECT, PH_SELECT, PH_SELECT, PH_SELECT, PH_ROWS, PH_ROWS, PH_TRANSFER, PH_TRANSFER};
+    PH_SELECT, PH_SELECT, PH_SELECT, PH_SELECT, PH_ROWS, PH_ROWS, PH_TRANSFER, PH_TRANSFER, PH_ROWS};
 
 /* Device buffers of a batch, kept by the solver and reused (grown when needed) from one batch to
  * the next: NVIDIA allocations synchronise the device. */
 typedef struct dev {
     cl_mem cols, col_off, vals, ell_w, ell_off, ell_idx, ell_val, norm2, y, ctab, ptab, koff, vc, vch, G,
         alpha, in_ws, slot_of, state, hist, gmax, gap, gcnt, cand, ws_pos, ws_row, new_slots, n_new, u_pos, U, K, upd, rb,
-        kws, keys;
+        kws, keys, fresh;
 } dev;
 
 #define N_BUFS (sizeof(dev) / sizeof(cl_mem))
@@ -729,7 +732,8 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         (st = ensure_buf(s, &dp->upd, (rtd + 4 * (size_t)q * np) * sizeof(double), NULL, "round table and updates")) ||
         (st = ensure_buf(s, &dp->rb, rb_prob * (size_t)np, NULL, "readback")) ||
         (st = ensure_buf(s, &dp->kws, (size_t)q * q * np * sizeof(float), NULL, "working-set kernel matrices")) ||
-        (st = ensure_buf(s, &dp->keys, (size_t)total * 2 * sizeof(cl_uint), NULL, "selection keys"))) {
+        (st = ensure_buf(s, &dp->keys, (size_t)total * 2 * sizeof(cl_uint), NULL, "selection keys")) ||
+        (st = ensure_buf(s, &dp->fresh, (size_t)q * np, NULL, "new-row flags"))) {
         free(neg);
         goto cleanup;
     }
@@ -797,7 +801,20 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     SETARG(K_READBACK, 3, dp->new_slots); SETARG(K_READBACK, 4, dp->G); SETARG(K_READBACK, 5, dp->K);
     SETARG(K_READBACK, 6, dp->koff); SETARG(K_READBACK, 7, dp->rb); SETARG(K_READBACK, 8, q);
     SETARG(K_READBACK, 9, dp->upd); SETARG(K_READBACK, 10, dp->ptab);
-    SETARG(K_READBACK, 11, dp->kws); SETARG(K_READBACK, 12, dp->ws_row);
+    SETARG(K_READBACK, 11, dp->kws); SETARG(K_READBACK, 12, dp->ws_row); SETARG(K_READBACK, 14, dp->fresh);
+    SETARG(K_GRAM, 0, dp->col_off); SETARG(K_GRAM, 1, dp->cols); SETARG(K_GRAM, 2, dp->vals);
+    SETARG(K_GRAM, 3, dp->norm2); SETARG(K_GRAM, 4, dp->U); SETARG(K_GRAM, 5, dp->ws_pos);
+    SETARG(K_GRAM, 6, dp->new_slots); SETARG(K_GRAM, 7, dp->n_new); SETARG(K_GRAM, 8, q);
+    SETARG(K_GRAM, 9, s->gamma); SETARG(K_GRAM, 10, s->coef0); SETARG(K_GRAM, 11, s->degree);
+    SETARG(K_GRAM, 12, dp->ell_w); SETARG(K_GRAM, 13, dp->ell_off); SETARG(K_GRAM, 14, dp->ell_idx);
+    SETARG(K_GRAM, 15, dp->ell_val); SETARG(K_GRAM, 16, dp->upd); SETARG(K_GRAM, 17, dp->ptab);
+    SETARG(K_GRAM, 18, uq); SETARG(K_GRAM, 19, dp->rb); SETARG(K_GRAM, 20, dp->kws);
+    SETARG(K_GRAM, 21, dp->fresh);
+    { /* k_gram may skip a dense row's zeros only if every value is finite (then every norm is) */
+        int skip0 = 1;
+        for (int t = 0; t < nposg && skip0; t++) skip0 = isfinite(cl->norm2[t]) != 0;
+        SETARG(K_GRAM, 22, skip0);
+    }
     SETARG(K_HEADS, 0, dp->gap); SETARG(K_HEADS, 1, dp->n_new); SETARG(K_HEADS, 2, dp->ws_pos);
     SETARG(K_HEADS, 3, dp->new_slots); SETARG(K_HEADS, 4, dp->G); SETARG(K_HEADS, 5, dp->K);
     SETARG(K_HEADS, 6, dp->koff); SETARG(K_HEADS, 7, dp->rb); SETARG(K_HEADS, 8, q);
@@ -849,12 +866,12 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     const double clustered_bytes_per_pos = ((double)ncols_total * wg + (double)cl->ell_off[ncl]) * sizeof(float) /
                                            (nposg ? nposg : 1);
     /* Rounds: the round table and the alpha changes of the last subproblems in one transfer,
-     * k_update, the selection, k_gather_u, k_rows, k_readback, one blocking read, then the host
-     * solves. Split: the host sends the changes of the first part of each subproblem; while the
-     * device updates, selects the next set (on gradients without the second part's changes),
-     * computes its rows and sends the kernel matrices (on xfer), the host solves the second part;
-     * k_heads adds its changes to the set's gradients for the heads' read, and a second k_update
-     * applies them to every row after that read. */
+     * k_update, the selection, k_gather_u, k_gram, k_readback, the read, then k_rows while the
+     * host solves. Split: the host sends the changes of the first part of each subproblem; while
+     * the device updates, selects the next set (on gradients without the second part's changes)
+     * and sends its kernel matrix (on xfer), the host solves the second part; k_heads adds its
+     * changes to the set's gradients for the heads' read, and a second k_update applies them to
+     * every row after that read, before k_rows. */
     int nact = np, nvc = 0, nvch = 0, tables_dirty = 1, head = 0;
     long round = 0;
     cl_event kws_done = NULL, kws_read = NULL; /* split: the matrices' k_readback, and their read */
@@ -915,7 +932,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
                 goto cleanup;
         }
         if ((st = launch2(s, &pf, K_GATHER, (size_t)q_new * wg, (size_t)nact, (size_t)wg)) ||
-            (st = launch2(s, &pf, K_ROWS, (size_t)nvc * wg, (size_t)((q_new + WCH - 1) / WCH), (size_t)wg)))
+            (st = launch2(s, &pf, K_GRAM, (size_t)q * GRAM_WG, (size_t)nact, GRAM_WG)))
             goto cleanup;
         /* this round's readback: both parts in one read, or (split) the kernel matrices first,
          * into the other half of the pinned memory, as the second parts still read the last ones */
@@ -965,34 +982,27 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         head = (head + q_new) % q;
         const double tw = gs_now();
         t_enq += tw - te;
-        /* the heads, and (split) the matrices */
-        if (late_update) {
+        /* the heads (and the matrices, unsplit; split, they come on xfer); then the second parts'
+         * k_update and this round's new kernel rows, which the next round's k_update is the first
+         * to need: both run while the host solves */
+        {
             cl_event ev[2] = {NULL, kws_read};
-            GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_FALSE, 0, nhd * sizeof(double), rbx, 0, NULL, &ev[0]));
-            st = launch(s, &pf, K_UPDATE, (size_t)nvc * wg * USPLIT, (size_t)wg);
+            GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_FALSE, 0, (split ? nhd : rbd * (size_t)nact) * sizeof(double),
+                                            rbx, 0, NULL, &ev[0]));
+            if (late_update) st = launch(s, &pf, K_UPDATE, (size_t)nvc * wg * USPLIT, (size_t)wg);
+            if (st == GS_OK)
+                st = launch2(s, &pf, K_ROWS, (size_t)nvc * wg, (size_t)((q_new + WCH - 1) / WCH), (size_t)wg);
             cl_int e = st == GS_OK ? clFlush(s->queue) : CL_SUCCESS;
-            if (e == CL_SUCCESS) e = clWaitForEvents(2, ev);
+            if (e == CL_SUCCESS) e = clWaitForEvents(split ? 2 : 1, ev);
             clReleaseEvent(ev[0]);
-            clReleaseEvent(kws_read);
+            if (kws_read) clReleaseEvent(kws_read);
             kws_read = NULL;
             if (st != GS_OK) goto cleanup;
             if (e != CL_SUCCESS) {
-                st = GS_FAIL(GS_ERR_OCL, "reading the heads failed: %s", gs_cl_error_name(e));
+                st = GS_FAIL(GS_ERR_OCL, "reading the round's results failed: %s", gs_cl_error_name(e));
                 goto cleanup;
             }
-            if (s->profile) GS_CL_CHECK(clFinish(s->queue)); /* the update's event too */
-        } else {
-            GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_TRUE, 0, (split ? nhd : rbd * (size_t)nact) * sizeof(double),
-                                            rbx, 0, NULL, NULL));
-            if (split) {
-                const cl_int e = clWaitForEvents(1, &kws_read);
-                clReleaseEvent(kws_read);
-                kws_read = NULL;
-                if (e != CL_SUCCESS) {
-                    st = GS_FAIL(GS_ERR_OCL, "reading the kernel matrices failed: %s", gs_cl_error_name(e));
-                    goto cleanup;
-                }
-            }
+            if (s->profile) GS_CL_CHECK(clFinish(s->queue)); /* the later kernels' events too */
         }
         const double ta = gs_now();
         t_wait += ta - tw;
