@@ -991,16 +991,20 @@ __kernel void k_readback(__global const double *gap, __global const int *n_new,
     }
 }
 
-/* Work-group (slot a, active problem), GRAM_WG work-items over the new slots: the set's matrix
- * entries that come from this round's new kernel rows, without the rows. For new slot b (U column
- * k) it computes K(b, pos a) with the very multiply-adds k_rows (gs_row_dots) does for row a and
- * vector k, in the same order (a dense cluster's columns; a row-wise cluster's entries, zeros
- * skipped), so the value is the one k_rows writes into b's new row, bit for bit. A dense row's zeros
- * are skipped too when skip0 (every value of the data finite: then fma(0, u, acc) == acc, acc never
- * being -0), so only a's nonzeros read U. It
- * writes entry (a, b) and, when slot a is outside the ring window, (b, a) (see k_readback), to kws
- * and the readback; work-group 0 marks the slots with new rows in fresh. The full rows are then
- * only needed by the next k_update, so k_rows runs after the heads are read. */
+/* Work-group (slot a, active problem), GRAM_WG work-items over the new slots (each up to GRAM_KPI
+ * of them, accumulated together so a's entries are staged once): the set's matrix entries that
+ * come from this round's new kernel rows, without the rows. For new slot b (U column k) it
+ * computes K(b, pos a) with the very multiply-adds k_rows (gs_row_dots) does for row a and vector
+ * k, in the same order (a dense cluster's columns; a row-wise cluster's entries, zeros skipped), so
+ * the value is the one k_rows writes into b's new row, bit for bit. A dense row's zeros are skipped
+ * too when skip0 (every value of the data finite: then fma(0, u, acc) == acc, acc never being -0),
+ * so only a's nonzeros read U. It writes entry (a, b) and, when slot a is outside the ring window,
+ * (b, a) (see k_readback), to kws and the readback; work-group 0 marks the slots with new rows in
+ * fresh. The full rows are then only needed by the next k_update, so k_rows runs after the read. */
+#ifndef GRAM_WG
+#define GRAM_WG 256
+#endif
+#define GRAM_KPI ((QMAX + GRAM_WG - 1) / GRAM_WG) /* new slots per work-item, at most */
 #define GRAM_CH 256 /* a's columns staged at once */
 #define GRAM_B 8    /* U loads in flight per work-item */
 __kernel void k_gram(__global const long *col_off, __global const int *cols, __global const float *vals,
@@ -1014,7 +1018,7 @@ __kernel void k_gram(__global const long *col_off, __global const int *cols, __g
     __local int lcol[GRAM_CH];
     __local float lx[GRAM_CH];
     __local int lm;
-    const int a = get_group_id(0), ai = get_group_id(1), lid = get_local_id(0), nl = get_local_size(0);
+    const int a = get_group_id(0), ai = get_group_id(1), lid = get_local_id(0);
     __global const int *r = rt + ai * RT;
     const int pid = r[R_PID], head = r[R_HEAD], q_new = r[R_QNEW];
     __global const int *pt = ptab + pid * PT;
@@ -1025,14 +1029,25 @@ __kernel void k_gram(__global const long *col_off, __global const int *cols, __g
     kws += (long)q * q * pid;
     fresh += q * pid;
     if (a == 0)
-        for (int e = lid; e < q; e += nl) fresh[e] = 0;
+        for (int e = lid; e < q; e += GRAM_WG) fresh[e] = 0;
     barrier(CLK_GLOBAL_MEM_FENCE); /* outside the branch: PoCL crashed on a barrier under it */
     if (a == 0)
-        for (int k = lid; k < nn; k += nl) fresh[new_slots[k]] = 1;
+        for (int k = lid; k < nn; k += GRAM_WG) fresh[new_slots[k]] = 1;
     if (nn == 0) return;
     const int pa = ws_pos[a];
     const int a_win = (a - head + q) % q < q_new;
     __global float *out = (__global float *)(rb + (long)get_num_groups(1) * RB_HEAD + ai * RB_KWS);
+    /* this work-item's new slots k = lid + i * GRAM_WG: their slot, position and norm, loaded first */
+    int kb[GRAM_KPI], kp[GRAM_KPI];
+    double kn[GRAM_KPI];
+    float acc[GRAM_KPI];
+    for (int i = 0; i < GRAM_KPI; i++) {
+        const int k = lid + i * GRAM_WG;
+        kb[i] = k < nn ? new_slots[k] : 0;
+        kp[i] = k < nn ? ws_pos[kb[i]] : -1;
+        kn[i] = kp[i] >= 0 ? norm2[gpos(pt, kp[i])] : 0.0;
+        acc[i] = 0.0f;
+    }
     double na = 0.0;
     int ew = 0, cnt = 0, lane = 0;
     long b0 = 0;
@@ -1044,56 +1059,55 @@ __kernel void k_gram(__global const long *col_off, __global const int *cols, __g
         b0 = ew > 0 ? ell_off[c] + lane : col_off[c];
         cnt = ew > 0 ? ew : (int)(col_off[c + 1] - col_off[c]);
     }
-    for (int k0 = 0; k0 < nn; k0 += nl) {
-        const int k = k0 + lid;
-        float acc = 0.0f;
-        for (int j0 = 0; j0 < cnt; j0 += GRAM_CH) {
-            const int jn = min(GRAM_CH, cnt - j0);
-            barrier(CLK_LOCAL_MEM_FENCE);
-            for (int i = lid; i < jn; i += nl) {
-                if (ew > 0) {
-                    lcol[i] = ell_idx[b0 + (long)(j0 + i) * WG];
-                    lx[i] = ell_val[b0 + (long)(j0 + i) * WG];
-                } else {
-                    lcol[i] = cols[b0 + j0 + i];
-                    lx[i] = vals[(b0 + j0 + i) * WG + lane];
-                }
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-            if (lid == 0) { /* the entries that take part, in order (a few hundred at most: serial) */
-                int m = 0;
-                for (int i = 0; i < jn; i++) {
-                    const float xv = lx[i];
-                    if (xv != 0.0f || (ew == 0 && !skip0)) { lcol[m] = lcol[i]; lx[m] = xv; m++; }
-                }
-                lm = m;
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-            const int m = lm;
-            if (k < nn) {
-                __global const float *u = U + k;
-                for (int i0 = 0; i0 < m; i0 += GRAM_B) {
-                    float uv[GRAM_B];
-                    for (int i = 0; i < GRAM_B; i++) uv[i] = i0 + i < m ? u[(long)lcol[i0 + i] * q] : 0.0f;
-                    for (int i = 0; i < GRAM_B && i0 + i < m; i++) acc = fma(lx[i0 + i], uv[i], acc);
-                }
+    for (int j0 = 0; j0 < cnt; j0 += GRAM_CH) {
+        const int jn = min(GRAM_CH, cnt - j0);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int i = lid; i < jn; i += GRAM_WG) {
+            if (ew > 0) {
+                lcol[i] = ell_idx[b0 + (long)(j0 + i) * WG];
+                lx[i] = ell_val[b0 + (long)(j0 + i) * WG];
+            } else {
+                lcol[i] = cols[b0 + j0 + i];
+                lx[i] = vals[(b0 + j0 + i) * WG + lane];
             }
         }
-        if (k < nn) {
-            const int b = new_slots[k], pb = ws_pos[b];
-            float v = 0.0f;
-            if (pa >= 0 && pb >= 0) {
-                const double dot = pa == pb ? na : (double)acc;
-                v = (float)gs_kfun(dot, na, norm2[gpos(pt, pb)], gamma, coef0, degree);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid == 0) { /* the entries that take part, in order (a few hundred at most: serial) */
+            int m = 0;
+            for (int i = 0; i < jn; i++) {
+                const float xv = lx[i];
+                if (xv != 0.0f || (ew == 0 && !skip0)) { lcol[m] = lcol[i]; lx[m] = xv; m++; }
             }
-            const long e1 = (long)a * q + b;
-            kws[e1] = v;
-            out[e1] = v;
-            if (!a_win) {
-                const long e2 = (long)b * q + a;
-                kws[e2] = v;
-                out[e2] = v;
+            lm = m;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int m = lm;
+        for (int i0 = 0; i0 < m; i0 += GRAM_B)
+            for (int i = 0; i < GRAM_KPI; i++) {
+                const int k = lid + i * GRAM_WG;
+                if (k >= nn) break;
+                __global const float *u = U + k;
+                float uv[GRAM_B];
+                for (int t = 0; t < GRAM_B; t++) uv[t] = i0 + t < m ? u[(long)lcol[i0 + t] * q] : 0.0f;
+                for (int t = 0; t < GRAM_B && i0 + t < m; t++) acc[i] = fma(lx[i0 + t], uv[t], acc[i]);
             }
+    }
+    for (int i = 0; i < GRAM_KPI; i++) {
+        const int k = lid + i * GRAM_WG;
+        if (k >= nn) break;
+        const int b = kb[i], pb = kp[i];
+        float v = 0.0f;
+        if (pa >= 0 && pb >= 0) {
+            const double dot = pa == pb ? na : (double)acc[i];
+            v = (float)gs_kfun(dot, na, kn[i], gamma, coef0, degree);
+        }
+        const long e1 = (long)a * q + b;
+        kws[e1] = v;
+        out[e1] = v;
+        if (!a_win) {
+            const long e2 = (long)b * q + a;
+            kws[e2] = v;
+            out[e2] = v;
         }
     }
 }

@@ -172,9 +172,9 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log
     for (s->mwg = ocl->max_wg >= 1024 ? 1024 : 256;; s->mwg = 256) {
         char opts[256];
         snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d -DMWG=%d -DUSPLIT=%d "
-                 "-DHSPLIT=%d",
+                 "-DHSPLIT=%d -DGRAM_WG=%d",
                  s->wg, s->kernel_type, WCH, CCH, ITEMS, (s->q + s->mwg - 1) / s->mwg * s->mwg, s->mwg, USPLIT,
-                 HSPLIT);
+                 HSPLIT, GRAM_WG);
         st = gs_ocl_build(ocl, "solver", opts, &s->prog);
         if (st != GS_OK) goto cleanup;
         for (int i = 0; i < K_COUNT_ALL; i++) {
