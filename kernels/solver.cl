@@ -1007,13 +1007,13 @@ __kernel void k_readback(__global const double *gap, __global const int *n_new,
 #define GRAM_KPI ((QMAX + GRAM_WG - 1) / GRAM_WG) /* new slots per work-item, at most */
 #define GRAM_CH 256 /* a's columns staged at once */
 #define GRAM_B 8    /* U loads in flight per work-item */
-__kernel void k_gram(__global const long *col_off, __global const int *cols, __global const float *vals,
-                     __global const double *norm2, __global const float *U, __global const int *ws_pos,
-                     __global const int *new_slots, __global const int *n_new, int q, double gamma,
-                     double coef0, int degree, __global const int *ell_w, __global const long *ell_off,
-                     __global const int *ell_idx, __global const float *ell_val, __global const int *rt,
-                     __global const int *ptab, long uq, __global double *rb, __global float *kws,
-                     __global uchar *fresh, int skip0)
+__kernel __attribute__((reqd_work_group_size(GRAM_WG, 1, 1)))
+void k_gram(__global const long *col_off, __global const int *cols, __global const float *vals,
+            __global const double *norm2, __global const float *U, __global const int *ws_pos,
+            __global const int *new_slots, __global const int *n_new, int q, double gamma, double coef0,
+            int degree, __global const int *ell_w, __global const long *ell_off, __global const int *ell_idx,
+            __global const float *ell_val, __global const int *rt, __global const int *ptab, long uq,
+            __global double *rb, __global float *kws, __global uchar *fresh, int skip0)
 {
     __local int lcol[GRAM_CH];
     __local float lx[GRAM_CH];

@@ -8,7 +8,7 @@
  * a pool of threads when there are several. Nothing is allocated inside the loop. Problems stop
  * on their own criterion and leave the launches; batches are sized to fit the device's memory.
  * Two-class training splits each round in two (see solve_batch) so that the next set's selection
- * and kernel rows run on the device while the CPU finishes the subproblem; the second part's
+ * and kernel matrix run on the device while the CPU finishes the subproblem; the second part's
  * changes reach the set's gradients through k_heads, and every row's after the heads are read.
  * There the kernel matrices come on a second queue (xfer), so the heads' kernel and read run while
  * the matrices are copied; the host waits for both. */
