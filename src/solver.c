@@ -1,17 +1,18 @@
 /* solver.c — host side of the working-set loop (see solver.h and kernels/solver.cl).
  * A batch of binary problems over one clustered data set advances together: per round one
- * non-blocking write of the round table and the alpha changes of every active problem, 7 queued
- * kernels covering all of them (14 for batches with a problem too large for k_select), one read
- * the host waits for (each problem's gap, working set, its gradients and the set's kernel matrix,
- * whose new entries k_gram computes), then k_rows, the new members' full kernel rows, which only
- * the next round's k_update needs; the CPU solves every active problem's subproblem meanwhile, on
- * a pool of threads when there are several. Nothing is allocated inside the loop. Problems stop
- * on their own criterion and leave the launches; batches are sized to fit the device's memory.
+ * non-blocking write of the round table and the alpha changes of every active problem, 6 queued
+ * kernels covering all of them (13 for batches with a problem too large for k_select), one read the
+ * host waits for (each problem's gap, working set, its gradients and the set's kernel matrix); the
+ * CPU then solves every active problem's subproblem, on a pool of threads when there are several.
+ * Nothing is allocated inside the loop. Problems stop on their own criterion and leave the
+ * launches; batches are sized to fit the device's memory.
  * Two-class training splits each round in two (see solve_batch) so that the next set's selection
  * and kernel matrix run on the device while the CPU finishes the subproblem; the second part's
  * changes reach the set's gradients through k_heads, and every row's after the heads are read.
- * There the kernel matrices come on a second queue (xfer), so the heads' kernel and read run while
- * the matrices are copied; the host waits for both. */
+ * There k_gram computes the matrix's new entries, and the new members' full kernel rows (k_rows,
+ * which only the next round's k_update needs) follow the read; the kernel matrices come on a second
+ * queue (xfer), so the heads' kernel and read run while the matrices are copied; the host waits for
+ * both. */
 #include "solver.h"
 
 #include <math.h>
@@ -740,7 +741,8 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     /* the uploads above are queued; neg must live until they are done */
     if ((st = fill(s->queue, dp->hist, 0, 2 * 2048 * (size_t)np * sizeof(cl_uint))) ||
         (st = fill(s->queue, dp->U, 0, ucols * (size_t)q * np * sizeof(float))) ||
-        (st = fill(s->queue, dp->kws, 0, (size_t)q * q * np * sizeof(float)))) {
+        (st = fill(s->queue, dp->kws, 0, (size_t)q * q * np * sizeof(float))) ||
+        (st = fill(s->queue, dp->fresh, 0, (size_t)q * np))) {
         free(neg);
         goto cleanup;
     }
@@ -866,12 +868,12 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     const double clustered_bytes_per_pos = ((double)ncols_total * wg + (double)cl->ell_off[ncl]) * sizeof(float) /
                                            (nposg ? nposg : 1);
     /* Rounds: the round table and the alpha changes of the last subproblems in one transfer,
-     * k_update, the selection, k_gather_u, k_gram, k_readback, the read, then k_rows while the
-     * host solves. Split: the host sends the changes of the first part of each subproblem; while
-     * the device updates, selects the next set (on gradients without the second part's changes)
-     * and sends its kernel matrix (on xfer), the host solves the second part; k_heads adds its
-     * changes to the set's gradients for the heads' read, and a second k_update applies them to
-     * every row after that read, before k_rows. */
+     * k_update, the selection, k_gather_u, k_rows, k_readback, the read, then the host solves.
+     * Split: the host sends the changes of the first part of each subproblem; while the device
+     * updates, selects the next set (on gradients without the second part's changes), computes
+     * its new matrix entries (k_gram) and sends its kernel matrix (on xfer), the host solves the
+     * second part; k_heads adds its changes to the set's gradients for the heads' read, and a
+     * second k_update applies them to every row after that read, then k_rows. */
     int nact = np, nvc = 0, nvch = 0, tables_dirty = 1, head = 0;
     long round = 0;
     cl_event kws_done = NULL, kws_read = NULL; /* split: the matrices' k_readback, and their read */
@@ -931,8 +933,12 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
                 (st = launch(s, &pf, K_MERGE, (size_t)nact * s->mwg, (size_t)s->mwg)))
                 goto cleanup;
         }
+        /* split: the set's new matrix entries now, the full rows after the read; unsplit (one-vs-one
+         * batches of small problems, where k_gram took longer than k_rows: letter 2.4 against 1.5
+         * ms a run on the H100), the rows now and the matrix from them (fresh stays 0) */
         if ((st = launch2(s, &pf, K_GATHER, (size_t)q_new * wg, (size_t)nact, (size_t)wg)) ||
-            (st = launch2(s, &pf, K_GRAM, (size_t)q * GRAM_WG, (size_t)nact, GRAM_WG)))
+            (st = split ? launch2(s, &pf, K_GRAM, (size_t)q * GRAM_WG, (size_t)nact, GRAM_WG)
+                        : launch2(s, &pf, K_ROWS, (size_t)nvc * wg, (size_t)((q_new + WCH - 1) / WCH), (size_t)wg)))
             goto cleanup;
         /* this round's readback: both parts in one read, or (split) the kernel matrices first,
          * into the other half of the pinned memory, as the second parts still read the last ones */
@@ -982,15 +988,15 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         head = (head + q_new) % q;
         const double tw = gs_now();
         t_enq += tw - te;
-        /* the heads (and the matrices, unsplit; split, they come on xfer); then the second parts'
-         * k_update and this round's new kernel rows, which the next round's k_update is the first
-         * to need: both run while the host solves */
+        /* the heads (and the matrices, unsplit; split, they come on xfer); then (split) the second
+         * parts' k_update and this round's new kernel rows, which the next round's k_update is the
+         * first to need: both run while the host solves */
         {
             cl_event ev[2] = {NULL, kws_read};
             GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_FALSE, 0, (split ? nhd : rbd * (size_t)nact) * sizeof(double),
                                             rbx, 0, NULL, &ev[0]));
             if (late_update) st = launch(s, &pf, K_UPDATE, (size_t)nvc * wg * USPLIT, (size_t)wg);
-            if (st == GS_OK)
+            if (st == GS_OK && split)
                 st = launch2(s, &pf, K_ROWS, (size_t)nvc * wg, (size_t)((q_new + WCH - 1) / WCH), (size_t)wg);
             cl_int e = st == GS_OK ? clFlush(s->queue) : CL_SUCCESS;
             if (e == CL_SUCCESS) e = clWaitForEvents(split ? 2 : 1, ev);
