@@ -120,28 +120,22 @@ void gs_row_dots(int c, int t, int w0, int nn, __global const long *col_off, __g
 #endif
 
 /* In-place inclusive scan (Hillis-Steele) of a[0..n) by the n work-items of a group, a[lid] each;
- * its barriers come first (a[] written just before is seen) and last. Counts only: no overflow. */
-void gs_scan_u(__local uint *a, int lid, int n)
-{
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int off = 1; off < n; off <<= 1) {
-        const uint x = lid >= off ? a[lid - off] : 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        a[lid] += x;
-        barrier(CLK_LOCAL_MEM_FENCE);
+ * its barriers come first (a[] written just before is seen) and last. Counts only: no overflow.
+ * gs_scan_u over uints, gs_scan_ul over ulongs (several counters packed in one). */
+#define GS_SCAN_DEF(name, T)                                 \
+    void name(__local T *a, int lid, int n)                  \
+    {                                                        \
+        barrier(CLK_LOCAL_MEM_FENCE);                        \
+        for (int off = 1; off < n; off <<= 1) {              \
+            const T x = lid >= off ? a[lid - off] : (T)0;    \
+            barrier(CLK_LOCAL_MEM_FENCE);                    \
+            a[lid] += x;                                     \
+            barrier(CLK_LOCAL_MEM_FENCE);                    \
+        }                                                    \
     }
-}
-/* The same over ulongs (several counters packed in one). */
-void gs_scan_ul(__local ulong *a, int lid, int n)
-{
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int off = 1; off < n; off <<= 1) {
-        const ulong x = lid >= off ? a[lid - off] : 0ul;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        a[lid] += x;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-}
+GS_SCAN_DEF(gs_scan_u, uint)
+GS_SCAN_DEF(gs_scan_ul, ulong)
+#undef GS_SCAN_DEF
 
 #if defined(QMAX) && defined(MWG)
 /* Working-set merges (solver.cl k_merge, cs.cl cs_merge): in-place exclusive scan of v[QMAX] by one

@@ -946,7 +946,6 @@ __kernel void k_heads(__global const double *gap, __global const int *n_new, __g
  * runs just before; the others come from the kernel rows. parts: 1 the matrices, 2 the heads, 3
  * both (the matrices do not depend on the gradients, so a split round reads them before its second
  * update). */
-
 #define RB_KWS (((long)q * q + 1) / 2)
 __kernel void k_readback(__global const double *gap, __global const int *n_new,
                          __global const int *ws_pos, __global const int *new_slots,

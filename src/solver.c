@@ -322,6 +322,12 @@ static gs_status launch2(gs_solver *s, prof *pf, int kern, size_t g0, size_t g1,
     return launch2_ev(s, pf, kern, g0, g1, local, NULL);
 }
 
+/* k_rows over the nvc virtual clusters for up to q_new new slots (WCH a work-group). */
+static gs_status launch_rows(gs_solver *s, prof *pf, int nvc, int q_new)
+{
+    return launch2(s, pf, K_ROWS, (size_t)nvc * s->wg, (size_t)((q_new + WCH - 1) / WCH), (size_t)s->wg);
+}
+
 /* Adds the round's kernel times to ph and per_kernel; returns the time of its first `upto`. */
 static double prof_collect(prof *pf, double *ph, double *per_kernel, int upto)
 {
@@ -938,7 +944,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
          * ms a run on the H100), the rows now and the matrix from them (fresh stays 0) */
         if ((st = launch2(s, &pf, K_GATHER, (size_t)q_new * wg, (size_t)nact, (size_t)wg)) ||
             (st = split ? launch2(s, &pf, K_GRAM, (size_t)q * GRAM_WG, (size_t)nact, GRAM_WG)
-                        : launch2(s, &pf, K_ROWS, (size_t)nvc * wg, (size_t)((q_new + WCH - 1) / WCH), (size_t)wg)))
+                        : launch_rows(s, &pf, nvc, q_new)))
             goto cleanup;
         /* this round's readback: both parts in one read, or (split) the kernel matrices first,
          * into the other half of the pinned memory, as the second parts still read the last ones */
@@ -997,7 +1003,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
                                             rbx, 0, NULL, &ev[0]));
             if (late_update) st = launch(s, &pf, K_UPDATE, (size_t)nvc * wg * USPLIT, (size_t)wg);
             if (st == GS_OK && split)
-                st = launch2(s, &pf, K_ROWS, (size_t)nvc * wg, (size_t)((q_new + WCH - 1) / WCH), (size_t)wg);
+                st = launch_rows(s, &pf, nvc, q_new);
             cl_int e = st == GS_OK ? clFlush(s->queue) : CL_SUCCESS;
             if (e == CL_SUCCESS) e = clWaitForEvents(split ? 2 : 1, ev);
             clReleaseEvent(ev[0]);
