@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cluster.h"
+#include "courier.h"
 #include "subproblem.h"
 
 #define ITEMS 8 /* positions per work-item in the compaction kernels (H100: 8 a little ahead of 16, 4, 2) */
@@ -548,6 +549,18 @@ static int host_threads(void)
     return n < 1 ? 1 : (n > 16 ? 16 : (int)n);
 }
 
+/* Split rounds enqueue their first part on a courier thread (see courier.h) on a GPU when the host
+ * has cores to spare for its spinning (4 or more); GPUSVM_COURIER=0|1 forces either (the tests run
+ * both). H100, NVIDIA's OpenCL: the host spent ~0.2 ms a round in OpenCL calls (~17 us a kernel),
+ * ~0.13 ms of it before the second part of the subproblem. */
+static int use_courier(const gs_solver *s)
+{
+    const char *e = getenv("GPUSVM_COURIER");
+    if (e && strcmp(e, "0") == 0) return 0;
+    if (e && strcmp(e, "1") == 0) return 1;
+    return (s->ocl->device_type & CL_DEVICE_TYPE_GPU) && sysconf(_SC_NPROCESSORS_ONLN) >= 4;
+}
+
 /* Doubles of one problem's readback: header, per-slot G / position / new slot, then q*q floats. */
 static size_t rb_head(int q) { return 4 + 3 * (size_t)q; }
 static size_t rb_kws(int q) { return ((size_t)q * q + 1) / 2; }
@@ -565,12 +578,12 @@ static void prob_bytes(const gs_solver *s, size_t npos, size_t ucols, size_t nba
     *host_b = npos * 17 + 11 * q * sizeof(double) + 2 * q * sizeof(int) + q;
 }
 
-/* Queues one transfer to the update buffer: the round table rt of the nact active problems
- * (each entry's count and offset of changes filled in here) followed by their pending changes,
- * staged in the pinned host memory at host (which must stay untouched until the queue has passed
- * the transfer). rtd: doubles the table takes. */
-static gs_status send_changes(gs_solver *s, prob *pr, const int *act, int nact, int *rt, size_t rtd, double *host,
-                              double *bytes_update)
+/* Packs the round table rt of the nact active problems (each entry's count and offset of changes
+ * filled in here) and their pending changes into the pinned host memory at host, which must stay
+ * untouched until the queue has passed its transfer. rtd: doubles the table takes.
+ * @return the doubles to send */
+static size_t pack_changes(prob *pr, const int *act, int nact, int *rt, size_t rtd, double *host,
+                           double *bytes_update)
 {
     size_t uoff = 0;
     for (int a = 0; a < nact; a++) {
@@ -583,9 +596,131 @@ static gs_status send_changes(gs_solver *s, prob *pr, const int *act, int nact, 
         *bytes_update += (double)p->nupd * p->npos * sizeof(float) + (double)p->npos * 16;
     }
     memcpy(host, rt, (size_t)nact * RT_INTS * sizeof(int));
-    cl_int e = clEnqueueWriteBuffer(s->queue, s->d.upd, CL_FALSE, 0, (rtd + uoff) * sizeof(double), host, 0, NULL, NULL);
-    if (e != CL_SUCCESS) return GS_FAIL(GS_ERR_OCL, "clEnqueueWriteBuffer(updates) failed: %s", gs_cl_error_name(e));
-    return GS_OK;
+    return rtd + uoff;
+}
+
+/* What a round's enqueueing needs (see solve_batch). The loop writes it while no job is pending;
+ * the jobs read it, on the courier thread when there is one. */
+typedef struct round_jobs {
+    gs_solver *s;
+    prof *pf;
+    int one_group, split, nact, nvc, nvch, q, q_new;
+    int late_update;           /* split: the second parts' changes go through k_heads and k_update */
+    int tables;                /* write the cluster and chunk tables first */
+    const int *vc, *vch;
+    double *upd_a, *upd_b;     /* the writes of the first parts' (or all) and the second parts' changes */
+    size_t upd_a_n, upd_b_n;   /* their doubles */
+    double *rbx;               /* where this round's readback goes */
+    size_t nhd, rkd, rbd;      /* doubles of the heads, of a matrix, of a whole readback */
+    cl_event kws_read;         /* split: the matrices' read (out of enqueue_select, released by the loop) */
+    int n_first;               /* kernels the first job queued (profiling) */
+} round_jobs;
+
+enum { RB_KWS = 1, RB_HEAD = 2, RB_ALL = 3 }; /* k_readback's parts */
+
+/* The round up to the heads: the changes, k_update, the selection, the new members' data, their
+ * matrix entries (split) or kernel rows, k_readback and (split) the matrices' read on xfer. */
+static gs_status enqueue_select(void *arg)
+{
+    round_jobs *r = arg;
+    gs_solver *s = r->s;
+    dev *const dp = &s->d;
+    gs_status st = GS_OK;
+    cl_event kws_done = NULL;
+    if (r->tables) {
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vc, CL_FALSE, 0, 2 * (size_t)r->nvc * sizeof(int), r->vc, 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vch, CL_FALSE, 0, 2 * (size_t)r->nvch * sizeof(int), r->vch, 0, NULL, NULL));
+    }
+    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd, CL_FALSE, 0, r->upd_a_n * sizeof(double), r->upd_a, 0, NULL, NULL));
+    if ((st = launch(s, r->pf, K_UPDATE, (size_t)r->nvc * s->wg * USPLIT, (size_t)s->wg))) goto cleanup;
+    if (r->one_group) { /* the top digit's histogram and the keys (arguments set once), then k_select */
+        if ((st = launch(s, r->pf, K_HIST, (size_t)r->nvch * s->wg * HSPLIT, (size_t)s->wg)) ||
+            (st = launch(s, r->pf, K_SELECT, (size_t)r->nact * s->mwg, (size_t)s->mwg)))
+            goto cleanup;
+    } else {
+        const int store = 0;
+        SETARG(K_HIST, 13, store);
+        for (int d = 0; d < 3; d++) {
+            SETARG(K_HIST, 8, d);
+            SETARG(K_PICK, 4, d);
+            if ((st = launch(s, r->pf, K_HIST, (size_t)r->nvch * s->wg * HSPLIT, (size_t)s->wg)) ||
+                (st = launch(s, r->pf, K_PICK, (size_t)r->nact * s->wg, (size_t)s->wg)))
+                goto cleanup;
+        }
+        if ((st = launch(s, r->pf, K_COUNT, (size_t)r->nvch * s->wg, (size_t)s->wg)) ||
+            (st = launch(s, r->pf, K_SCAN, (size_t)r->nact * s->wg, (size_t)s->wg)) ||
+            (st = launch(s, r->pf, K_WRITE, (size_t)r->nvch * s->wg, (size_t)s->wg)) ||
+            (st = launch(s, r->pf, K_MERGE, (size_t)r->nact * s->mwg, (size_t)s->mwg)))
+            goto cleanup;
+    }
+    /* split: the set's new matrix entries now, the full rows after the read; unsplit (one-vs-one
+     * batches of small problems, where k_gram took longer than k_rows: letter 2.4 against 1.5
+     * ms a run on the H100), the rows now and the matrix from them (fresh stays 0) */
+    if ((st = launch2(s, r->pf, K_GATHER, (size_t)r->q_new * s->wg, (size_t)r->nact, (size_t)s->wg)) ||
+        (st = r->split ? launch2(s, r->pf, K_GRAM, (size_t)r->q * GRAM_WG, (size_t)r->nact, GRAM_WG)
+                       : launch_rows(s, r->pf, r->nvc, r->q_new)))
+        goto cleanup;
+    /* both parts of the readback in one read later, or (split) the kernel matrices now */
+    if (r->split) {
+        const int part = RB_KWS;
+        SETARG(K_READBACK, 13, part); /* else RB_ALL, set once */
+    }
+    if ((st = launch2_ev(s, r->pf, K_READBACK, round_up((size_t)r->q * r->q / 4, 256), (size_t)r->nact, 256,
+                         r->split ? &kws_done : NULL)))
+        goto cleanup;
+    if (r->split) {
+        /* on the transfer queue, so the heads' kernel and read need not wait for them (device-to-
+         * host copies and kernels run side by side); into the other half of the pinned memory, as
+         * the second parts still read the last ones */
+        GS_CL_CHECK(clEnqueueReadBuffer(s->xfer, dp->rb, CL_FALSE, r->nhd * sizeof(double),
+                                        r->rkd * (size_t)r->nact * sizeof(double), r->rbx + r->nhd, 1, &kws_done,
+                                        &r->kws_read));
+        GS_CL_CHECK(clFlush(s->xfer));
+        GS_CL_CHECK(clFlush(s->queue));
+    }
+    r->n_first = r->pf->n;
+cleanup:
+    if (kws_done) clReleaseEvent(kws_done);
+    return st;
+}
+
+/* The heads (with the second parts' changes added to the set's gradients when there are some)
+ * and their read, whose event goes to *read. */
+static gs_status enqueue_heads(round_jobs *r, cl_event *read)
+{
+    gs_solver *s = r->s;
+    dev *const dp = &s->d;
+    gs_status st = GS_OK;
+    if (r->late_update) {
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd, CL_FALSE, 0, r->upd_b_n * sizeof(double), r->upd_b, 0,
+                                         NULL, NULL));
+        if ((st = launch2(s, r->pf, K_HEADS, round_up((size_t)r->q * USPLIT, 256), (size_t)r->nact, 256))) goto cleanup;
+    } else if (r->split) {
+        const int part = RB_HEAD;
+        SETARG(K_READBACK, 13, part);
+        if ((st = launch2(s, r->pf, K_READBACK, round_up((size_t)r->q, 256), (size_t)r->nact, 256))) goto cleanup;
+    }
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_FALSE, 0,
+                                    (r->split ? r->nhd : r->rbd * (size_t)r->nact) * sizeof(double), r->rbx, 0, NULL,
+                                    read));
+cleanup:
+    return st;
+}
+
+/* Split, after the heads' read: the second parts' k_update over every row and this round's new
+ * kernel rows, which the next round's k_update is the first to need; they run while the host
+ * solves. */
+static gs_status enqueue_rows(void *arg)
+{
+    round_jobs *r = arg;
+    gs_solver *s = r->s;
+    gs_status st = GS_OK;
+    if (r->late_update && (st = launch(s, r->pf, K_UPDATE, (size_t)r->nvc * s->wg * USPLIT, (size_t)s->wg)))
+        goto cleanup;
+    if (r->split && (st = launch_rows(s, r->pf, r->nvc, r->q_new))) goto cleanup;
+    GS_CL_CHECK(clFlush(s->queue));
+cleanup:
+    return st;
 }
 
 /* Solves specs[0..np) (one batch: they fit the device together), in split rounds if split. */
@@ -611,6 +746,8 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     double *upds = NULL, *subs = NULL;
     int8_t *ysubs = NULL;
     crew cw;
+    round_jobs rj = {.s = s};
+    gs_courier *cour = NULL; /* split rounds' enqueueing thread (see use_courier) */
     crew_arg *cargs = NULL;
     pthread_t *th = NULL;
     int nth = 1, crew_ready = 0;
@@ -828,8 +965,10 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     SETARG(K_HEADS, 6, dp->koff); SETARG(K_HEADS, 7, dp->rb); SETARG(K_HEADS, 8, q);
     SETARG(K_HEADS, 9, dp->upd); SETARG(K_HEADS, 10, dp->ptab); SETARG(K_HEADS, 11, dp->upd);
     SETARG(K_HEADS, 12, dp->y);
-    const int rb_all = 3, rb_kws_only = 1, rb_head_only = 2; /* k_readback's parts */
-    SETARG(K_READBACK, 13, rb_all);
+    {
+        const int part = RB_ALL;
+        SETARG(K_READBACK, 13, part);
+    }
 
     if ((st = launch(s, &pf, K_INIT, round_up((size_t)total, (size_t)wg), (size_t)wg))) goto cleanup;
     if (one_group) {
@@ -867,6 +1006,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
             if (pthread_create(&th[cw.nstarted + 1], NULL, crew_run, &cargs[i]) == 0) cw.nstarted++;
         }
     }
+    if (split && use_courier(s) && (st = gs_courier_create(&cour))) goto cleanup;
     if (stats) stats->setup += gs_now() - t_setup0;
     t_loop0 = gs_now();
     if (stats && stats->t_on_device == 0) stats->t_on_device = t_loop0;
@@ -882,15 +1022,18 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
      * second k_update applies them to every row after that read, then k_rows. */
     int nact = np, nvc = 0, nvch = 0, tables_dirty = 1, head = 0;
     long round = 0;
-    cl_event kws_done = NULL, kws_read = NULL; /* split: the matrices' k_readback, and their read */
     const size_t rbd = rb_doubles(q), upd_region = rtd + 4 * (size_t)q * np;
-    const size_t rhd = rb_head(q), rkd = rb_kws(q);
+    rj = (round_jobs){.s = s, .pf = &pf, .one_group = one_group, .split = split, .q = q, .vc = vc, .vch = vch,
+                      .upd_a = updp, .upd_b = updp + upd_region, .rkd = rb_kws(q), .rbd = rbd};
     for (int i = 0; i < np; i++) act[i] = i;
     while (nact > 0) {
         double te = gs_now();
+        /* the last round's enqueue_rows read rj */
+        if ((st = gs_courier_drain(cour))) goto cleanup;
         const int q_new = round == 0 ? q : q - keep;
         const int q_next = q - keep;
         /* tables: virtual clusters and chunks of the active problems, in active order */
+        rj.tables = tables_dirty;
         if (tables_dirty) {
             nvc = 0;
             nvch = 0;
@@ -902,8 +1045,6 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
                 rt[a * RT_INTS + 9] = nch;
                 for (int c = 0; c < nch; c++) { vch[2 * nvch] = a; vch[2 * nvch + 1] = c; nvch++; }
             }
-            GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vc, CL_FALSE, 0, 2 * (size_t)nvc * sizeof(int), vc, 0, NULL, NULL));
-            GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vch, CL_FALSE, 0, 2 * (size_t)nvch * sizeof(int), vch, 0, NULL, NULL));
             tables_dirty = 0;
         }
         for (int a = 0; a < nact; a++) {
@@ -915,106 +1056,57 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
             r[6] = q_new / 2;
             r[7] = q_new - q_new / 2;
         }
-        /* the alpha changes (part one's, or all) and the selection */
-        if ((st = send_changes(s, pr, act, nact, rt, rtd, updp, &bytes_update)) ||
-            (st = launch(s, &pf, K_UPDATE, (size_t)nvc * wg * USPLIT, (size_t)wg)))
-            goto cleanup;
-        if (one_group) { /* the top digit's histogram and the keys (arguments set once), then k_select */
-            if ((st = launch(s, &pf, K_HIST, (size_t)nvch * wg * HSPLIT, (size_t)wg)) ||
-                (st = launch(s, &pf, K_SELECT, (size_t)nact * s->mwg, (size_t)s->mwg)))
-                goto cleanup;
-        } else {
-            const int store = 0;
-            SETARG(K_HIST, 13, store);
-            for (int r = 0; r < 3; r++) {
-                SETARG(K_HIST, 8, r);
-                SETARG(K_PICK, 4, r);
-                if ((st = launch(s, &pf, K_HIST, (size_t)nvch * wg * HSPLIT, (size_t)wg)) ||
-                    (st = launch(s, &pf, K_PICK, (size_t)nact * wg, (size_t)wg)))
-                    goto cleanup;
-            }
-            if ((st = launch(s, &pf, K_COUNT, (size_t)nvch * wg, (size_t)wg)) ||
-                (st = launch(s, &pf, K_SCAN, (size_t)nact * wg, (size_t)wg)) ||
-                (st = launch(s, &pf, K_WRITE, (size_t)nvch * wg, (size_t)wg)) ||
-                (st = launch(s, &pf, K_MERGE, (size_t)nact * s->mwg, (size_t)s->mwg)))
-                goto cleanup;
-        }
-        /* split: the set's new matrix entries now, the full rows after the read; unsplit (one-vs-one
-         * batches of small problems, where k_gram took longer than k_rows: letter 2.4 against 1.5
-         * ms a run on the H100), the rows now and the matrix from them (fresh stays 0) */
-        if ((st = launch2(s, &pf, K_GATHER, (size_t)q_new * wg, (size_t)nact, (size_t)wg)) ||
-            (st = split ? launch2(s, &pf, K_GRAM, (size_t)q * GRAM_WG, (size_t)nact, GRAM_WG)
-                        : launch_rows(s, &pf, nvc, q_new)))
-            goto cleanup;
-        /* this round's readback: both parts in one read, or (split) the kernel matrices first,
-         * into the other half of the pinned memory, as the second parts still read the last ones */
-        double *rbx = rb + (split ? (size_t)(round & 1) * rbd * np : 0);
-        const size_t nhd = rhd * (size_t)nact;
-        int n_first = 0;    /* kernels queued before the second parts */
+        rj.nact = nact;
+        rj.nvc = nvc;
+        rj.nvch = nvch;
+        rj.q_new = q_new;
+        rj.late_update = 0;
+        rj.rbx = rb + (split ? (size_t)(round & 1) * rbd * np : 0);
+        rj.nhd = rb_head(q) * (size_t)nact;
+        /* the alpha changes (part one's, or all), the selection and the new members' matrix
+         * entries or rows: on the courier thread (split), while this one solves the second parts */
+        rj.upd_a_n = pack_changes(pr, act, nact, rt, rtd, rj.upd_a, &bytes_update);
+        if ((st = gs_courier_post(cour, enqueue_select, &rj))) goto cleanup;
+        int n_first = 0;     /* kernels queued before the second parts */
         double t_second = 0; /* and their wall time */
-        int late_update = 0; /* the second parts' k_update follows the heads' read */
-        if (split) SETARG(K_READBACK, 13, rb_kws_only); /* else rb_all, set once */
-        if ((st = launch2_ev(s, &pf, K_READBACK, round_up((size_t)q * q / 4, 256), (size_t)nact, 256,
-                             split ? &kws_done : NULL)))
-            goto cleanup;
-        if (split) {
-            /* the matrices come on the transfer queue, so the heads' kernel and read need not wait
-             * for them (device-to-host copies and kernels run side by side) */
-            GS_CL_CHECK(clEnqueueReadBuffer(s->xfer, dp->rb, CL_FALSE, nhd * sizeof(double),
-                                            rkd * (size_t)nact * sizeof(double), rbx + nhd, 1, &kws_done, &kws_read));
-            clReleaseEvent(kws_done);
-            kws_done = NULL;
-            GS_CL_CHECK(clFlush(s->xfer));
-            if (round > 0) { /* the second parts while the device works, then their changes */
-                GS_CL_CHECK(clFlush(s->queue));
-                n_first = pf.n;
-                const double tb = gs_now();
-                t_enq += tb - te;
-                crew_round(&cw, nact, 1);
-                te = gs_now();
-                t_second = te - tb;
-                t_abs += t_second;
-                if ((st = send_changes(s, pr, act, nact, rt, rtd, updp + upd_region, &bytes_update))) goto cleanup;
-                late_update = 1;
-            }
-            /* the heads, with the second parts' changes added to the set's gradients when there are
-             * some; their k_update over every row then runs after the heads are read */
-            if (late_update) {
-                if ((st = launch2(s, &pf, K_HEADS, round_up((size_t)q * USPLIT, 256), (size_t)nact, 256))) goto cleanup;
-            } else {
-                SETARG(K_READBACK, 13, rb_head_only);
-                if ((st = launch2(s, &pf, K_READBACK, round_up((size_t)q, 256), (size_t)nact, 256))) goto cleanup;
-            }
+        if (split && round > 0) {
+            const double tb = gs_now();
+            t_enq += tb - te;
+            crew_round(&cw, nact, 1);
+            te = gs_now();
+            t_second = te - tb;
+            t_abs += t_second;
+            rj.upd_b_n = pack_changes(pr, act, nact, rt, rtd, rj.upd_b, &bytes_update);
+            rj.late_update = 1;
         }
+        if ((st = gs_courier_drain(cour))) goto cleanup;
+        n_first = rj.n_first;
+        cl_event ev[2] = {NULL, rj.kws_read};
+        rj.kws_read = NULL;
+        st = enqueue_heads(&rj, &ev[0]);
         for (int a = 0; a < nact; a++) {
             prob *p = &pr[act[a]];
-            p->rb = rbx + rhd * (size_t)a;
-            p->kws = (const float *)(rbx + nhd + rkd * (size_t)a);
+            p->rb = rj.rbx + rb_head(q) * (size_t)a;
+            p->kws = (const float *)(rj.rbx + rj.nhd + rj.rkd * (size_t)a);
         }
         head = (head + q_new) % q;
         const double tw = gs_now();
         t_enq += tw - te;
-        /* the heads (and the matrices, unsplit; split, they come on xfer); then (split) the second
-         * parts' k_update and this round's new kernel rows, which the next round's k_update is the
-         * first to need: both run while the host solves */
+        /* wait for the heads (and the matrices: unsplit in the same read, split on xfer) */
+        if (st == GS_OK) st = gs_courier_post(cour, enqueue_rows, &rj);
         {
-            cl_event ev[2] = {NULL, kws_read};
-            GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_FALSE, 0, (split ? nhd : rbd * (size_t)nact) * sizeof(double),
-                                            rbx, 0, NULL, &ev[0]));
-            if (late_update) st = launch(s, &pf, K_UPDATE, (size_t)nvc * wg * USPLIT, (size_t)wg);
-            if (st == GS_OK && split)
-                st = launch_rows(s, &pf, nvc, q_new);
-            cl_int e = st == GS_OK ? clFlush(s->queue) : CL_SUCCESS;
-            if (e == CL_SUCCESS) e = clWaitForEvents(split ? 2 : 1, ev);
-            clReleaseEvent(ev[0]);
-            if (kws_read) clReleaseEvent(kws_read);
-            kws_read = NULL;
+            cl_int e = st == GS_OK ? clWaitForEvents(split ? 2 : 1, ev) : CL_SUCCESS;
+            if (ev[0]) clReleaseEvent(ev[0]);
+            if (ev[1]) clReleaseEvent(ev[1]);
             if (st != GS_OK) goto cleanup;
             if (e != CL_SUCCESS) {
                 st = GS_FAIL(GS_ERR_OCL, "reading the round's results failed: %s", gs_cl_error_name(e));
                 goto cleanup;
             }
-            if (s->profile) GS_CL_CHECK(clFinish(s->queue)); /* the later kernels' events too */
+            if (s->profile) { /* the later kernels' events too */
+                if ((st = gs_courier_drain(cour))) goto cleanup;
+                GS_CL_CHECK(clFinish(s->queue));
+            }
         }
         const double ta = gs_now();
         t_wait += ta - tw;
@@ -1036,6 +1128,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         t_abs += gs_now() - ta;
         round++;
     }
+    if ((st = gs_courier_drain(cour))) goto cleanup; /* the last k_update is queued */
     GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->G, CL_TRUE, 0, (size_t)total * sizeof(double), Gh, 0, NULL, NULL));
 
     double t_sub = 0;
@@ -1084,9 +1177,10 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
             stats->inner_steps += res->inner_steps;
         }
     }
-    gs_log_verbose(s->log, "gpusvm: host per batch of %d problem(s): enqueue %.4f s, blocking read %.4f s, "
-                   "readback absorb + subproblems %.4f s (subproblems %.4f s on %d thread(s)), %ld %srounds\n",
-                   np, t_enq, t_wait, t_abs, t_sub, nth, round, split ? "split " : "");
+    gs_log_verbose(s->log, "gpusvm: host per batch of %d problem(s): enqueue %.4f s (and %.4f s on the courier "
+                   "thread), blocking read %.4f s, readback absorb + subproblems %.4f s (subproblems %.4f s on %d "
+                   "thread(s)), %ld %srounds\n",
+                   np, t_enq, gs_courier_busy(cour), t_wait, t_abs, t_sub, nth, round, split ? "split " : "");
     if (s->profile) {
         char line[512];
         int o = snprintf(line, sizeof line, "gpusvm: device seconds per kernel:");
@@ -1115,13 +1209,13 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     }
 
 cleanup:
+    gs_courier_free(cour); /* before anything its jobs use goes */
     /* on an error path, transfers from the host arrays freed below may still be queued */
     if (st != GS_OK) {
         clFinish(s->queue);
         clFinish(s->xfer);
     }
-    if (kws_done) clReleaseEvent(kws_done);
-    if (kws_read) clReleaseEvent(kws_read);
+    if (rj.kws_read) clReleaseEvent(rj.kws_read);
     if (crew_ready) {
         pthread_mutex_lock(&cw.mu);
         cw.quit = 1;

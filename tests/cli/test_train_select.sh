@@ -8,18 +8,23 @@
 # (GPUSVM_SPLIT=0|1: split rounds, two banks of kernel rows; src/solver.c), which differ from each
 # other (their subproblem tolerance) but not between the selection paths; the split models must
 # also stay LIBSVM's (test_train_oracle.sh runs two-class sets split, one-vs-one sets unsplit, and
-# here a one-vs-one set split).
+# here a one-vs-one set split). Split rounds enqueue on the calling thread or on a courier thread
+# (GPUSVM_COURIER=0|1, src/courier.c): the same commands in the same order, so the same model.
 . "$(dirname "$0")/lib.sh"
 require_bin "$TRAIN"
 HS=$TOP/data/heart_scale
 both() { # NAME DATA ARGS...
     name=$1; data=$2; shift 2
     for sp in 0 1; do
-        GPUSVM_SPLIT=$sp GPUSVM_SELECT=one "$TRAIN" -q "$@" "$data" "$TMPD/one.model" > /dev/null 2>&1 ||
+        GPUSVM_COURIER=0 GPUSVM_SPLIT=$sp GPUSVM_SELECT=one "$TRAIN" -q "$@" "$data" "$TMPD/one.model" > /dev/null 2>&1 ||
             { fail "$name split=$sp: one-group run failed"; continue; }
         GPUSVM_SPLIT=$sp GPUSVM_SELECT=multi "$TRAIN" -q "$@" "$data" "$TMPD/multi.model" > /dev/null 2>&1 ||
             { fail "$name split=$sp: multi run failed"; continue; }
         check_file_eq "$name split=$sp" "$TMPD/one.model" "$TMPD/multi.model"
+        [ "$sp" = 1 ] || continue
+        GPUSVM_SPLIT=1 GPUSVM_COURIER=1 "$TRAIN" -q "$@" "$data" "$TMPD/courier.model" > /dev/null 2>&1 ||
+            { fail "$name: run with the courier thread failed"; continue; }
+        check_file_eq "$name split, courier thread" "$TMPD/one.model" "$TMPD/courier.model"
     done
 }
 for t in 0 1 2 3; do both "heart_scale -t $t" "$HS" -t "$t"; done
