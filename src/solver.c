@@ -12,7 +12,8 @@
  * There k_gram computes the matrix's new entries, and the new members' full kernel rows (k_rows,
  * which only the next round's k_update needs) follow the read; the kernel matrices come on a second
  * queue (xfer), so the heads' kernel and read run while the matrices are copied; the host waits for
- * both. */
+ * both. On a GPU the split rounds' enqueueing runs on a courier thread (courier.h) beside the
+ * second part of the subproblem. */
 #include "solver.h"
 
 #include <math.h>

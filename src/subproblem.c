@@ -14,7 +14,11 @@
  * value that can be chosen is computed by the same expression as the scalar loop (no FMA: the
  * AVX2 clone does not enable it). On x86-64 the body is compiled for AVX2 (vector passes) and
  * for the baseline (scalar loops only) and picked at run time; without GCC/clang vector
- * extensions the scalar loops do all the work. */
+ * extensions the scalar loops do all the work.
+ * Two forms of that body: double (solve_body_d, 4 lanes) and float (solve_body_f: y g and the
+ * selection in float, 8 lanes, the alphas and steps in double), the latter while the set's
+ * gradients are small against eps (see FLOAT_RANGE); each form's vector and scalar loops give
+ * the same steps bit for bit. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3")
 #endif
