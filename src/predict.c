@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "fastexit.h"
+#include "warm.h"
 #include "log.h"
 #include "model.h"
 #include "ocl.h"
@@ -325,6 +326,8 @@ static void *dev_thread(void *arg)
     dev_job *j = arg;
     const double t0 = gs_now();
     j->st = gs_ocl_open(&j->ocl, j->spec);
+    /* a helper keeps the driver warm for the next gpusvm command (warm.h) */
+    if (j->st == GS_OK && (j->ocl.device_type & CL_DEVICE_TYPE_GPU)) gs_warm_spawn();
     if (j->st == GS_OK) j->st = gs_pred_program_build(&j->ocl, &j->prg);
     if (j->st != GS_OK) snprintf(j->err, sizeof j->err, "%s", gs_last_error());
     j->seconds = gs_now() - t0;
@@ -525,6 +528,8 @@ typedef struct stats {
 
 int main(int argc, char **argv)
 {
+    int helper_rc;
+    if (gs_warm_run_if_helper(argc, argv, &helper_rc)) return helper_rc;
     gs_log log = {0, 0};
     int probability = 0;
     const char *device_spec = NULL;

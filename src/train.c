@@ -34,6 +34,7 @@
 #include "cli.h"
 #include "cs.h"
 #include "fastexit.h"
+#include "warm.h"
 #include "data.h"
 #include "log.h"
 #include "model.h"
@@ -65,6 +66,8 @@ static void *device_open_thread(void *arg)
 {
     device_job *job = arg;
     job->st = gs_ocl_open(&job->ocl, job->spec);
+    /* a helper keeps the driver warm for the next gpusvm command (warm.h) */
+    if (job->st == GS_OK && (job->ocl.device_type & CL_DEVICE_TYPE_GPU)) gs_warm_spawn();
     if (job->st != GS_OK) snprintf(job->err, sizeof job->err, "%s", gs_last_error());
     return NULL;
 }
@@ -307,6 +310,8 @@ static void print_stats(const gs_log *log, const gs_train_stats *s)
 
 int main(int argc, char **argv)
 {
+    int helper_rc;
+    if (gs_warm_run_if_helper(argc, argv, &helper_rc)) return helper_rc;
     train_opts o;
     memset(&o, 0, sizeof o);
     gs_param_init(&o.param);

@@ -35,7 +35,7 @@ check_format() {
 
 # 1. The real gpusvm (whatever state it is in), no reference, with the phase breakdown.
 O=$TMPD/real
-python3 "$BENCH" --quick --no-ref --datasets heart_scale --repeat 1 --breakdown --bin-dir "$B" \
+python3 "$BENCH" --gap 0 --quick --no-ref --datasets heart_scale --repeat 1 --breakdown --bin-dir "$B" \
     --csv "$O/b.csv" --out-md "$O/b.md" > "$O.stdout" 2> "$O.stderr"
 check_eq "real: exit status" 0 "$?"
 check_format real "$O/b.csv" "$O/b.md" "$O.stdout"
@@ -47,7 +47,7 @@ esac
 
 # 2. No gpusvm binaries at all: the run goes on, the row says error.
 O=$TMPD/none
-python3 "$BENCH" --quick --no-ref --datasets heart_scale --repeat 1 --bin-dir "$TMPD/nobin" \
+python3 "$BENCH" --gap 0 --quick --no-ref --datasets heart_scale --repeat 1 --bin-dir "$TMPD/nobin" \
     --csv "$O/b.csv" --out-md "$O/b.md" > "$O.stdout" 2> "$O.stderr"
 check_eq "nobin: exit status" 0 "$?"
 check_format nobin "$O/b.csv" "$O/b.md" "$O.stdout"
@@ -56,7 +56,7 @@ check_eq "nobin: error cells" 1 "$(grep -c '^| heart_scale | .* | error | error 
 # 3. The reference columns, when LIBSVM is installed.
 if command -v svm-train >/dev/null 2>&1 && command -v svm-predict >/dev/null 2>&1; then
     O=$TMPD/ref
-    python3 "$BENCH" --quick --datasets heart_scale --bin-dir "$TMPD/nobin" \
+    python3 "$BENCH" --gap 0 --quick --datasets heart_scale --bin-dir "$TMPD/nobin" \
         --csv "$O/b.csv" --out-md "$O/b.md" > "$O.stdout" 2> "$O.stderr"
     check_eq "ref: exit status" 0 "$?"
     check_format ref "$O/b.csv" "$O/b.md" "$O.stdout"
