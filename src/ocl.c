@@ -295,12 +295,11 @@ cleanup:
 
 /* ---- public ----------------------------------------------------------------------------------- */
 
-gs_status gs_ocl_open(gs_ocl *o, const char *spec)
+gs_status gs_ocl_choose(gs_ocl *o, const char *spec)
 {
     gs_status st = GS_OK;
     gs_devref *refs = NULL;
     size_t n = 0, pick = 0;
-    cl_int e = CL_SUCCESS;
     const char *src = "";
     memset(o, 0, sizeof *o);
 
@@ -342,7 +341,18 @@ gs_status gs_ocl_open(gs_ocl *o, const char *spec)
     }
 
     o->t_devices = gs_now() - t - o->t_platforms;
-    t = gs_now();
+cleanup:
+    free(refs);
+    if (st != GS_OK)
+        gs_ocl_close(o);
+    return st;
+}
+
+gs_status gs_ocl_connect(gs_ocl *o)
+{
+    gs_status st = GS_OK;
+    cl_int e = CL_SUCCESS;
+    const double t = gs_now();
     o->ctx = clCreateContext(NULL, 1, &o->device, NULL, NULL, &e);
     GS_CL_CHECK(e);
     const char *prof = getenv("GPUSVM_PROFILE");
@@ -354,10 +364,15 @@ gs_status gs_ocl_open(gs_ocl *o, const char *spec)
     GS_CL_CHECK(e);
     o->t_context = gs_now() - t;
 cleanup:
-    free(refs);
     if (st != GS_OK)
         gs_ocl_close(o);
     return st;
+}
+
+gs_status gs_ocl_open(gs_ocl *o, const char *spec)
+{
+    const gs_status st = gs_ocl_choose(o, spec);
+    return st != GS_OK ? st : gs_ocl_connect(o);
 }
 
 void gs_ocl_close(gs_ocl *o)

@@ -41,6 +41,11 @@ typedef struct gs_ocl {
  *         GS_ERR_UNSUPPORTED (the device lacks double precision), GS_ERR_NOMEM,
  *         GS_ERR_OCL (message names the call and the CL error) */
 gs_status gs_ocl_open(gs_ocl *o, const char *spec);
+/* gs_ocl_open in its two steps: choose fills the device's fields (platform and device lists,
+ * info, the fp64 check), connect makes the context and the queue. Same errors, and o is closed on
+ * failure in either. */
+gs_status gs_ocl_choose(gs_ocl *o, const char *spec);
+gs_status gs_ocl_connect(gs_ocl *o);
 /* Releases queue, context and build_log; o may be NULL or half-open. */
 void gs_ocl_close(gs_ocl *o);
 

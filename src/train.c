@@ -65,9 +65,11 @@ typedef struct device_job {
 static void *device_open_thread(void *arg)
 {
     device_job *job = arg;
-    job->st = gs_ocl_open(&job->ocl, job->spec);
-    /* a helper keeps the driver warm for the next gpusvm command (warm.h) */
+    job->st = gs_ocl_choose(&job->ocl, job->spec);
+    /* a helper keeps the driver warm for the next gpusvm command (warm.h); it starts while this
+     * process waits for its context */
     if (job->st == GS_OK && (job->ocl.device_type & CL_DEVICE_TYPE_GPU)) gs_warm_spawn();
+    if (job->st == GS_OK) job->st = gs_ocl_connect(&job->ocl);
     if (job->st != GS_OK) snprintf(job->err, sizeof job->err, "%s", gs_last_error());
     return NULL;
 }
