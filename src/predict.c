@@ -328,7 +328,7 @@ static void *dev_thread(void *arg)
     j->st = gs_ocl_choose(&j->ocl, j->spec);
     /* a helper keeps the driver warm for the next gpusvm command (warm.h); it starts while this
      * process waits for its context */
-    if (j->st == GS_OK && (j->ocl.device_type & CL_DEVICE_TYPE_GPU)) gs_warm_spawn();
+    if (j->st == GS_OK && (j->ocl.device_type & CL_DEVICE_TYPE_GPU)) gs_warm_spawn(j->ocl.platform_name);
     if (j->st == GS_OK) j->st = gs_ocl_connect(&j->ocl);
     if (j->st == GS_OK) j->st = gs_pred_program_build(&j->ocl, &j->prg);
     if (j->st != GS_OK) snprintf(j->err, sizeof j->err, "%s", gs_last_error());

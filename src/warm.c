@@ -29,7 +29,8 @@
 extern char **environ;
 
 #define HELPER_NAME "gpusvm-warm"
-#define HOLD_ENV "GPUSVM_WARM_HOLD" /* the helper's own: "<seconds>:<pid of the process it follows>" */
+/* the helper's own: "<seconds>:<pid of the process it follows>:<platform name>" */
+#define HOLD_ENV "GPUSVM_WARM_HOLD"
 #define MAX_SECONDS 60.0
 #define DEFAULT_SECONDS 1.0
 
@@ -43,14 +44,14 @@ static double linger_seconds(void)
     return v > MAX_SECONDS ? MAX_SECONDS : v;
 }
 
-void gs_warm_spawn(void)
+void gs_warm_spawn(const char *platform)
 {
     const double secs = linger_seconds();
     if (!(secs > 0)) return;
     size_t n = 0;
     while (environ && environ[n]) n++;
     char **envp = malloc((n + 2) * sizeof *envp);
-    char hold[64];
+    char hold[256];
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     int fa_ok = 0, at_ok = 0;
@@ -58,7 +59,7 @@ void gs_warm_spawn(void)
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (strncmp(environ[i], HOLD_ENV "=", sizeof HOLD_ENV) != 0) envp[k++] = environ[i];
-    snprintf(hold, sizeof hold, HOLD_ENV "=%.3f:%ld", secs, (long)getpid());
+    snprintf(hold, sizeof hold, HOLD_ENV "=%.3f:%ld:%s", secs, (long)getpid(), platform ? platform : "");
     envp[k++] = hold;
     envp[k] = NULL;
     if (posix_spawn_file_actions_init(&fa) != 0) goto cleanup;
@@ -125,15 +126,24 @@ int gs_warm_run_if_helper(int argc, char **argv, int *rc)
     *rc = 0;
     double secs = 0;
     long parent = 0;
-    if (sscanf(e, "%lf:%ld", &secs, &parent) != 2 || !(secs >= 0) || secs > MAX_SECONDS) return 1;
+    int at = 0;
+    if (sscanf(e, "%lf:%ld:%n", &secs, &parent, &at) != 2 || at == 0 || !(secs >= 0) || secs > MAX_SECONDS)
+        return 1;
+    const char *want = e + at;
     close_inherited();
     if (nice(10) == -1) { /* best effort: it only waits */
     }
+    /* its starter's platform's GPU devices only: another platform's (a CPU runtime's thread pool)
+     * would take CPU time from the starter's training */
     cl_platform_id ps[16];
     cl_uint np = 0;
     if (clGetPlatformIDs(16, ps, &np) != CL_SUCCESS) return 1;
     if (np > 16) np = 16;
     for (cl_uint i = 0; i < np; i++) {
+        char name[256] = "";
+        if (clGetPlatformInfo(ps[i], CL_PLATFORM_NAME, sizeof name, name, NULL) != CL_SUCCESS ||
+            strcmp(name, want) != 0)
+            continue;
         cl_device_id dev[8];
         cl_uint nd = 0;
         (void)clGetDeviceIDs(ps[i], CL_DEVICE_TYPE_GPU, 8, dev, &nd);

@@ -7,9 +7,10 @@
 #define GS_WARM_H
 
 /* Starts the helper when GPUSVM_WARM (seconds it stays after this process ends; default 1, 0 = no
- * helper, at most 60) allows; failures are ignored (the helper is an optimisation only). Call
- * once, from a process that uses a GPU. */
-void gs_warm_spawn(void);
+ * helper, at most 60) allows; failures are ignored (the helper is an optimisation only). platform:
+ * the name of the OpenCL platform whose GPU devices the helper lists (the others it leaves alone).
+ * Call once, from a process that uses a GPU. */
+void gs_warm_spawn(const char *platform);
 
 /* Call first thing in main: when this process is the helper, runs it and returns 1 with *rc its
  * exit code; otherwise returns 0 and does nothing. */

@@ -92,7 +92,7 @@ static void test_disabled(void)
     static const char *const off[] = {"0", "abc", "-1", "1x", "nan"};
     for (unsigned i = 0; i < sizeof off / sizeof off[0]; i++) {
         setenv("GPUSVM_WARM", off[i], 1);
-        gs_warm_spawn();
+        gs_warm_spawn("no such platform");
         nap(0.05);
         errno = 0;
         const pid_t w = waitpid(-1, NULL, WNOHANG);
@@ -111,7 +111,7 @@ static void test_not_helper(void)
     int rc = 7;
     unsetenv("GPUSVM_WARM_HOLD");
     CHECK(gs_warm_run_if_helper(1, a1, &rc) == 0 && rc == 7, "the helper's name without its variable");
-    setenv("GPUSVM_WARM_HOLD", "0.01:1", 1);
+    setenv("GPUSVM_WARM_HOLD", "0.01:1:x", 1);
     CHECK(gs_warm_run_if_helper(1, a2, &rc) == 0 && rc == 7, "the variable under another name");
     CHECK(gs_warm_run_if_helper(2, a1, &rc) == 0 && rc == 7, "the variable with arguments");
     unsetenv("GPUSVM_WARM_HOLD");
@@ -137,7 +137,7 @@ static void test_helper(void)
         close(p[0]);
         close(p[1]);
         setenv("GPUSVM_WARM", "0.6", 1);
-        gs_warm_spawn();
+        gs_warm_spawn("no such platform");
         if (write(1, "x", 1) != 1) _exit(3);
         nap(life);
         _exit(0);
