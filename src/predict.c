@@ -325,11 +325,8 @@ static void *dev_thread(void *arg)
 {
     dev_job *j = arg;
     const double t0 = gs_now();
-    j->st = gs_ocl_choose(&j->ocl, j->spec);
-    /* a helper keeps the driver warm for the next gpusvm command (warm.h); it starts while this
-     * process waits for its context */
-    if (j->st == GS_OK && (j->ocl.device_type & CL_DEVICE_TYPE_GPU)) gs_warm_spawn(j->ocl.platform_name);
-    if (j->st == GS_OK) j->st = gs_ocl_connect(&j->ocl);
+    /* on a GPU, with a helper that keeps the driver warm for the next gpusvm command (warm.h) */
+    j->st = gs_warm_open_device(&j->ocl, j->spec);
     if (j->st == GS_OK) j->st = gs_pred_program_build(&j->ocl, &j->prg);
     if (j->st != GS_OK) snprintf(j->err, sizeof j->err, "%s", gs_last_error());
     j->seconds = gs_now() - t0;

@@ -661,11 +661,8 @@ static gs_status enqueue_select(void *arg)
         (st = r->split ? launch2(s, r->pf, K_GRAM, (size_t)r->q * GRAM_WG, (size_t)r->nact, GRAM_WG)
                        : launch_rows(s, r->pf, r->nvc, r->q_new)))
         goto cleanup;
-    /* both parts of the readback in one read later, or (split) the kernel matrices now */
-    if (r->split) {
-        const int part = RB_KWS;
-        SETARG(K_READBACK, 13, part); /* else RB_ALL, set once */
-    }
+    /* both parts of the readback in one read later, or (split) the kernel matrices now (its part
+     * argument set once: RB_ALL, or RB_KWS split) */
     if ((st = launch2_ev(s, r->pf, K_READBACK, round_up((size_t)r->q * r->q / 4, 256), (size_t)r->nact, 256,
                          r->split ? &kws_done : NULL)))
         goto cleanup;
@@ -696,10 +693,12 @@ static gs_status enqueue_heads(round_jobs *r, cl_event *read)
         GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd, CL_FALSE, 0, r->upd_b_n * sizeof(double), r->upd_b, 0,
                                          NULL, NULL));
         if ((st = launch2(s, r->pf, K_HEADS, round_up((size_t)r->q * USPLIT, 256), (size_t)r->nact, 256))) goto cleanup;
-    } else if (r->split) {
-        const int part = RB_HEAD;
-        SETARG(K_READBACK, 13, part);
-        if ((st = launch2(s, r->pf, K_READBACK, round_up((size_t)r->q, 256), (size_t)r->nact, 256))) goto cleanup;
+    } else if (r->split) { /* the first round: the heads alone, then back to the matrices */
+        const int head_part = RB_HEAD, kws_part = RB_KWS;
+        SETARG(K_READBACK, 13, head_part);
+        st = launch2(s, r->pf, K_READBACK, round_up((size_t)r->q, 256), (size_t)r->nact, 256);
+        SETARG(K_READBACK, 13, kws_part);
+        if (st) goto cleanup;
     }
     GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_FALSE, 0,
                                     (r->split ? r->nhd : r->rbd * (size_t)r->nact) * sizeof(double), r->rbx, 0, NULL,
@@ -967,7 +966,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     SETARG(K_HEADS, 9, dp->upd); SETARG(K_HEADS, 10, dp->ptab); SETARG(K_HEADS, 11, dp->upd);
     SETARG(K_HEADS, 12, dp->y);
     {
-        const int part = RB_ALL;
+        const int part = split ? RB_KWS : RB_ALL;
         SETARG(K_READBACK, 13, part);
     }
 

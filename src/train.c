@@ -65,11 +65,8 @@ typedef struct device_job {
 static void *device_open_thread(void *arg)
 {
     device_job *job = arg;
-    job->st = gs_ocl_choose(&job->ocl, job->spec);
-    /* a helper keeps the driver warm for the next gpusvm command (warm.h); it starts while this
-     * process waits for its context */
-    if (job->st == GS_OK && (job->ocl.device_type & CL_DEVICE_TYPE_GPU)) gs_warm_spawn(job->ocl.platform_name);
-    if (job->st == GS_OK) job->st = gs_ocl_connect(&job->ocl);
+    /* on a GPU, with a helper that keeps the driver warm for the next gpusvm command (warm.h) */
+    job->st = gs_warm_open_device(&job->ocl, job->spec);
     if (job->st != GS_OK) snprintf(job->err, sizeof job->err, "%s", gs_last_error());
     return NULL;
 }

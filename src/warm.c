@@ -14,8 +14,6 @@
  * 0.0421 s started before the context, run110). */
 #include "warm.h"
 
-#include "ocl.h"
-
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -83,6 +81,14 @@ cleanup:
     if (at_ok) posix_spawnattr_destroy(&at);
     if (fa_ok) posix_spawn_file_actions_destroy(&fa);
     free(envp);
+}
+
+gs_status gs_warm_open_device(gs_ocl *o, const char *spec)
+{
+    gs_status st = gs_ocl_choose(o, spec);
+    if (st != GS_OK) return st;
+    if (o->device_type & CL_DEVICE_TYPE_GPU) gs_warm_spawn(o->platform_name);
+    return gs_ocl_connect(o);
 }
 
 /* Descriptors the helper inherited (the driver's device files among them, where not close-on-exec)

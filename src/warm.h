@@ -6,11 +6,17 @@
 #ifndef GS_WARM_H
 #define GS_WARM_H
 
+#include "ocl.h"
+
 /* Starts the helper when GPUSVM_WARM (seconds it stays after this process ends; default 1, 0 = no
  * helper, at most 60) allows; failures are ignored (the helper is an optimisation only). platform:
  * the name of the OpenCL platform whose GPU devices the helper lists (the others it leaves alone).
  * Call once, from a process that uses a GPU. */
 void gs_warm_spawn(const char *platform);
+
+/* gs_ocl_open, starting the helper (gs_warm_spawn) between choosing a GPU and creating its context,
+ * so the helper's own start overlaps the wait for the context. Same contract as gs_ocl_open. */
+gs_status gs_warm_open_device(gs_ocl *o, const char *spec);
 
 /* Call first thing in main: when this process is the helper, runs it and returns 1 with *rc its
  * exit code; otherwise returns 0 and does nothing. */
