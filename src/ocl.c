@@ -29,6 +29,14 @@ typedef struct gs_devref {
     cl_device_id device;
 } gs_devref;
 
+void gs_ocl_driver_env(void)
+{
+    const char *opt = getenv("GPUSVM_DRIVER_ENV");
+    if (opt && strcmp(opt, "0") == 0) return;
+    setenv("NV_OPENCL_DISABLE_UVM", "1", 0);
+    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
+}
+
 /* ---- small helpers ---------------------------------------------------------------------------- */
 
 /* Copies a platform/device string into buf (truncated, leading/trailing blanks removed: some

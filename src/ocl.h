@@ -30,6 +30,14 @@ typedef struct gs_ocl {
     char *build_log;           /* full log of the last failed gs_ocl_build (NULL when none); owned */
 } gs_ocl;
 
+/* Start-up settings for NVIDIA's OpenCL driver, made before any OpenCL call (they are read when the
+ * driver loads) and before other threads start (setenv): NV_OPENCL_DISABLE_UVM=1 (gpusvm uses no
+ * shared virtual memory; setting up unified memory is ~0.17 s of an idle H100 driver's platform
+ * list) and CUDA_DEVICE_MAX_CONNECTIONS=1 (hardware queues per context: each costs ~8 ms of context
+ * creation, and gpusvm's queues gain nothing from more). A variable the user has set is left as it
+ * is; GPUSVM_DRIVER_ENV=0 leaves both alone. Other drivers ignore them. */
+void gs_ocl_driver_env(void);
+
 /* Opens a device. spec: NULL/"" = automatic (env GPUSVM_DEVICE if set and non-empty, else the first
  * GPU, else the first device of any type; devices with double precision are preferred in both
  * steps); a decimal number = index in the --list-devices order; otherwise a case-insensitive

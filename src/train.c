@@ -309,6 +309,7 @@ static void print_stats(const gs_log *log, const gs_train_stats *s)
 
 int main(int argc, char **argv)
 {
+    gs_ocl_driver_env(); /* before any thread and any OpenCL call */
     int helper_rc;
     if (gs_warm_run_if_helper(argc, argv, &helper_rc)) return helper_rc;
     train_opts o;
