@@ -11,7 +11,13 @@
  * Started once the device is chosen, while the starter waits for its context, not at exit (a
  * train + predict pair took 0.62-0.67 s against 0.79-0.83 s) nor after the context (its start
  * then overlapped the training: a9a's median 0.0442 s against 0.0409 s without a helper and
- * 0.0421 s started before the context, run110). */
+ * 0.0421 s started before the context, run110).
+ * Off by default since gs_ocl_driver_env (ocl.h) turns NVIDIA's unified memory off: most of that
+ * idle start-up was the driver setting up unified memory, and without it an idle driver lists its
+ * platforms in ~0.04 s. With those settings the helper measured no gain (bench-data/run120.sh,
+ * medians of 5, a9a / ijcnn1 / w8a: 3 s apart 0.221 / 0.196 / 0.162 s with it against 0.202 /
+ * 0.228 / 0.192 without; back to back 0.194 / 0.228 / 0.176 against 0.169 / 0.162 / 0.134). It
+ * still helps where unified memory stays on (NV_OPENCL_DISABLE_UVM=0). */
 #include "warm.h"
 
 #include <dirent.h>
@@ -30,7 +36,7 @@ extern char **environ;
 /* the helper's own: "<seconds>:<pid of the process it follows>:<platform name>" */
 #define HOLD_ENV "GPUSVM_WARM_HOLD"
 #define MAX_SECONDS 60.0
-#define DEFAULT_SECONDS 1.0
+#define DEFAULT_SECONDS 0.0 /* off unless GPUSVM_WARM asks */
 
 static double linger_seconds(void)
 {

@@ -8,8 +8,8 @@
 
 #include "ocl.h"
 
-/* Starts the helper when GPUSVM_WARM (seconds it stays after this process ends; default 1, 0 = no
- * helper, at most 60) allows; failures are ignored (the helper is an optimisation only). platform:
+/* Starts the helper when GPUSVM_WARM (seconds it stays after this process ends; unset, empty or 0 =
+ * no helper, the default; at most 60) asks; failures are ignored (the helper is an optimisation only). platform:
  * the name of the OpenCL platform whose GPU devices the helper lists (the others it leaves alone).
  * Call once, from a process that uses a GPU. */
 void gs_warm_spawn(const char *platform);

@@ -1,5 +1,5 @@
-/* test_warm.c — warm.c: gs_warm_spawn starts no helper when GPUSVM_WARM is 0 or not a number of
- * seconds; otherwise it starts this binary again as "gpusvm-warm", whose standard streams are
+/* test_warm.c — warm.c: gs_warm_spawn starts no helper when GPUSVM_WARM is unset (the default),
+ * empty, 0 or not a number of seconds; otherwise it starts this binary again as "gpusvm-warm", whose standard streams are
  * /dev/null (a pipe reading the starter's output ends with the starter), which closes the
  * descriptors it inherited, outlives the starter by GPUSVM_WARM seconds and exits 0. Only a
  * process started that way runs as the helper. (Linux: /proc and a child subreaper.) */
@@ -89,14 +89,16 @@ static int has_fd_to(pid_t pid, const char *target)
 
 static void test_disabled(void)
 {
-    static const char *const off[] = {"0", "abc", "-1", "1x", "nan"};
+    static const char *const off[] = {NULL, "", "0", "abc", "-1", "1x", "nan"};
     for (unsigned i = 0; i < sizeof off / sizeof off[0]; i++) {
-        setenv("GPUSVM_WARM", off[i], 1);
+        if (off[i]) setenv("GPUSVM_WARM", off[i], 1);
+        else unsetenv("GPUSVM_WARM");
         gs_warm_spawn("no such platform");
         nap(0.05);
         errno = 0;
         const pid_t w = waitpid(-1, NULL, WNOHANG);
-        CHECK(w == -1 && errno == ECHILD, "GPUSVM_WARM=%s started a process (waitpid %ld)", off[i], (long)w);
+        CHECK(w == -1 && errno == ECHILD, "GPUSVM_WARM=%s started a process (waitpid %ld)", off[i] ? off[i] : "(unset)",
+              (long)w);
         if (w == 0) /* reap it, whatever it is */
             while (waitpid(-1, NULL, 0) > 0) {
             }
