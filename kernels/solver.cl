@@ -41,7 +41,7 @@
  * Tunables (-D): WG (cluster size = work-group size), KTYPE (0 linear, 1 poly, 2 rbf, 3 sigmoid),
  * WCH (working-set vectors per register block), CCH (columns of a row loaded at once in k_rows),
  * ITEMS (elements per work-item in the compaction kernels), QMAX / MWG (k_merge and k_select: a
- * power-of-two multiple of MWG >= q, and their work-group, 1024 where the device allows). */
+ * multiple of MWG >= q, and their work-group; the host builds with MWG 256). */
 #ifndef WG
 #define WG 256
 #endif
