@@ -177,32 +177,30 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log
      * the driver's cache) and doubly on the first (two compiles: 4.2 s at 1024, 3.1 s at 256,
      * bench-data/run123.sh). */
     s->mwg = 256;
-    {
-        char opts[256];
-        snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d -DMWG=%d -DUSPLIT=%d "
-                 "-DHSPLIT=%d -DGRAM_WG=%d",
-                 s->wg, s->kernel_type, WCH, CCH, ITEMS, (s->q + s->mwg - 1) / s->mwg * s->mwg, s->mwg, USPLIT,
-                 HSPLIT, GRAM_WG);
-        st = gs_ocl_build(ocl, "solver", opts, &s->prog);
+    char opts[256];
+    snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d -DMWG=%d -DUSPLIT=%d "
+             "-DHSPLIT=%d -DGRAM_WG=%d",
+             s->wg, s->kernel_type, WCH, CCH, ITEMS, (s->q + s->mwg - 1) / s->mwg * s->mwg, s->mwg, USPLIT,
+             HSPLIT, GRAM_WG);
+    st = gs_ocl_build(ocl, "solver", opts, &s->prog);
+    if (st != GS_OK) goto cleanup;
+    for (int i = 0; i < K_COUNT_ALL; i++) {
+        st = gs_ocl_kernel(s->prog, k_names[i], &s->k[i]);
         if (st != GS_OK) goto cleanup;
-        for (int i = 0; i < K_COUNT_ALL; i++) {
-            st = gs_ocl_kernel(s->prog, k_names[i], &s->k[i]);
-            if (st != GS_OK) goto cleanup;
-        }
-        size_t wm = 0, ws = 0;
-        cl_ulong lm = 0, ls = 0;
-        clGetKernelWorkGroupInfo(s->k[K_MERGE], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wm, &wm, NULL);
-        clGetKernelWorkGroupInfo(s->k[K_SELECT], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof ws, &ws, NULL);
-        clGetKernelWorkGroupInfo(s->k[K_MERGE], ocl->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lm, &lm, NULL);
-        clGetKernelWorkGroupInfo(s->k[K_SELECT], ocl->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof ls, &ls, NULL);
-        const cl_ulong lmax = lm > ls ? lm : ls;
-        const int fits = !ocl->local_mem || lmax <= ocl->local_mem;
-        if (wm < (size_t)s->mwg || ws < (size_t)s->mwg || !fits) {
-            st = GS_FAIL(GS_ERR_UNSUPPORTED, "the device runs the merge kernels with at most %zu work-items (256 "
-                         "needed) and %llu bytes of local memory (%llu needed; a smaller --ws-size needs less)",
-                         wm < ws ? wm : ws, (unsigned long long)ocl->local_mem, (unsigned long long)lmax);
-            goto cleanup;
-        }
+    }
+    size_t wm = 0, ws = 0;
+    cl_ulong lm = 0, ls = 0;
+    clGetKernelWorkGroupInfo(s->k[K_MERGE], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wm, &wm, NULL);
+    clGetKernelWorkGroupInfo(s->k[K_SELECT], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof ws, &ws, NULL);
+    clGetKernelWorkGroupInfo(s->k[K_MERGE], ocl->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lm, &lm, NULL);
+    clGetKernelWorkGroupInfo(s->k[K_SELECT], ocl->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof ls, &ls, NULL);
+    const cl_ulong lmax = lm > ls ? lm : ls;
+    const int fits = !ocl->local_mem || lmax <= ocl->local_mem;
+    if (wm < (size_t)s->mwg || ws < (size_t)s->mwg || !fits) {
+        st = GS_FAIL(GS_ERR_UNSUPPORTED, "the device runs the merge kernels with at most %zu work-items (256 "
+                     "needed) and %llu bytes of local memory (%llu needed; a smaller --ws-size needs less)",
+                     wm < ws ? wm : ws, (unsigned long long)ocl->local_mem, (unsigned long long)lmax);
+        goto cleanup;
     }
     s->build_seconds = gs_now() - t0;
     *out = s;

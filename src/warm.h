@@ -9,8 +9,9 @@
 #include "ocl.h"
 
 /* Starts the helper when GPUSVM_WARM (seconds it stays after this process ends; unset, empty or 0 =
- * no helper, the default; at most 60) asks; failures are ignored (the helper is an optimisation only). platform:
- * the name of the OpenCL platform whose GPU devices the helper lists (the others it leaves alone).
+ * no helper, the default; at most 60) asks; failures are ignored (the helper is an optimisation
+ * only). platform: the name of the OpenCL platform whose GPU devices the helper lists (the others
+ * it leaves alone).
  * Call once, from a process that uses a GPU. */
 void gs_warm_spawn(const char *platform);
 

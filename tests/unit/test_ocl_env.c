@@ -22,7 +22,8 @@ int main(void)
     unsetenv("GPUSVM_DRIVER_ENV");
     for (int i = 0; i < 2; i++) unsetenv(vars[i]);
     gs_ocl_driver_env();
-    for (int i = 0; i < 2; i++) CHECK(is(vars[i], "1"), "%s unset -> 1, got %s", vars[i], getenv(vars[i]) ? getenv(vars[i]) : "(unset)");
+    for (int i = 0; i < 2; i++)
+        CHECK(is(vars[i], "1"), "%s unset -> 1, got %s", vars[i], getenv(vars[i]) ? getenv(vars[i]) : "(unset)");
 
     /* the user's values stay, an empty one too */
     setenv("NV_OPENCL_DISABLE_UVM", "0", 1);

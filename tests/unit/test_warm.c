@@ -1,6 +1,7 @@
 /* test_warm.c — warm.c: gs_warm_spawn starts no helper when GPUSVM_WARM is unset (the default),
- * empty, 0 or not a number of seconds; otherwise it starts this binary again as "gpusvm-warm", whose standard streams are
- * /dev/null (a pipe reading the starter's output ends with the starter), which closes the
+ * empty, 0 or not a number of seconds; otherwise it starts this binary again as "gpusvm-warm",
+ * whose standard streams are /dev/null (a pipe reading the starter's output ends with the
+ * starter), which closes the
  * descriptors it inherited, outlives the starter by GPUSVM_WARM seconds and exits 0. Only a
  * process started that way runs as the helper. (Linux: /proc and a child subreaper.) */
 #include <dirent.h>
