@@ -21,13 +21,13 @@
 
 #include "cli.h"
 #include "fastexit.h"
-#include "warm.h"
 #include "log.h"
 #include "model.h"
 #include "ocl.h"
 #include "predictor.h"
 #include "prob.h"
 #include "status.h"
+#include "warm.h"
 
 #define CHUNK_ROWS 65536              /* rows per chunk (fewer when a row has many pairs) */
 #define CHUNK_DEC_BYTES (64u << 20)   /* host bytes for a chunk's decision values and bounds */

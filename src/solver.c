@@ -33,6 +33,11 @@
 #define WCH 16
 #define USPLIT 4 /* work-groups per cluster in k_update (each sums a quarter of the updates) */
 #define GRAM_WG 256 /* k_gram's work-group: a slot's entries for 256 new slots at a time */
+/* k_merge's and k_select's work-group, one per problem. 256, not wider where the device allows:
+ * building at 1024 first cost a second build on the H100, whose driver runs these kernels 256 wide
+ * at most (CL_KERNEL_WORK_GROUP_SIZE), on every run (a second program from the driver's cache) and
+ * doubly on the first (two compiles: 4.2 s at 1024, 3.1 s at 256, bench-data/run123.sh). */
+#define MWG 256
 /* work-groups per chunk in k_hist (H100, device time of k_hist per a9a run: 1.35 ms with 1, 0.9 with
  * 2, 0.7 with 4, 0.65 with 8; ijcnn1 0.8 / 0.6 / 0.45 / 0.45 ms) */
 #define HSPLIT 4
@@ -92,7 +97,6 @@ struct gs_solver {
     int kernel_type, degree;
     double gamma, coef0, eps;
     int q, keep, wg;
-    int mwg;               /* work-group of k_merge and k_select */
     int profile;
     int split;             /* split rounds (see solve_batch): -1 for lone problems that fit, 0 never,
                             * 1 always (GPUSVM_SPLIT) */
@@ -171,16 +175,10 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log
     s->split = sp && strcmp(sp, "0") == 0 ? 0 : (sp && strcmp(sp, "1") == 0 ? 1 : -1);
     if ((st = make_queue(s))) goto cleanup;
     double t0 = gs_now();
-    /* k_merge and k_select run one work-group of MWG per problem. 256, not wider where the device
-     * allows: building at 1024 first cost a second build on the H100, whose driver runs these
-     * kernels 256 wide at most (CL_KERNEL_WORK_GROUP_SIZE), on every run (a second program from
-     * the driver's cache) and doubly on the first (two compiles: 4.2 s at 1024, 3.1 s at 256,
-     * bench-data/run123.sh). */
-    s->mwg = 256;
     char opts[256];
     snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d -DMWG=%d -DUSPLIT=%d "
              "-DHSPLIT=%d -DGRAM_WG=%d",
-             s->wg, s->kernel_type, WCH, CCH, ITEMS, (s->q + s->mwg - 1) / s->mwg * s->mwg, s->mwg, USPLIT,
+             s->wg, s->kernel_type, WCH, CCH, ITEMS, (s->q + MWG - 1) / MWG * MWG, MWG, USPLIT,
              HSPLIT, GRAM_WG);
     st = gs_ocl_build(ocl, "solver", opts, &s->prog);
     if (st != GS_OK) goto cleanup;
@@ -196,10 +194,10 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log
     clGetKernelWorkGroupInfo(s->k[K_SELECT], ocl->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof ls, &ls, NULL);
     const cl_ulong lmax = lm > ls ? lm : ls;
     const int fits = !ocl->local_mem || lmax <= ocl->local_mem;
-    if (wm < (size_t)s->mwg || ws < (size_t)s->mwg || !fits) {
-        st = GS_FAIL(GS_ERR_UNSUPPORTED, "the device runs the merge kernels with at most %zu work-items (256 "
+    if (wm < MWG || ws < MWG || !fits) {
+        st = GS_FAIL(GS_ERR_UNSUPPORTED, "the device runs the merge kernels with at most %zu work-items (%d "
                      "needed) and %llu bytes of local memory (%llu needed; a smaller --ws-size needs less)",
-                     wm < ws ? wm : ws, (unsigned long long)ocl->local_mem, (unsigned long long)lmax);
+                     wm < ws ? wm : ws, MWG, (unsigned long long)ocl->local_mem, (unsigned long long)lmax);
         goto cleanup;
     }
     s->build_seconds = gs_now() - t0;
@@ -635,7 +633,7 @@ static gs_status enqueue_select(void *arg)
     if ((st = launch(s, r->pf, K_UPDATE, (size_t)r->nvc * s->wg * USPLIT, (size_t)s->wg))) goto cleanup;
     if (r->one_group) { /* the top digit's histogram and the keys (arguments set once), then k_select */
         if ((st = launch(s, r->pf, K_HIST, (size_t)r->nvch * s->wg * HSPLIT, (size_t)s->wg)) ||
-            (st = launch(s, r->pf, K_SELECT, (size_t)r->nact * s->mwg, (size_t)s->mwg)))
+            (st = launch(s, r->pf, K_SELECT, (size_t)r->nact * MWG, MWG)))
             goto cleanup;
     } else {
         const int store = 0;
@@ -650,7 +648,7 @@ static gs_status enqueue_select(void *arg)
         if ((st = launch(s, r->pf, K_COUNT, (size_t)r->nvch * s->wg, (size_t)s->wg)) ||
             (st = launch(s, r->pf, K_SCAN, (size_t)r->nact * s->wg, (size_t)s->wg)) ||
             (st = launch(s, r->pf, K_WRITE, (size_t)r->nvch * s->wg, (size_t)s->wg)) ||
-            (st = launch(s, r->pf, K_MERGE, (size_t)r->nact * s->mwg, (size_t)s->mwg)))
+            (st = launch(s, r->pf, K_MERGE, (size_t)r->nact * MWG, MWG)))
             goto cleanup;
     }
     /* split: the set's new matrix entries now, the full rows after the read; unsplit (one-vs-one

@@ -34,7 +34,6 @@
 #include "cli.h"
 #include "cs.h"
 #include "fastexit.h"
-#include "warm.h"
 #include "data.h"
 #include "log.h"
 #include "model.h"
@@ -42,6 +41,7 @@
 #include "param.h"
 #include "status.h"
 #include "svm.h"
+#include "warm.h"
 
 enum { KEEP_GOING = -1 };
 
