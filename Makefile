@@ -44,7 +44,12 @@ $(BUILD)/tests/%: tests/%.c tests/testlib.h $(BUILD)/libgs.a
 $(BUILD)/obj:
 	mkdir -p $@
 
-tests: $(BINS) $(TESTBIN)
+# test tools: programs the shell tests call, independent of gpusvm's code
+$(BUILD)/tests/tools/%: tests/tools/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< -lm
+
+tests: $(BINS) $(TESTBIN) $(BUILD)/tests/tools/kkt_check
 
 deps:
 	sh scripts/install-deps.sh

@@ -61,15 +61,29 @@ void gs_put_row(int p, int clear, __global const long *col_off, __global const i
 #define GS_RCOLS 128 /* columns of U staged at once by gs_row_dots (a multiple of CCH) */
 #endif
 #define GS_LU_FLOAT4S (GS_RCOLS * WCH / 4)
+/* GS_PRECISE 1: the dot products accumulate in double (float x float is exact in double), for data
+ * whose norms make a float sum too coarse for the kernel (src/svm.c decides); 0: in float. */
+#ifndef GS_PRECISE
+#define GS_PRECISE 0
+#endif
+#if GS_PRECISE
+typedef double gs_acc_t;
+typedef double4 gs_acc4_t;
+#define GS_ACC4(v) convert_double4(v)
+#else
+typedef float gs_acc_t;
+typedef float4 gs_acc4_t;
+#define GS_ACC4(v) (v)
+#endif
 void gs_row_dots(int c, int t, int w0, int nn, __global const long *col_off, __global const int *cols,
                  __global const float *vals, __global const int *ell_w, __global const long *ell_off,
                  __global const int *ell_idx, __global const float *ell_val, __global const float *U, int q,
-                 __local float4 *lu, float *acc)
+                 __local float4 *lu, gs_acc_t *acc)
 {
     /* WCH / 4 float4 accumulators: the staged U is read as float4 (one local load per four
      * multiply-adds; read as scalars the local loads, not the arithmetic, bound the kernel) */
-    float4 a4[WCH / 4];
-    for (int w = 0; w < WCH / 4; w++) a4[w] = (float4)(0.0f);
+    gs_acc4_t a4[WCH / 4];
+    for (int w = 0; w < WCH / 4; w++) a4[w] = (gs_acc4_t)(0.0f);
     const int ew = ell_w[c];
     if (ew > 0) {
         const long b = ell_off[c] + t;
@@ -81,7 +95,7 @@ void gs_row_dots(int c, int t, int w0, int nn, __global const long *col_off, __g
                 const int k = 4 * w;
                 const float4 uv = (float4)(w0 + k < nn ? u[k] : 0.0f, w0 + k + 1 < nn ? u[k + 1] : 0.0f,
                                            w0 + k + 2 < nn ? u[k + 2] : 0.0f, w0 + k + 3 < nn ? u[k + 3] : 0.0f);
-                a4[w] = fma((float4)(xv), uv, a4[w]);
+                a4[w] = fma(GS_ACC4((float4)(xv)), GS_ACC4(uv), a4[w]);
             }
         }
     } else {
@@ -105,7 +119,8 @@ void gs_row_dots(int c, int t, int w0, int nn, __global const long *col_off, __g
                 for (int jj = 0; jj < CCH; jj++) xr[jj] = c0 + jj < jn ? x[(long)(j0 + c0 + jj) * WG] : 0.0f;
                 for (int jj = 0; jj < CCH; jj++) {
                     const float4 xv = (float4)(xr[jj]);
-                    for (int w = 0; w < WCH / 4; w++) a4[w] = fma(xv, lu[(c0 + jj) * (WCH / 4) + w], a4[w]);
+                    for (int w = 0; w < WCH / 4; w++)
+                        a4[w] = fma(GS_ACC4(xv), GS_ACC4(lu[(c0 + jj) * (WCH / 4) + w]), a4[w]);
                 }
             }
         }

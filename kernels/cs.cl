@@ -325,7 +325,7 @@ __kernel void cs_rows(__global const long *col_off, __global const int *cols,
     if (w0 >= nn) return;
     const int pos = c * WG + t;
     const double ni = norm2[pos];
-    float acc[WCH];
+    gs_acc_t acc[WCH];
     gs_row_dots(c, t, w0, nn, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, lu, acc);
     for (int w = 0; w < WCH && w0 + w < nn; w++) {
         const int s = new_slots[w0 + w];

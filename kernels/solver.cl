@@ -872,7 +872,7 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
         ln[t] = norm2[gpos(pt, p)];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    float acc[WCH];
+    gs_acc_t acc[WCH];
     gs_row_dots(c, t, w0, nn, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, qn, lu, acc);
     for (int w = 0; w < WCH; w++) {
         if (w0 + w >= nn) break;
@@ -1039,7 +1039,7 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
     /* this work-item's new slots k = lid + i * GRAM_WG: their slot, position and norm, loaded first */
     int kb[GRAM_KPI], kp[GRAM_KPI];
     double kn[GRAM_KPI];
-    float acc[GRAM_KPI];
+    gs_acc_t acc[GRAM_KPI];
     for (int i = 0; i < GRAM_KPI; i++) {
         const int k = lid + i * GRAM_WG;
         kb[i] = k < nn ? new_slots[k] : 0;
@@ -1088,7 +1088,8 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
                 __global const float *u = U + k;
                 float uv[GRAM_B];
                 for (int t = 0; t < GRAM_B; t++) uv[t] = i0 + t < m ? u[(long)lcol[i0 + t] * q] : 0.0f;
-                for (int t = 0; t < GRAM_B && i0 + t < m; t++) acc[i] = fma(lx[i0 + t], uv[t], acc[i]);
+                for (int t = 0; t < GRAM_B && i0 + t < m; t++)
+                    acc[i] = fma((gs_acc_t)lx[i0 + t], (gs_acc_t)uv[t], acc[i]);
             }
     }
     for (int i = 0; i < GRAM_KPI; i++) {

@@ -142,7 +142,7 @@ void gs_solver_free(gs_solver *s)
     free(s);
 }
 
-gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log, gs_solver **out)
+gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, const gs_log *log, gs_solver **out)
 {
     gs_status st = GS_OK;
     gs_solver *s = calloc(1, sizeof *s);
@@ -177,9 +177,9 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log
     double t0 = gs_now();
     char opts[256];
     snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d -DMWG=%d -DUSPLIT=%d "
-             "-DHSPLIT=%d -DGRAM_WG=%d",
+             "-DHSPLIT=%d -DGRAM_WG=%d -DGS_PRECISE=%d",
              s->wg, s->kernel_type, WCH, CCH, ITEMS, (s->q + MWG - 1) / MWG * MWG, MWG, USPLIT,
-             HSPLIT, GRAM_WG);
+             HSPLIT, GRAM_WG, precise != 0);
     st = gs_ocl_build(ocl, "solver", opts, &s->prog);
     if (st != GS_OK) goto cleanup;
     for (int i = 0; i < K_COUNT_ALL; i++) {
@@ -373,6 +373,7 @@ typedef struct prob {
     const double *rb;    /* this round's readback: head (see k_readback) */
     const float *kws;    /* and the set's kernel matrix */
     long max_inner;
+    double eps;          /* its stopping tolerance */
 } prob;
 
 /* Scratch of one subproblem thread. */
@@ -442,7 +443,7 @@ static void host_first(gs_solver *s, int split, prob *p, scratch *sc, double *t_
     p->nupd = 0;
     p->nupd_b = 0;
     const double gap = rb[0] + rb[1];
-    if (!(gap >= s->eps) && fresh) { p->done = 1; return; } /* also stops on NaN or an empty side */
+    if (!(gap >= p->eps) && fresh) { p->done = 1; return; } /* also stops on NaN or an empty side */
     gs_binary_result *res = &p->spec->res;
     if (res->inner_steps >= p->max_inner) { res->max_iter_hit = 1; p->done = 1; return; }
     const double ts = gs_now();
@@ -456,13 +457,13 @@ static void host_first(gs_solver *s, int split, prob *p, scratch *sc, double *t_
     }
     const long budget = 100L * q + 1000;
     gs_subproblem sp = {.n = q, .K = Kws, .ld = q, .y = p->ysub, .C = p->csub, .alpha = p->asub,
-                        .g = p->gsub, .work = sc->work, .eps = s->eps, .rel = split ? SPLIT_AT : REL,
+                        .g = p->gsub, .work = sc->work, .eps = p->eps, .rel = split ? SPLIT_AT : REL,
                         .max_steps = budget};
     double g0;
     const long steps = gs_subproblem_solve(&sp, &g0);
     res->inner_steps += steps;
     /* the second part goes on to SPLIT_REL: the steps are those of one solve to SPLIT_REL */
-    p->tol_b = SPLIT_REL * g0 > s->eps ? SPLIT_REL * g0 : s->eps;
+    p->tol_b = SPLIT_REL * g0 > p->eps ? SPLIT_REL * g0 : p->eps;
     p->steps_b = budget - steps;
     emit_changes(p, q);
     res->iterations++;
@@ -721,6 +722,45 @@ cleanup:
 }
 
 /* Solves specs[0..np) (one batch: they fit the device together), in split rounds if split. */
+/* Index of position t of problem sp in its alpha array (range A's rows first, then range B's), or
+ * -1 for a padding position. */
+static int64_t pos_index(const gs_clustered *cl, const gs_binary_spec *sp, int wg, int t)
+{
+    const int lc = t / wg;
+    const int c = lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na);
+    const int r = cl->perm[(size_t)c * wg + t % wg];
+    if (r < 0) return -1;
+    return lc < sp->na ? (int64_t)r - sp->rowA0 : (int64_t)sp->nrowA + (r - sp->rowB0);
+}
+
+/* Problems resumed from a given point (spec->g_init, after a failed certification): their alphas
+ * and gradients replace k_init's zeros and -1, on the device and in the host's alphas. Gh is
+ * scratch of total doubles. Blocking writes: a rare path. */
+static gs_status warm_start(gs_solver *s, const gs_clustered *cl, prob *pr, int np, double *Gh, const double *ahb,
+                            size_t total)
+{
+    gs_status st = GS_OK;
+    int any = 0;
+    for (int i = 0; i < np; i++) any |= pr[i].spec->g_init != NULL;
+    if (!any) return GS_OK;
+    for (int i = 0; i < np; i++) {
+        const prob *p = &pr[i];
+        const gs_binary_spec *sp = p->spec;
+        double *G = Gh + p->pos_off;
+        for (int t = 0; t < p->npos; t++) {
+            G[t] = p->y[t] ? -1.0 : 0.0;
+            const int64_t k = sp->g_init && p->y[t] ? pos_index(cl, sp, s->wg, t) : -1;
+            if (k < 0) continue;
+            G[t] = sp->g_init[k];
+            p->ah[t] = sp->alpha[k];
+        }
+    }
+    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, s->d.G, CL_TRUE, 0, total * sizeof(double), Gh, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, s->d.alpha, CL_TRUE, 0, total * sizeof(double), ahb, 0, NULL, NULL));
+cleanup:
+    return st;
+}
+
 static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ysign, gs_binary_spec *specs,
                              int np, int split, gs_train_stats *stats)
 {
@@ -813,6 +853,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         p->csub = p->gsub + q;
         p->ysub = ysubs + (size_t)i * q;
         p->max_inner = nrows > 100000 ? 100L * nrows : 10000000L;
+        p->eps = sp->eps > 0 ? sp->eps : s->eps;
         for (int k = 0; k < q; k++) { p->wsp[k] = -1; p->row[k] = k; }
     }
     const size_t rb_prob = rb_doubles(q) * sizeof(double);
@@ -967,7 +1008,9 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         SETARG(K_READBACK, 13, part);
     }
 
-    if ((st = launch(s, &pf, K_INIT, round_up((size_t)total, (size_t)wg), (size_t)wg))) goto cleanup;
+    if ((st = launch(s, &pf, K_INIT, round_up((size_t)total, (size_t)wg), (size_t)wg)) ||
+        (st = warm_start(s, cl, pr, np, Gh, ahb, (size_t)total)))
+        goto cleanup;
     if (one_group) {
         const int r0 = 0, store = 1;
         SETARG(K_HIST, 8, r0);
@@ -1163,11 +1206,8 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         if (stats && dg > stats->duality_gap) stats->duality_gap = dg;
         /* alphas by row: range A's rows first, then range B's */
         for (int t = 0; t < p->npos; t++) {
-            const int lc = t / wg;
-            const int c = lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na);
-            const int r = cl->perm[(size_t)c * wg + t % wg];
-            if (r < 0) continue;
-            sp->alpha[lc < sp->na ? r - sp->rowA0 : sp->nrowA + (r - sp->rowB0)] = ah[t];
+            const int64_t k = pos_index(cl, sp, wg, t);
+            if (k >= 0) sp->alpha[k] = ah[t];
         }
         if (stats) {
             stats->iterations += res->iterations;
@@ -1230,6 +1270,15 @@ cleanup:
     free(pr); free(ptab); free(koff); free(ctab); free(act); free(rt);
     free(yb); free(ahb); free(Gh); free(wsps); free(rowmap); free(upds); free(subs); free(ysubs); free(vc); free(vch);
     return st;
+}
+
+int gs_solver_needs_precise(const gs_param *param, const gs_clustered *cl, int32_t max_row_nnz)
+{
+    if (param->kernel_type == GS_KERNEL_LINEAR) return 0; /* K's relative error is the sum's: no gain */
+    double n2 = 0;
+    for (int32_t t = 0; t < cl->n_pos; t++)
+        if (isfinite(cl->norm2[t]) && cl->norm2[t] > n2) n2 = cl->norm2[t];
+    return fabs(param->gamma) * n2 * sqrt((double)max_row_nnz) * ldexp(1.0, -24) > 1e-6;
 }
 
 gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ysign, gs_binary_spec *specs,

@@ -17,9 +17,10 @@
 
 typedef struct gs_solver gs_solver;
 
-/* Builds the device program for param's kernel and working-set size.
+/* Builds the device program for param's kernel and working-set size; precise: kernel rows from
+ * dot products summed in double (see gs_solver_needs_precise).
  * @return GS_OK or GS_ERR_OCL/GS_ERR_ARG */
-gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, const gs_log *log, gs_solver **out);
+gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, const gs_log *log, gs_solver **out);
 /* NULL is fine. */
 void gs_solver_free(gs_solver *s);
 
@@ -37,6 +38,13 @@ gs_status gs_solver_cluster(const gs_param *param, const int64_t *row_ptr, const
                             const float *val, int32_t n, int32_t nseg, const int32_t *seg,
                             struct gs_clustered *out);
 
+/* Whether the clustered data needs precise kernel rows: a float sum of a row's products errs by
+ * about sqrt(nnz) * 2^-24 * |x|^2 (rounding errors of random sign), which in the kernel's argument
+ * (times gamma for RBF, polynomial and sigmoid) should stay below 1e-6, else the device's gradients
+ * drift from the true ones and the certification has to resume. Scaled data stays in float (a9a:
+ * 0.05 * 14 * sqrt(14) * 2^-24 = 1.6e-7; mnist10k 2e-7); svmguide1 unscaled does not (3e-3). */
+int gs_solver_needs_precise(const gs_param *param, const struct gs_clustered *cl, int32_t max_row_nnz);
+
 /* One binary problem over the clustered rows: the clusters [a0, a0+na) (range A) and [b0, b0+nb)
  * (range B, nb may be 0). Row r's label is ysign[r] in range A and -ysign[r] in range B; C is Cp
  * for +1 rows and Cn for -1 rows. Range A holds the CSR rows [rowA0, rowA0+nrowA) and range B the
@@ -45,7 +53,10 @@ typedef struct gs_binary_spec {
     int32_t a0, na, b0, nb;
     int32_t rowA0, nrowA, rowB0;
     double Cp, Cn;
-    double *alpha;         /* out */
+    double *alpha;         /* out; with g_init also in: the starting point */
+    const double *g_init;  /* NULL: start from alpha = 0 (G = -1); else the gradient at alpha,
+                            * indexed as alpha (a resumed problem, see certify.h) */
+    double eps;            /* stopping tolerance; 0: the parameters' -e */
     gs_binary_result res;  /* out */
 } gs_binary_spec;
 

@@ -2,14 +2,18 @@
  * grouped by (int)label in first-appearance order (a -1/+1 pair is stored as "1 -1"), each
  * one-vs-one pair (i,j) is solved with class i as +1 and class j as -1 and C_i = C*w_i, and the
  * model takes LIBSVM's layout (SVs grouped by class, coefficient column j-1 for class i and i for
- * class j). Prints LIBSVM's per-pair lines and "Total nSV". */
+ * class j). Every pair's solution is certified before the model is kept (certify.h): the pairs
+ * whose recomputed gap is not below eps are resumed from the exact gradients. Prints LIBSVM's
+ * per-pair lines (with the certified obj and rho) and "Total nSV". */
 #include "svm.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "certify.h"
 #include "classes.h"
 #include "cluster.h"
 #include "solver.h"
@@ -63,6 +67,204 @@ typedef struct pair_out {
     gs_binary_result res;
 } pair_out;
 
+/* Resumes after a failed certification, each pass from the exact gradients: a few passes are
+ * enough when the device's drift is small (the resumed part is short); more means the device's
+ * arithmetic cannot reach eps on this data, which is reported rather than hidden. */
+#define CERT_PASSES 8
+
+/* The model's support vectors and coefficient columns from the pairs' alphas (any previous SVs
+ * are replaced): SVs grouped by class in file order, column j-1 for class i's rows (y = +1) and
+ * column i for class j's (y = -1). Values through gs_model_sv_values. nonzero[l] and
+ * coef_rows[l * (k-1)] are scratch. */
+static gs_status model_svs(const gs_problem *prob, const gs_classes *cls, int (*pairs)[2], const pair_out *out,
+                           int *nonzero, double *coef_rows, gs_model *model)
+{
+    const int k = cls->k, l = prob->l, npair = k * (k - 1) / 2;
+    memset(nonzero, 0, sizeof *nonzero * (size_t)(l ? l : 1));
+    memset(coef_rows, 0, sizeof *coef_rows * (size_t)(l ? l : 1) * (size_t)(k > 1 ? k - 1 : 1));
+    for (int p = 0; p < npair; p++) {
+        const int i = pairs[p][0], j = pairs[p][1], ni = cls->count[i], n = ni + cls->count[j];
+        for (int t = 0; t < n; t++) {
+            const double a = out[p].alpha[t];
+            const int grouped = t < ni ? cls->start[i] + t : cls->start[j] + (t - ni);
+            if (a > 0) nonzero[cls->order[grouped]] = 1;
+            coef_rows[(size_t)grouped * (size_t)(k - 1) + (size_t)(t < ni ? j - 1 : i)] = t < ni ? a : -a;
+        }
+    }
+    free(model->sv_coef); free(model->sv_ptr); free(model->sv_idx); free(model->sv_val);
+    model->sv_coef = NULL; model->sv_ptr = NULL; model->sv_idx = NULL; model->sv_val = NULL;
+    memset(model->nSV, 0, sizeof(int) * (size_t)(k ? k : 1));
+    int total = 0;
+    int64_t nnz = 0;
+    for (int g = 0; g < l; g++) {
+        const int r = cls->order[g];
+        if (!nonzero[r]) continue;
+        total++;
+        model->nSV[cls->of_row[r]]++;
+        nnz += prob->row_ptr[r + 1] - prob->row_ptr[r];
+    }
+    model->l = total;
+    model->sv_coef = calloc((size_t)(total ? total : 1) * (size_t)(k > 1 ? k - 1 : 1), sizeof(double));
+    model->sv_ptr = malloc(sizeof(int64_t) * ((size_t)total + 1));
+    model->sv_idx = malloc(sizeof(int32_t) * (size_t)(nnz ? nnz : 1));
+    model->sv_val = malloc(sizeof(double) * (size_t)(nnz ? nnz : 1));
+    if (!model->sv_coef || !model->sv_ptr || !model->sv_idx || !model->sv_val)
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory for the model");
+    int s = 0;
+    int64_t o = 0;
+    model->sv_ptr[0] = 0;
+    for (int g = 0; g < l; g++) {
+        const int r = cls->order[g];
+        if (!nonzero[r]) continue;
+        if (k > 1) memcpy(model->sv_coef + (size_t)s * (size_t)(k - 1), coef_rows + (size_t)g * (size_t)(k - 1),
+                          sizeof(double) * (size_t)(k - 1));
+        for (int64_t e = prob->row_ptr[r]; e < prob->row_ptr[r + 1]; e++, o++) {
+            model->sv_idx[o] = prob->idx[e];
+            model->sv_val[o] = prob->val[e]; /* the float, exactly; made decimal below */
+        }
+        model->sv_ptr[++s] = o;
+    }
+    gs_model_sv_values(model->sv_val, nnz);
+    return GS_OK;
+}
+
+/* The certification's device program, built on a thread of its own while the solver runs (the
+ * build takes a compile on a first run and a cache look-up after; the solver builds nothing then). */
+typedef struct prog_job {
+    gs_ocl *ocl;
+    gs_pred_program prg;
+    gs_status st;
+} prog_job;
+
+static void *prog_job_run(void *arg)
+{
+    prog_job *j = arg;
+    j->st = gs_pred_program_build(j->ocl, &j->prg);
+    return NULL;
+}
+
+/* Certifies every solved pair (solved[p]) of the model built from their alphas, resuming the
+ * failing ones on the device from the recomputed gradients (galls, eall: scratch laid out as the
+ * alphas) until all pass or CERT_PASSES are spent. Leaves the final model's SVs in model, each
+ * pair's certified rho and obj in out[p].res, and the final verdicts in cert. */
+typedef struct cert_job {
+    gs_ocl *ocl;
+    const gs_pred_program *prog;
+    gs_solver *solver;
+    const gs_clustered *cl;
+    const int8_t *ysign;
+    const gs_problem *prob;
+    const gs_classes *cls;
+    const gs_cert_rows *rows;
+    int (*pairs)[2];
+    pair_out *out;
+    const int *solved;
+    const double *cw;
+    double eps;
+    double **G, **E;       /* [npair] views into the scratch */
+    const gs_binary_spec *base; /* [npair] each solved pair's spec as first solved */
+    gs_binary_spec *specs; /* [npair] scratch */
+    int *spec_pair;        /* [npair] scratch */
+    int *nonzero;
+    double *coef_rows;
+    gs_cert_pair *cert;    /* [npair] */
+    int *want;             /* [npair] scratch */
+} cert_job;
+
+static gs_status certify_and_resume(cert_job *j, gs_model *model, const gs_log *log, gs_train_stats *stats)
+{
+    gs_status st = GS_OK;
+    const int k = j->cls->k, npair = k * (k - 1) / 2;
+    const double t0 = gs_now();
+    int pass = 0, nfail = 0;
+    for (int p = 0; p < npair; p++) j->want[p] = j->solved[p];
+    for (;; pass++) {
+        if ((st = model_svs(j->prob, j->cls, j->pairs, j->out, j->nonzero, j->coef_rows, model))) return st;
+        for (int p = 0; p < npair; p++) model->rho[p] = 0; /* decision values = the bare sums */
+        if (model->l > 0 && (st = gs_certify_gradients(j->ocl, j->prog, model, j->rows, j->want, j->G, j->E, log)))
+            return st;
+        int ns = 0;
+        double worst = 0;
+        nfail = 0;
+        for (int p = 0; p < npair; p++) {
+            if (!j->want[p]) continue;
+            const int i = j->pairs[p][0], jj = j->pairs[p][1];
+            const int32_t ni = j->cls->count[i], n = ni + j->cls->count[jj];
+            j->cert[p] = gs_certify_pair(j->out[p].alpha, j->G[p], j->E[p], n, ni, j->cw[i], j->cw[jj]);
+            if (!(j->cert[p].gap <= worst)) worst = j->cert[p].gap; /* NaN too */
+            if (j->cert[p].gap < j->eps) { j->want[p] = 0; continue; }
+            nfail++;
+            if (pass + 1 >= CERT_PASSES) continue;
+            /* resume from the exact gradients, to a tolerance that leaves room for their bounds */
+            j->spec_pair[ns] = p;
+            gs_binary_spec *sp = &j->specs[ns++];
+            memset(sp, 0, sizeof *sp);
+            *sp = j->base[p];
+            const double margin = 2 * j->cert[p].err;
+            sp->eps = margin < j->eps / 2 ? j->eps - margin : j->eps / 2;
+            sp->g_init = j->G[p];
+            sp->alpha = j->out[p].alpha;
+        }
+        gs_log_verbose(log, "gpusvm: certification pass %d: %d pair(s) at or above eps, largest gap %g\n", pass + 1,
+                       nfail, worst);
+        if (nfail == 0 || pass + 1 >= CERT_PASSES) break;
+        if ((st = gs_solver_batch(j->solver, j->cl, j->ysign, j->specs, ns, stats))) return st;
+        for (int s = 0; s < ns; s++) {
+            const int p = j->spec_pair[s];
+            j->out[p].res.iterations += j->specs[s].res.iterations;
+            j->out[p].res.inner_steps += j->specs[s].res.inner_steps;
+            j->out[p].res.max_iter_hit |= j->specs[s].res.max_iter_hit;
+        }
+    }
+    for (int p = 0; p < npair; p++) {
+        if (!j->solved[p]) continue;
+        j->out[p].res.rho = j->cert[p].rho;
+        j->out[p].res.obj = j->cert[p].obj;
+        if (j->cert[p].gap < j->eps) continue;
+        j->out[p].res.max_iter_hit = 1;
+        gs_log_verbose(log, "gpusvm: pair %d-%d not certified after %d passes: gap %g (eps %g)\n",
+                       j->cls->label[j->pairs[p][0]], j->cls->label[j->pairs[p][1]], CERT_PASSES,
+                       j->cert[p].gap, j->eps);
+    }
+    gs_log_verbose(log, "gpusvm: certification %.4f s, %d pass(es)\n", gs_now() - t0, pass + 1);
+    if (stats) stats->certify += gs_now() - t0;
+    return GS_OK;
+}
+
+/* Allocates certify_and_resume's scratch and runs it. specs/spec_pair: the first solve's. */
+static gs_status certify_all(cert_job *j, const gs_binary_spec *specs, const int *spec_pair, int nspec,
+                             const double *alpha_all, gs_model *model, const gs_log *log, gs_train_stats *stats)
+{
+    gs_status st = GS_OK;
+    const int k = j->cls->k, npair = k * (k - 1) / 2;
+    const int64_t total = (int64_t)(k - 1) * j->prob->l; /* every row is in k-1 pairs */
+    double *gs = malloc(sizeof *gs * (size_t)(total ? total : 1)), *es = malloc(sizeof *es * (size_t)(total ? total : 1));
+    double **G = calloc((size_t)npair, sizeof *G), **E = calloc((size_t)npair, sizeof *E);
+    gs_binary_spec *base = calloc((size_t)npair, sizeof *base), *rs = calloc((size_t)npair, sizeof *rs);
+    int *solved = calloc((size_t)npair, sizeof *solved), *want = calloc((size_t)npair, sizeof *want);
+    int *sp = calloc((size_t)npair, sizeof *sp);
+    gs_cert_pair *cert = calloc((size_t)npair, sizeof *cert);
+    if (!gs || !es || !G || !E || !base || !rs || !solved || !want || !sp || !cert) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification of %d pairs", npair);
+        goto cleanup;
+    }
+    for (int p = 0; p < npair; p++) { /* the same offsets as the alphas */
+        const int64_t off = j->out[p].alpha - alpha_all;
+        G[p] = gs + off;
+        E[p] = es + off;
+    }
+    for (int s = 0; s < nspec; s++) {
+        solved[spec_pair[s]] = 1;
+        base[spec_pair[s]] = specs[s];
+    }
+    j->G = G; j->E = E; j->base = base; j->specs = rs; j->spec_pair = sp;
+    j->solved = solved; j->want = want; j->cert = cert;
+    st = certify_and_resume(j, model, log, stats);
+cleanup:
+    free(gs); free(es); free(G); free(E); free(base); free(rs); free(solved); free(want); free(sp); free(cert);
+    return st;
+}
+
 gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
                        const gs_log *log, gs_model *model, gs_train_stats *stats)
 {
@@ -80,6 +282,10 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
     float *vl = NULL;
     gs_clustered cl = {0};
     gs_solver *solver = NULL;
+    int svs_built = 0;
+    prog_job pj = {0};
+    pthread_t pj_thread;
+    int pj_started = 0;
     const double t_start = gs_now();
     memset(model, 0, sizeof *model);
     if (stats) memset(stats, 0, sizeof *stats);
@@ -188,13 +394,32 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
             gs_param sp = *param; /* shallow: only the working-set fields change */
             pick_ws(param, k, l, &sp.ws_size, &sp.ws_keep);
             gs_log_verbose(log, "gpusvm: working set %d, %d kept\n", sp.ws_size, sp.ws_keep);
-            if ((st = gs_solver_create(ocl, &sp, log, &solver))) goto cleanup;
+            int32_t max_nnz = 0;
+            for (int g = 0; g < l; g++)
+                if (rp[g + 1] - rp[g] > max_nnz) max_nnz = (int32_t)(rp[g + 1] - rp[g]);
+            const int precise = gs_solver_needs_precise(param, &cl, max_nnz);
+            gs_log_verbose(log, "gpusvm: kernel rows' dot products in %s\n", precise ? "double" : "float");
+            if ((st = gs_solver_create(ocl, &sp, precise, log, &solver))) goto cleanup;
             if (stats) { stats->setup += gs_now() - t_dev; stats->peak_gbps = ocl->peak_gbps; }
-            if ((st = gs_solver_batch(solver, &cl, ysign, specs, nspec, stats))) goto cleanup;
+            pj.ocl = ocl;
+            pj_started = pthread_create(&pj_thread, NULL, prog_job_run, &pj) == 0;
+            st = gs_solver_batch(solver, &cl, ysign, specs, nspec, stats);
+            if (pj_started) pthread_join(pj_thread, NULL);
+            pj_started = 0;
+            if (st) goto cleanup;
+            /* the thread's error message is its own: build again here for a failure to report */
+            if ((!pj.prg.prog || pj.st != GS_OK) && (st = gs_pred_program_build(ocl, &pj.prg))) goto cleanup;
             for (int s = 0; s < nspec; s++) out[spec_pair[s]].res = specs[s].res;
+            const gs_cert_rows rows = {.l = l, .k = k, .row_ptr = rp, .idx = ix, .val = vl, .start = cls.start};
+            cert_job cj = {.ocl = ocl, .prog = &pj.prg, .solver = solver, .cl = &cl, .ysign = ysign, .prob = prob, .cls = &cls,
+                           .rows = &rows, .pairs = pairs, .out = out, .cw = cw, .eps = param->eps,
+                           .nonzero = nonzero, .coef_rows = coef_rows};
+            if ((st = certify_all(&cj, specs, spec_pair, nspec, alpha_all, model, log, stats))) goto cleanup;
+            svs_built = 1;
         }
     }
-    /* LIBSVM's per-pair lines and the model's coefficient columns, in pair order */
+    if (!svs_built && (st = model_svs(prob, &cls, pairs, out, nonzero, coef_rows, model))) goto cleanup;
+    /* LIBSVM's per-pair lines, in pair order */
     for (int p = 0; p < npair; p++) {
         const int i = pairs[p][0], j = pairs[p][1];
         const int ni = cls.count[i], nj = cls.count[j], n = ni + nj;
@@ -205,15 +430,11 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
         int nsv = 0, nbsv = 0;
         for (int t = 0; t < n; t++) {
             const double a = alpha_pair[t];
-            const int grouped = t < ni ? cls.start[i] + t : cls.start[j] + (t - ni);
             suma += a;
             if (a > 0) {
                 nsv++;
                 if (a >= (t < ni ? cw[i] : cw[j])) nbsv++;
-                nonzero[cls.order[grouped]] = 1;
             }
-            /* column j-1 for class i's rows (y=+1), column i for class j's rows (y=-1) */
-            coef_rows[(size_t)grouped * (size_t)(k - 1) + (size_t)(t < ni ? j - 1 : i)] = t < ni ? a : -a;
         }
         model->rho[p] = res->rho;
         gs_log_info(log, "*\noptimization finished, #iter = %ld\n", res->iterations);
@@ -223,42 +444,7 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
         gs_log_verbose(log, "gpusvm: pair %d-%d: %ld rounds, %ld inner steps\n", cls.label[i], cls.label[j],
                        res->iterations, res->inner_steps);
     }
-    /* support vectors: grouped by class, file order within a class */
-    int total = 0;
-    int64_t nnz = 0;
-    for (int g = 0; g < l; g++) {
-        const int r = cls.order[g];
-        if (!nonzero[r]) continue;
-        total++;
-        model->nSV[cls.of_row[r]]++;
-        nnz += prob->row_ptr[r + 1] - prob->row_ptr[r];
-    }
-    model->l = total;
-    model->sv_coef = calloc((size_t)(total ? total : 1) * (size_t)(k > 1 ? k - 1 : 1), sizeof(double));
-    model->sv_ptr = malloc(sizeof(int64_t) * ((size_t)total + 1));
-    model->sv_idx = malloc(sizeof(int32_t) * (size_t)(nnz ? nnz : 1));
-    model->sv_val = malloc(sizeof(double) * (size_t)(nnz ? nnz : 1));
-    if (!model->sv_coef || !model->sv_ptr || !model->sv_idx || !model->sv_val) {
-        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the model");
-        goto cleanup;
-    }
-    {
-        int s = 0;
-        int64_t o = 0;
-        model->sv_ptr[0] = 0;
-        for (int g = 0; g < l; g++) {
-            const int r = cls.order[g];
-            if (!nonzero[r]) continue;
-            if (k > 1) memcpy(model->sv_coef + (size_t)s * (size_t)(k - 1), coef_rows + (size_t)g * (size_t)(k - 1),
-                              sizeof(double) * (size_t)(k - 1));
-            for (int64_t e = prob->row_ptr[r]; e < prob->row_ptr[r + 1]; e++, o++) {
-                model->sv_idx[o] = prob->idx[e];
-                model->sv_val[o] = prob->val[e]; /* the float, exactly; made decimal below */
-            }
-            model->sv_ptr[++s] = o;
-        }
-        gs_model_sv_values(model->sv_val, nnz);
-    }
+    const int total = model->l;
     gs_log_info(log, "Total nSV = %d\n", total);
     if (stats) {
         stats->t_model_ready = gs_now();
@@ -266,6 +452,8 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
     }
 
 cleanup:
+    if (pj_started) pthread_join(pj_thread, NULL);
+    gs_pred_program_release(&pj.prg);
     if (st != GS_OK) gs_model_free(model);
     gs_solver_free(solver);
     gs_clustered_free(&cl);

@@ -12,6 +12,7 @@
 /* Per-phase wall times of one training run (seconds), for --verbose and scripts/bench. */
 typedef struct gs_train_stats {
     double cluster, setup, update, select, rows, subproblem, transfer, other, total;
+    double certify;        /* the model's certification (certify.h), resumed passes' solving included */
     double overlap;        /* split rounds, profiled: device time that ran during the subproblems
                             * (counted in its device phase only, so the phases add up to the total) */
     long iterations, inner_steps;

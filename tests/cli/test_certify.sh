@@ -1,0 +1,50 @@
+#!/bin/sh
+# The model is certified before it is written: an independent checker (tests/tools/kkt_check.c,
+# long double, its own parsers) recomputes every training row's gradient from the written model
+# and the data file, and LIBSVM's stopping quantity m - M must be below eps for every class pair.
+# Unscaled data with large C (where the device's float gradients drift), class weights, identical
+# rows with opposite labels, a multiclass set; the printed obj and rho are the checker's.
+. "$(dirname "$0")/lib.sh"
+require_bin "$TRAIN"
+KKT=$B/tests/tools/kkt_check
+require_bin "$KKT"
+if ! command -v python3 >/dev/null 2>&1; then skip "python3 absent (it generates the data)"; finish; exit; fi
+python3 "$TOP/tests/data/gen_unscaled.py" 2000 > "$TMPD/us" || { fail "generator"; finish; exit; }
+
+# certified NAME DATA C WEIGHTS EPS [options...]: gap < eps on every pair, obj/rho as printed
+certified() {
+    name=$1; data=$2; c=$3; w=$4; eps=$5; shift 5
+    "$TRAIN" -c "$c" "$@" "$data" "$TMPD/m" > "$TMPD/out" 2> "$TMPD/err" || { fail "$name: training failed: $(cat "$TMPD/err")"; return; }
+    grep -q WARNING "$TMPD/err" "$TMPD/out" && fail "$name: warned: $(cat "$TMPD/err")"
+    "$KKT" "$data" "$TMPD/m" "$c" $w > "$TMPD/kkt" || { fail "$name: kkt_check failed"; return; }
+    gap=$(sed -n 's/^max_gap //p' "$TMPD/kkt")
+    if awk -v g="$gap" -v e="$eps" 'BEGIN { exit !(g < e) }'; then pass; else fail "$name: checker's gap $gap >= eps $eps"; fi
+    # the printed obj and rho of the first pair against the checker's (6 decimals printed)
+    po=$(sed -n 's/^obj = \([^,]*\),.*/\1/p' "$TMPD/out" | head -1)
+    pr=$(sed -n 's/.*rho = //p' "$TMPD/out" | head -1)
+    ko=$(awk 'NR == 1 { print $7 }' "$TMPD/kkt"); kr=$(awk 'NR == 1 { print $9 }' "$TMPD/kkt")
+    if awk -v a="$po" -v b="$ko" -v c="$pr" -v d="$kr" 'BEGIN { x = a - b; y = c - d; if (x < 0) x = -x; if (y < 0) y = -y;
+        m = b < 0 ? -b : b; exit !(x <= 1e-6 * m + 2e-6 && y <= 2e-6) }'; then pass
+    else fail "$name: printed obj $po rho $pr, checker's $ko $kr"; fi
+}
+certified unscaled_c100_g05 "$TMPD/us" 100 "" 0.001 -g 0.5
+certified unscaled_c100_g1e-4 "$TMPD/us" 100 "" 0.001 -g 0.0001
+certified unscaled_defaults_w "$TMPD/us" 1 "1:5" 0.001 -w1 5
+certified unscaled_linear "$TMPD/us" 0.001 "" 0.001 -t 0
+certified unscaled_e_01 "$TMPD/us" 10 "" 0.01 -g 0.001 -e 0.01
+SG=$DATASETS/svmguide1/svmguide1.gz
+if [ -f "$SG" ]; then
+    gzip -dc "$SG" > "$TMPD/sg1"
+    certified svmguide1_c100_g05 "$TMPD/sg1" 100 "" 0.001 -g 0.5
+    certified svmguide1_defaults "$TMPD/sg1" 1 "" 0.001
+else
+    skip "svmguide1 absent ($SG)"
+fi
+GL=$DATASETS/glass/glass.scale.gz
+if [ -f "$GL" ]; then # six classes, fifteen pairs
+    gzip -dc "$GL" > "$TMPD/glass"
+    certified glass_multiclass "$TMPD/glass" 100 "" 0.001 -g 2
+else
+    skip "glass absent ($GL)"
+fi
+finish
