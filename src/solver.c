@@ -1297,12 +1297,12 @@ gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ys
     const size_t nbank = split ? 2 : 1;
     /* Batches of several problems (the choice of split above stays the device's, so models do not
      * depend on these caps): what the data leaves of the device's memory, and on a CPU device,
-     * whose device memory is the host's, about what the data itself takes (64 MiB at least), so
+     * whose device memory is the host's, about what the data itself takes (16 MiB at least), so
      * memory grows with the data and the working set, not with the number of problems times the
      * columns (news20.t's 78-problem batches took 2.5 GB of U). */
     if (dev_cap > ((size_t)s->ocl->global_mem - data_b) / 2) dev_cap = ((size_t)s->ocl->global_mem - data_b) / 2;
     if (!(s->ocl->device_type & CL_DEVICE_TYPE_GPU)) {
-        const size_t host_share = data_b > ((size_t)64 << 20) ? data_b : ((size_t)64 << 20);
+        const size_t host_share = data_b > ((size_t)16 << 20) ? data_b : ((size_t)16 << 20);
         if (dev_cap > host_share) dev_cap = host_share;
     }
     int i = 0, nbatch = 0;
