@@ -70,6 +70,7 @@ typedef struct greedy {
  * then costs less than streaming the mostly-zero dense block. */
 #define GS_ELL_RATIO 8
 #define GS_ELL_MIN 64
+#define GS_PAD_MAX 16
 
 static inline int32_t lane_of(int32_t a) { return (a & ~7) + 4 * (a & 1) + ((a & 7) >> 1); }
 
@@ -518,7 +519,7 @@ gs_status gs_cluster_build_seg(const int64_t *row_ptr, const int32_t *idx, const
     gs_status st = GS_OK;
     double t0 = gs_now();
     int32_t *order = NULL, *assign = NULL, *fill = NULL, *pool = NULL, *pos = NULL;
-    int64_t *usize = NULL, *ustart = NULL;
+    int64_t *usize = NULL, *ustart = NULL, *nnzc = NULL; /* nnzc: stored values per cluster */
     uint64_t *scratch = NULL;
     greedy g;
     memset(&g, 0, sizeof g);
@@ -716,15 +717,22 @@ gs_status gs_cluster_build_seg(const int64_t *row_ptr, const int32_t *idx, const
         /* ELL for clusters whose union is over GS_ELL_RATIO times their widest row */
         out->ell_w = calloc((size_t)(nc ? nc : 1), sizeof *out->ell_w);
         out->ell_off = calloc((size_t)nc + 1, sizeof *out->ell_off);
-        if (!out->ell_w || !out->ell_off) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the clustered layout"); goto cleanup; }
+        nnzc = calloc((size_t)nc + 1, sizeof *nnzc);
+        if (!out->ell_w || !out->ell_off || !nnzc) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the clustered layout"); goto cleanup; }
         for (int32_t r = 0; r < n; r++) {
             const int32_t w = (int32_t)(row_ptr[r + 1] - row_ptr[r]);
             if (w > out->ell_w[assign[r]]) out->ell_w[assign[r]] = w;
+            nnzc[assign[r]] += w;
         }
         int64_t ncols_total = 0, ell_total = 0;
         out->n_ell = 0;
         for (int32_t c = 0; c < nc; c++) {
-            if (usize[c] <= GS_ELL_MIN || usize[c] <= (int64_t)GS_ELL_RATIO * out->ell_w[c]) out->ell_w[c] = 0;
+            /* also row-wise where the dense block would hold over GS_PAD_MAX times the cluster's
+             * values and ELL is smaller (rows much wider than others, or a cluster with few rows:
+             * two rows of 1M values gave a 1 GB block) */
+            const int64_t dense_v = usize[c] * (int64_t)cluster_size, ell_v = 2 * (int64_t)out->ell_w[c] * cluster_size;
+            const int pad = dense_v > GS_PAD_MAX * nnzc[c] && ell_v < dense_v;
+            if (!pad && (usize[c] <= GS_ELL_MIN || usize[c] <= (int64_t)GS_ELL_RATIO * out->ell_w[c])) out->ell_w[c] = 0;
             else out->n_ell++;
             out->ell_off[c] = ell_total;
             ell_total += (int64_t)out->ell_w[c] * cluster_size;
@@ -824,6 +832,7 @@ cleanup:
     free(pool);
     free(usize);
     free(ustart);
+    free(nnzc);
     free(pos);
     free(cidx);
     free(map);

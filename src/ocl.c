@@ -603,6 +603,25 @@ cleanup:
     return st;
 }
 
+void gs_ocl_limit_memory(gs_ocl *o, cl_ulong bytes)
+{
+    if (!bytes) return;
+    o->mem_limit = bytes;
+    if (o->global_mem > bytes) o->global_mem = bytes;
+    if (o->max_alloc > bytes) o->max_alloc = bytes;
+}
+
+void gs_ocl_describe_memory(const gs_ocl *o, char *buf, size_t cap)
+{
+    if (o->mem_limit)
+        snprintf(buf, cap, "%llu bytes of device memory available (--device-memory %llu), at most %llu "
+                 "bytes per buffer", (unsigned long long)o->global_mem,
+                 (unsigned long long)(o->mem_limit >> 20), (unsigned long long)o->max_alloc);
+    else
+        snprintf(buf, cap, "%llu bytes of device memory available on %s, at most %llu bytes per buffer",
+                 (unsigned long long)o->global_mem, o->device_name, (unsigned long long)o->max_alloc);
+}
+
 gs_status gs_ocl_alloc(const gs_ocl *o, cl_mem_flags flags, size_t bytes, void *host, const char *what,
                        cl_mem *out)
 {

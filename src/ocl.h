@@ -20,6 +20,8 @@ typedef struct gs_ocl {
     cl_device_type device_type;
     cl_ulong global_mem;       /* bytes */
     cl_ulong max_alloc;        /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+    cl_ulong mem_limit;        /* --device-memory in bytes (0: none); global_mem and max_alloc are
+                                  already lowered to it */
     cl_ulong local_mem;        /* bytes */
     size_t max_wg;             /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
     cl_uint compute_units;
@@ -56,6 +58,13 @@ gs_status gs_ocl_choose(gs_ocl *o, const char *spec);
 gs_status gs_ocl_connect(gs_ocl *o);
 /* Releases queue, context and build_log; o may be NULL or half-open. */
 void gs_ocl_close(gs_ocl *o);
+
+/* Caps the device memory gpusvm may use (--device-memory, ThunderSVM's -m) at `bytes` (0 = no cap):
+ * lowers global_mem and max_alloc, which every budget and check reads, and records mem_limit so
+ * messages can say where the figure comes from. Call after gs_ocl_open. */
+void gs_ocl_limit_memory(gs_ocl *o, cl_ulong bytes);
+/* "N bytes of device memory available" with where the figure comes from, for messages. */
+void gs_ocl_describe_memory(const gs_ocl *o, char *buf, size_t cap);
 
 /* "platform / device, ready after S s (platforms ..., devices ..., context ...)" into buf, for the
  * CLIs' --verbose line (ready_s: the caller's clock from its start to the device being open). */

@@ -158,6 +158,7 @@ const char *gs_param_check(const gs_param *p, const struct gs_problem *prob)
     if (p->clusters_active < 1) return "--clusters must be >= 1";
     if (p->cluster_size < 32 || p->cluster_size > 1024 || !is_pow2(p->cluster_size))
         return "--cluster-size must be a power of two from 32 to 1024";
+    if (p->device_memory < 0) return "--device-memory must be a number of MB >= 1";
     if (p->multiclass != GS_MC_OVO && p->multiclass != GS_MC_CS) return "--multiclass must be ovo or cs";
     if (p->multiclass == GS_MC_CS) {
         /* Crammer–Singer is one joint C-SVC problem with no bias: the per-pair machinery (Platt

@@ -39,6 +39,7 @@ typedef struct gs_param {
     int clusters_active; /* --clusters: active clusters k of Algorithm 2 (default 64) */
     int cluster_size;    /* --cluster-size: rows per cluster = work-group size (default 256) */
     uint64_t seed;       /* --seed: clustering order */
+    int device_memory;   /* --device-memory: MB of device memory gpusvm may use (0 = the device's own) */
     int multiclass;      /* --multiclass: GS_MC_OVO (LIBSVM's one-vs-one, default) or GS_MC_CS
                             (Crammer–Singer, one cs_svc model; C-SVC only, no -b 1, -wi, -v, -t 4) */
 } gs_param;

@@ -313,6 +313,7 @@ static gs_status reader_chunk(reader *rd, int32_t max_rows, const atomic_int *mo
 
 typedef struct dev_job {
     const char *spec;
+    cl_ulong mem_cap; /* --device-memory in bytes, 0 = none */
     gs_ocl ocl;
     gs_pred_program prg;
     gs_status st;
@@ -327,6 +328,7 @@ static void *dev_thread(void *arg)
     const double t0 = gs_now();
     /* on a GPU, with a helper that keeps the driver warm for the next gpusvm command (warm.h) */
     j->st = gs_warm_open_device(&j->ocl, j->spec);
+    if (j->st == GS_OK) gs_ocl_limit_memory(&j->ocl, j->mem_cap);
     if (j->st == GS_OK) j->st = gs_pred_program_build(&j->ocl, &j->prg);
     if (j->st != GS_OK) snprintf(j->err, sizeof j->err, "%s", gs_last_error());
     j->seconds = gs_now() - t0;
@@ -533,12 +535,19 @@ int main(int argc, char **argv)
     gs_log log = {0, 0};
     int probability = 0;
     const char *device_spec = NULL;
-    int i;
+    int mem_mb = 0, i;
     for (i = 1; i < argc; i++) {
         if (argv[i][0] != '-') break;
         if (strcmp(argv[i], "--verbose") == 0) { log.verbose = 1; continue; }
         if (strcmp(argv[i], "--list-devices") == 0) return gs_ocl_list(stdout) == GS_OK ? 0 : 1;
         if (strncmp(argv[i], "--device=", 9) == 0) { device_spec = argv[i] + 9; continue; }
+        if (strcmp(argv[i], "--device-memory") == 0) { /* MB of device memory to use at most */
+            int mb = 0;
+            if (i + 1 >= argc || gs_cli_parse_int(argv[i + 1], &mb) != 0 || mb < 1) usage();
+            mem_mb = mb;
+            i++;
+            continue;
+        }
         if (strcmp(argv[i], "--device") == 0) {
             if (i + 1 >= argc) usage();
             device_spec = argv[++i];
@@ -624,6 +633,7 @@ int main(int argc, char **argv)
 
     /* Hide the device start-up (~0.3 s on a GPU) behind the model load and the first chunk. */
     dev.spec = device_spec;
+    dev.mem_cap = (cl_ulong)mem_mb << 20;
     atomic_init(&dev.starting, 1);
     dev_started = pthread_create(&dev_th, NULL, dev_thread, &dev) == 0;
     if (!dev_started) {

@@ -575,10 +575,11 @@ gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *pro
         for (int64_t e = 0; e < m->sv_ptr[m->l]; e++)
             if (!isfinite(m->sv_val[e])) { p->tile = 0; break; }
     /* K buffer: one column per row of a pass. A quarter of the device memory (at most 1 GiB, and
-     * 256 MiB on CPU devices where it is host memory) bounds it. */
+     * 16 MiB on CPU devices where it is host memory: a9a.t's 256 MiB there made gpusvm-predict's
+     * peak 352 MB against svm-predict's 6 MB, and smaller passes cost no time on a CPU) bounds it. */
     cl_ulong budget = ocl->global_mem / 4;
     if (budget > ocl->max_alloc) budget = ocl->max_alloc;
-    const cl_ulong cap = (ocl->device_type & CL_DEVICE_TYPE_GPU) ? (1ull << 30) : (256ull << 20);
+    const cl_ulong cap = (ocl->device_type & CL_DEVICE_TYPE_GPU) ? (1ull << 30) : (16ull << 20);
     if (budget > cap) budget = cap;
     cl_ulong ld = budget / ((cl_ulong)m->l * sizeof(double));
     if (ld > 65536) ld = 65536;

@@ -1293,6 +1293,33 @@ gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ys
     /* batches: as many problems as fit a share of the device memory (the kernel rows are one
      * buffer, so also the largest allocation), of pinned memory and of host memory */
     const size_t ucols = (size_t)cl->n_ucols + 1;
+    /* Before any work: the clustered data and the largest problem alone must fit the device (its
+     * memory, or --device-memory), and each buffer its largest allocation; otherwise stop with the
+     * figures, never a bare CL_INVALID_BUFFER_SIZE or an out-of-memory kill later. */
+    const int ncl = cl->n_clusters;
+    const size_t wg = (size_t)s->wg, q = (size_t)s->q, ncols = (size_t)cl->col_off[ncl];
+    const size_t nell = (size_t)cl->ell_off[ncl];
+    const size_t data_b = ncols * 4 + ncols * wg * 4 + (size_t)ncl * 20 + 16 + nell * 8 + (size_t)cl->n_pos * 8;
+    size_t big_b = 0, big_npos = 0;
+    for (int k = 0; k < nspec; k++) {
+        size_t d1, p1, h1;
+        const size_t npos = (size_t)(specs[k].na + specs[k].nb) * wg;
+        prob_bytes(s, npos, ucols, 1, &d1, &p1, &h1);
+        if (d1 > big_b) { big_b = d1; big_npos = npos; }
+    }
+    {
+        const size_t avail = (size_t)s->ocl->global_mem, amax = (size_t)s->ocl->max_alloc;
+        const size_t largest[4] = {ncols * wg * 4, nell * 8, ucols * q * 4, q * big_npos * 4};
+        size_t lbuf = 0;
+        for (int k = 0; k < 4; k++) if (largest[k] > lbuf) lbuf = largest[k];
+        if (data_b + big_b > avail || (amax && lbuf > amax)) {
+            char mem[384];
+            gs_ocl_describe_memory(s->ocl, mem, sizeof mem);
+            return GS_FAIL(GS_ERR_NOMEM, "not enough device memory: training needs %zu bytes (%zu for the clustered "
+                           "data, %zu for the working set of its largest problem; largest buffer %zu bytes); %s",
+                           data_b + big_b, data_b, big_b, lbuf, mem);
+        }
+    }
     size_t dev_cap = (size_t)s->ocl->global_mem / 3;
     if (s->ocl->max_alloc && dev_cap > (size_t)s->ocl->max_alloc) dev_cap = (size_t)s->ocl->max_alloc;
     /* and at most 4 GiB: on an H100, NVIDIA's OpenCL lost the queue (CL_INVALID_COMMAND_QUEUE at the
@@ -1314,9 +1341,19 @@ gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ys
     if (s->split < 0 && nspec == 1) {
         size_t d2, p2, h2;
         prob_bytes(s, (size_t)(specs[0].na + specs[0].nb) * s->wg, ucols, 2, &d2, &p2, &h2);
-        split = d2 <= dev_cap && p2 <= pin_cap && h2 <= host_cap;
+        split = d2 <= dev_cap && p2 <= pin_cap && h2 <= host_cap && data_b + d2 <= (size_t)s->ocl->global_mem;
     }
     const size_t nbank = split ? 2 : 1;
+    /* Batches of several problems (the choice of split above stays the device's, so models do not
+     * depend on these caps): what the data leaves of the device's memory, and on a CPU device,
+     * whose device memory is the host's, about what the data itself takes (16 MiB at least), so
+     * memory grows with the data and the working set, not with the number of problems times the
+     * columns (news20.t's 78-problem batches took 2.5 GB of U). */
+    if (dev_cap > ((size_t)s->ocl->global_mem - data_b) / 2) dev_cap = ((size_t)s->ocl->global_mem - data_b) / 2;
+    if (!(s->ocl->device_type & CL_DEVICE_TYPE_GPU)) {
+        const size_t host_share = data_b > ((size_t)16 << 20) ? data_b : ((size_t)16 << 20);
+        if (dev_cap > host_share) dev_cap = host_share;
+    }
     int i = 0, nbatch = 0;
     while (i < nspec) {
         size_t db = 0, pb = 0, hb = 0;

@@ -58,6 +58,7 @@ typedef struct train_opts {
 typedef struct device_job {
     gs_ocl ocl;
     const char *spec;
+    cl_ulong mem_cap; /* --device-memory in bytes, 0 = none */
     gs_status st;
     char err[1024];
 } device_job;
@@ -67,6 +68,7 @@ static void *device_open_thread(void *arg)
     device_job *job = arg;
     /* on a GPU, with a helper that keeps the driver warm for the next gpusvm command (warm.h) */
     job->st = gs_warm_open_device(&job->ocl, job->spec);
+    if (job->st == GS_OK) gs_ocl_limit_memory(&job->ocl, job->mem_cap);
     if (job->st != GS_OK) snprintf(job->err, sizeof job->err, "%s", gs_last_error());
     return NULL;
 }
@@ -120,7 +122,7 @@ static int letter_int(const char *s, int *out)
 static int parse_long(int argc, char **argv, int *i, train_opts *o)
 {
     static const struct { const char *name; int kind; } int_opts[] = {
-        {"ws-size", 0}, {"ws-keep", 1}, {"clusters", 2}, {"cluster-size", 3},
+        {"ws-size", 0}, {"ws-keep", 1}, {"clusters", 2}, {"cluster-size", 3}, {"device-memory", 4},
     };
     const char *arg = argv[*i];
     const char *v = NULL;
@@ -165,6 +167,7 @@ static int parse_long(int argc, char **argv, int *i, train_opts *o)
         case 0: o->param.ws_size = n; break;
         case 1: o->param.ws_keep = n; break;
         case 2: o->param.clusters_active = n; break;
+        case 4: o->param.device_memory = n; break;
         default: o->param.cluster_size = n; break;
         }
         return KEEP_GOING;
@@ -329,6 +332,7 @@ int main(int argc, char **argv)
 
     const double t0 = gs_now();
     job.spec = o.device;
+    job.mem_cap = o.param.device_memory > 0 ? (cl_ulong)o.param.device_memory << 20 : 0;
     /* --verbose splits device time per kernel, which needs a profiling queue */
     if (o.log.verbose) setenv("GPUSVM_PROFILE", "1", 0);
     if (pthread_create(&thread, NULL, device_open_thread, &job) == 0) {
