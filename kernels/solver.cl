@@ -1111,3 +1111,86 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
         }
     }
 }
+
+/* Certification (src/solver.c, certify_problem): one problem's exact gradients from its support
+ * vectors, in double. k_cert_gather puts up to q SVs' vectors (global positions new_pos) into
+ * columns of a U block, first clearing the rows the columns held (old_pos). k_cert, work-group
+ * (local cluster, group of bpg blocks of WCH SVs), work-item = row: sum_w coef_w K(x_t, u_w) over the block with
+ * the dot products summed in double (float x float is exact in double; gs_row_dots_d) and the
+ * kernel in double, into part[grp * npos + t] (group grp takes bpg blocks in turn), and a
+ * magnitude for the error bound into part[(ngrp + grp) * npos + t]: |coef_w| (|K_w| + s_w (n_t + n_w)) where s_w is the kernel's
+ * sensitivity to the dot product (RBF gamma K, linear 1, polynomial d gamma |base|^(d-1),
+ * sigmoid gamma). k_cert_sum adds the groups in order to the running sums gx and mx. */
+__kernel void k_cert_gather(__global const int *old_pos, __global const int *new_pos, int n_old, int n_new,
+                            __global const long *col_off, __global const int *cols, __global const float *vals,
+                            __global const int *ell_w, __global const long *ell_off, __global const int *ell_idx,
+                            __global const float *ell_val, __global float *U, int q)
+{
+    const int k = get_group_id(0);
+    if (k < n_old && old_pos[k] >= 0) gs_put_row(old_pos[k], 1, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, k);
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    if (k < n_new) gs_put_row(new_pos[k], 0, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, k);
+}
+
+__kernel void k_cert(__global const long *col_off, __global const int *cols, __global const float *vals,
+                     __global const double *norm2, __global const float *U, __global const int *sv_pos,
+                     __global const double *coef, int n, int q, double gamma, double coef0, int degree,
+                     __global const int *ell_w, __global const long *ell_off, __global const int *ell_idx,
+                     __global const float *ell_val, __global const int *ptab, int pid, __global double *part,
+                     int bpg)
+{
+    __local float4 lu[GS_LU_FLOAT4S];
+    __local double lc[WCH], ln[WCH];
+    __local int lp[WCH];
+    const int lcl = get_group_id(0), t = get_local_id(0), grp = get_group_id(1), ngrp = get_num_groups(1);
+    __global const int *pt = ptab + pid * PT;
+    const int npos = pt[P_NPOS];
+    const int c = gcl(pt, lcl), gp = c * WG + t;
+    const double ni = norm2[gp];
+    double sum = 0.0, mag = 0.0;
+    /* this group's blocks of WCH vectors, one after the other (a fixed order: deterministic) */
+    for (int w0 = grp * bpg * WCH; w0 < min(n, (grp + 1) * bpg * WCH); w0 += WCH) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (t < WCH) {
+            const int ok = w0 + t < n;
+            lp[t] = ok ? sv_pos[w0 + t] : -1;
+            lc[t] = ok ? coef[w0 + t] : 0.0;
+            ln[t] = ok ? norm2[sv_pos[w0 + t]] : 0.0;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        double acc[WCH];
+        gs_row_dots_d(c, t, w0, n, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, lu, acc);
+        for (int w = 0; w < WCH; w++) {
+            if (w0 + w >= n) break;
+            const double dot = gp == lp[w] ? ni : acc[w];
+            const double k = gs_kfun(dot, ni, ln[w], gamma, coef0, degree);
+#if KTYPE == 0
+            const double sens = 1.0;
+#elif KTYPE == 1
+            const double sens = degree * gamma * pown(fabs(gamma * dot + coef0), max(degree - 1, 0));
+#elif KTYPE == 2
+            const double sens = gamma * k;
+#else
+            const double sens = gamma;
+#endif
+            sum += lc[w] * k;
+            mag += fabs(lc[w]) * (fabs(k) + fabs(sens) * (ni + ln[w]));
+        }
+    }
+    const int pos = lcl * WG + t;
+    part[(long)grp * npos + pos] = sum;
+    part[(long)(ngrp + grp) * npos + pos] = mag;
+}
+
+__kernel void k_cert_sum(__global const double *part, int ngrp, int npos, __global double *gx, __global double *mx)
+{
+    const int t = get_global_id(0);
+    if (t >= npos) return;
+    double s = 0.0, m = 0.0;
+    for (int b = 0; b < ngrp; b++) {
+        s += part[(long)b * npos + t];
+        m += part[(long)(ngrp + b) * npos + t];
+    }
+    gx[t] += s;
+    mx[t] += m;
+}

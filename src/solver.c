@@ -63,21 +63,22 @@ _Static_assert(ITEMS % HSPLIT == 0, "k_hist splits a chunk's ITEMS evenly");
 #define RT_INTS 10 /* round table entry (RT) */
 
 enum { K_INIT, K_UPDATE, K_HIST, K_PICK, K_COUNT, K_SCAN, K_WRITE, K_MERGE, K_SELECT, K_GATHER, K_ROWS,
-       K_READBACK, K_HEADS, K_GRAM, K_COUNT_ALL };
+       K_READBACK, K_HEADS, K_GRAM, K_CERT_GATHER, K_CERT, K_CERT_SUM, K_COUNT_ALL };
 static const char *const k_names[K_COUNT_ALL] = {"k_init", "k_update", "k_hist", "k_pick",
     "k_count", "k_scan", "k_write", "k_merge", "k_select", "k_gather_u", "k_rows", "k_readback", "k_heads",
-    "k_gram"};
+    "k_gram", "k_cert_gather", "k_cert", "k_cert_sum"};
 /* phase of each kernel for the --verbose breakdown */
-enum { PH_UPDATE, PH_SELECT, PH_ROWS, PH_TRANSFER, PH_N };
+enum { PH_UPDATE, PH_SELECT, PH_ROWS, PH_TRANSFER, PH_CERT, PH_N };
 static const int k_phase[K_COUNT_ALL] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SELECT, PH_SELECT,
-    PH_SELECT, PH_SELECT, PH_SELECT, PH_SELECT, PH_ROWS, PH_ROWS, PH_TRANSFER, PH_TRANSFER, PH_ROWS};
+    PH_SELECT, PH_SELECT, PH_SELECT, PH_SELECT, PH_ROWS, PH_ROWS, PH_TRANSFER, PH_TRANSFER, PH_ROWS, PH_CERT,
+    PH_CERT, PH_CERT};
 
 /* Device buffers of a batch, kept by the solver and reused (grown when needed) from one batch to
  * the next: NVIDIA allocations synchronise the device. */
 typedef struct dev {
     cl_mem cols, col_off, vals, ell_w, ell_off, ell_idx, ell_val, norm2, y, ctab, ptab, koff, vc, vch, G,
         alpha, in_ws, slot_of, state, hist, gmax, gap, gcnt, cand, ws_pos, ws_row, new_slots, n_new, u_pos, U, K, upd, rb,
-        kws, keys, fresh;
+        kws, keys, fresh, cold, cnew, ccoef, cpart, cgx, cmx;
 } dev;
 
 #define N_BUFS (sizeof(dev) / sizeof(cl_mem))
@@ -761,6 +762,97 @@ cleanup:
     return st;
 }
 
+/* Groups of SV blocks per row in k_cert (each group's partial sums take npos doubles). */
+#define CERT_GROUPS 8
+
+/* Scratch of the certification of a batch's problems (certify_problem). */
+typedef struct cert_scratch {
+    int *old_pos, *new_pos; /* [q] global positions the U block's columns hold, and the next chunk's */
+    int n_old;
+    double *coef, *gx, *mx; /* [q], [max npos], [max npos] */
+} cert_scratch;
+
+/* Problem pid's exact gradients (kernels/solver.cl k_cert) at its final alphas, into
+ * spec->g_exact / spec->g_err (alpha order): its support vectors q at a time in the U block of
+ * problem 0 (free once the rounds are over), every row's sum over them in double. The bound:
+ * rounding of the dot products (at most ucols terms each), of the kernel and of the sum over the
+ * nsv terms, each at most a few units of 2^-53 times the magnitudes k_cert adds up. */
+static gs_status certify_problem(gs_solver *s, const gs_clustered *cl, const prob *p, int pid, cert_scratch *cs,
+                                 prof *pf, double *ph, double *per_kernel)
+{
+    gs_status st = GS_OK;
+    dev *const dp = &s->d;
+    const gs_binary_spec *sp = p->spec;
+    const int q = s->q, wg = s->wg, npos = p->npos, ncl = sp->na + sp->nb;
+    const size_t ngrp = CERT_GROUPS;
+    if ((st = ensure_buf(s, &dp->cold, (size_t)q * sizeof(int), NULL, "certification positions")) ||
+        (st = ensure_buf(s, &dp->cnew, (size_t)q * sizeof(int), NULL, "certification positions")) ||
+        (st = ensure_buf(s, &dp->ccoef, (size_t)q * sizeof(double), NULL, "certification coefficients")) ||
+        (st = ensure_buf(s, &dp->cpart, 2 * ngrp * (size_t)npos * sizeof(double), NULL, "certification sums")) ||
+        (st = ensure_buf(s, &dp->cgx, (size_t)npos * sizeof(double), NULL, "exact gradients")) ||
+        (st = ensure_buf(s, &dp->cmx, (size_t)npos * sizeof(double), NULL, "gradient bounds")) ||
+        (st = fill(s->queue, dp->cgx, 0, (size_t)npos * sizeof(double))) ||
+        (st = fill(s->queue, dp->cmx, 0, (size_t)npos * sizeof(double))))
+        return st;
+    const int ingrp = (int)ngrp;
+    SETARG(K_CERT_GATHER, 0, dp->cold); SETARG(K_CERT_GATHER, 1, dp->cnew);
+    SETARG(K_CERT_GATHER, 4, dp->col_off); SETARG(K_CERT_GATHER, 5, dp->cols); SETARG(K_CERT_GATHER, 6, dp->vals);
+    SETARG(K_CERT_GATHER, 7, dp->ell_w); SETARG(K_CERT_GATHER, 8, dp->ell_off); SETARG(K_CERT_GATHER, 9, dp->ell_idx);
+    SETARG(K_CERT_GATHER, 10, dp->ell_val); SETARG(K_CERT_GATHER, 11, dp->U); SETARG(K_CERT_GATHER, 12, q);
+    SETARG(K_CERT, 0, dp->col_off); SETARG(K_CERT, 1, dp->cols); SETARG(K_CERT, 2, dp->vals);
+    SETARG(K_CERT, 3, dp->norm2); SETARG(K_CERT, 4, dp->U); SETARG(K_CERT, 5, dp->cnew); SETARG(K_CERT, 6, dp->ccoef);
+    SETARG(K_CERT, 8, q); SETARG(K_CERT, 9, s->gamma); SETARG(K_CERT, 10, s->coef0); SETARG(K_CERT, 11, s->degree);
+    SETARG(K_CERT, 12, dp->ell_w); SETARG(K_CERT, 13, dp->ell_off); SETARG(K_CERT, 14, dp->ell_idx);
+    SETARG(K_CERT, 15, dp->ell_val); SETARG(K_CERT, 16, dp->ptab); SETARG(K_CERT, 17, pid);
+    SETARG(K_CERT, 18, dp->cpart);
+    SETARG(K_CERT_SUM, 0, dp->cpart); SETARG(K_CERT_SUM, 1, ingrp); SETARG(K_CERT_SUM, 2, npos);
+    SETARG(K_CERT_SUM, 3, dp->cgx); SETARG(K_CERT_SUM, 4, dp->cmx);
+    long nsv = 0;
+    for (int t0 = 0; t0 < npos;) {
+        int n = 0;
+        for (; t0 < npos && n < q; t0++)
+            if (p->y[t0] && p->ah[t0] > 0) {
+                const int lc = t0 / wg;
+                cs->new_pos[n] = (lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na)) * wg + t0 % wg;
+                cs->coef[n++] = p->y[t0] * p->ah[t0];
+            }
+        if (n == 0) break;
+        nsv += n;
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->cold, CL_FALSE, 0, sizeof(int) * (size_t)q, cs->old_pos, 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->cnew, CL_FALSE, 0, sizeof(int) * (size_t)n, cs->new_pos, 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->ccoef, CL_FALSE, 0, sizeof(double) * (size_t)n, cs->coef, 0, NULL, NULL));
+        SETARG(K_CERT_GATHER, 2, cs->n_old); SETARG(K_CERT_GATHER, 3, n);
+        /* every group takes bpg blocks of WCH vectors; ngrp groups (fewer for a short chunk) */
+        const int nb = (n + WCH - 1) / WCH, bpg = (nb + ingrp - 1) / ingrp, ng2 = (nb + bpg - 1) / bpg;
+        SETARG(K_CERT, 7, n); SETARG(K_CERT, 19, bpg);
+        SETARG(K_CERT_SUM, 1, ng2);
+        const size_t ng = (size_t)(cs->n_old > n ? cs->n_old : n);
+        if ((st = launch(s, pf, K_CERT_GATHER, ng * (size_t)wg, (size_t)wg)) ||
+            (st = launch2(s, pf, K_CERT, (size_t)ncl * wg, (size_t)ng2, (size_t)wg)) ||
+            (st = launch(s, pf, K_CERT_SUM, round_up((size_t)npos, (size_t)wg), (size_t)wg)))
+            goto cleanup;
+        /* the writes above read old_pos / new_pos / coef: wait before they change */
+        GS_CL_CHECK(clFinish(s->queue));
+        if (s->profile) prof_collect(pf, ph, per_kernel, 0);
+        memcpy(cs->old_pos, cs->new_pos, sizeof(int) * (size_t)n);
+        for (int k = n; k < cs->n_old; k++) cs->old_pos[k] = -1;
+        cs->n_old = n > cs->n_old ? n : cs->n_old;
+    }
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cgx, CL_FALSE, 0, sizeof(double) * (size_t)npos, cs->gx, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cmx, CL_TRUE, 0, sizeof(double) * (size_t)npos, cs->mx, 0, NULL, NULL));
+    {
+        const double f = ((double)cl->n_ucols + (double)nsv + 16) * ldexp(1.0, -53) * 1.01;
+        for (int t = 0; t < npos; t++) {
+            const int64_t k = p->y[t] ? pos_index(cl, sp, wg, t) : -1;
+            if (k < 0) continue;
+            sp->g_exact[k] = p->y[t] * cs->gx[t] - 1.0;
+            sp->g_err[k] = f * cs->mx[t] + 1e-300;
+        }
+    }
+cleanup:
+    return st;
+}
+
 static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ysign, gs_binary_spec *specs,
                              int np, int split, gs_train_stats *stats)
 {
@@ -1214,6 +1306,35 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
             stats->inner_steps += res->inner_steps;
         }
     }
+    /* the certification's exact gradients, for the problems that ask for them (spec->g_exact) */
+    double t_cert = gs_now();
+    {
+        size_t maxpos = 0;
+        for (int i = 0; i < np; i++)
+            if (pr[i].spec->g_exact && (size_t)pr[i].npos > maxpos) maxpos = (size_t)pr[i].npos;
+        if (maxpos > 0) {
+            cert_scratch cs = {.n_old = q};
+            cs.old_pos = malloc(sizeof *cs.old_pos * (size_t)q);
+            cs.new_pos = malloc(sizeof *cs.new_pos * (size_t)q);
+            cs.coef = malloc(sizeof *cs.coef * (size_t)q);
+            cs.gx = malloc(sizeof *cs.gx * maxpos);
+            cs.mx = malloc(sizeof *cs.mx * maxpos);
+            if (!cs.old_pos || !cs.new_pos || !cs.coef || !cs.gx || !cs.mx)
+                st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
+            /* problem 0's U block holds the last working set's rows: cleared as the SVs come in */
+            else {
+                const cl_int e = clEnqueueReadBuffer(s->queue, dp->u_pos, CL_TRUE, 0, sizeof(int) * (size_t)q,
+                                                     cs.old_pos, 0, NULL, NULL);
+                if (e != CL_SUCCESS) st = GS_FAIL(GS_ERR_OCL, "reading u_pos failed: %s", gs_cl_error_name(e));
+                for (int i = 0; i < np && st == GS_OK; i++)
+                    if (pr[i].spec->g_exact) st = certify_problem(s, cl, &pr[i], i, &cs, &pf, ph, per_kernel);
+            }
+            free(cs.old_pos); free(cs.new_pos); free(cs.coef); free(cs.gx); free(cs.mx);
+            if (st != GS_OK) goto cleanup;
+        }
+    }
+    t_cert = gs_now() - t_cert;
+    if (stats) stats->certify += t_cert;
     gs_log_verbose(s->log, "gpusvm: host per batch of %d problem(s): enqueue %.4f s (and %.4f s on the courier "
                    "thread), blocking read %.4f s, readback absorb + subproblems %.4f s (subproblems %.4f s on %d "
                    "thread(s)), %ld %srounds\n",
@@ -1226,7 +1347,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         gs_log_verbose(s->log, "%s\n", line);
     }
     if (stats) {
-        const double loop = gs_now() - t_loop0;
+        const double loop = gs_now() - t_loop0 - t_cert;
         const double sub_wall = nth > 1 ? t_abs : t_sub;
         stats->subproblem += sub_wall;
         if (s->profile) {

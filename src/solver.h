@@ -57,6 +57,9 @@ typedef struct gs_binary_spec {
     const double *g_init;  /* NULL: start from alpha = 0 (G = -1); else the gradient at alpha,
                             * indexed as alpha (a resumed problem, see certify.h) */
     double eps;            /* stopping tolerance; 0: the parameters' -e */
+    double *g_exact;       /* NULL, or out (alpha order): the gradient at the final alphas recomputed
+                            * in double from the support vectors (the certification, certify.h) */
+    double *g_err;         /* with g_exact: a bound on each one's rounding error */
     gs_binary_result res;  /* out */
 } gs_binary_spec;
 

@@ -8,7 +8,6 @@
 #include "svm.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,141 +127,70 @@ static gs_status model_svs(const gs_problem *prob, const gs_classes *cls, int (*
     return GS_OK;
 }
 
-/* The certification's device program, built on a thread of its own while the solver runs (the
- * build takes a compile on a first run and a cache look-up after; the solver builds nothing then). */
-typedef struct prog_job {
-    gs_ocl *ocl;
-    gs_pred_program prg;
-    gs_status st;
-} prog_job;
-
-static void *prog_job_run(void *arg)
-{
-    prog_job *j = arg;
-    j->st = gs_pred_program_build(j->ocl, &j->prg);
-    return NULL;
-}
-
-/* Certifies every solved pair (solved[p]) of the model built from their alphas, resuming the
- * failing ones on the device from the recomputed gradients (galls, eall: scratch laid out as the
- * alphas) until all pass or CERT_PASSES are spent. Leaves the final model's SVs in model, each
- * pair's certified rho and obj in out[p].res, and the final verdicts in cert. */
+/* Certifies every solved pair from the exact gradients the solver computed at its end
+ * (spec->g_exact, certify.h) and resumes the failing ones from them, until all pass or
+ * CERT_PASSES are spent. Leaves each solved pair's certified rho and obj in out[p].res (a pair
+ * never certified is flagged max_iter_hit, so the user is warned). */
 typedef struct cert_job {
-    gs_ocl *ocl;
-    const gs_pred_program *prog;
     gs_solver *solver;
     const gs_clustered *cl;
     const int8_t *ysign;
-    const gs_problem *prob;
     const gs_classes *cls;
-    const gs_cert_rows *rows;
     int (*pairs)[2];
     pair_out *out;
-    const int *solved;
     const double *cw;
     double eps;
-    double **G, **E;       /* [npair] views into the scratch */
-    const gs_binary_spec *base; /* [npair] each solved pair's spec as first solved */
-    gs_binary_spec *specs; /* [npair] scratch */
-    int *spec_pair;        /* [npair] scratch */
-    int *nonzero;
-    double *coef_rows;
-    gs_cert_pair *cert;    /* [npair] */
-    int *want;             /* [npair] scratch */
+    const double *alpha_all;
+    double *G, *E;               /* laid out as alpha_all */
+    const gs_binary_spec *base;  /* [npair] each solved pair's spec (a0, Cp, ...); .alpha NULL: unsolved */
 } cert_job;
 
-static gs_status certify_and_resume(cert_job *j, gs_model *model, const gs_log *log, gs_train_stats *stats)
+static gs_status certify_and_resume(const cert_job *j, gs_binary_spec *rs, int *rs_pair, const gs_log *log,
+                                    gs_train_stats *stats)
 {
-    gs_status st = GS_OK;
     const int k = j->cls->k, npair = k * (k - 1) / 2;
-    const double t0 = gs_now();
-    int pass = 0, nfail = 0;
-    for (int p = 0; p < npair; p++) j->want[p] = j->solved[p];
-    for (;; pass++) {
-        if ((st = model_svs(j->prob, j->cls, j->pairs, j->out, j->nonzero, j->coef_rows, model))) return st;
-        for (int p = 0; p < npair; p++) model->rho[p] = 0; /* decision values = the bare sums */
-        if (model->l > 0 && (st = gs_certify_gradients(j->ocl, j->prog, model, j->rows, j->want, j->G, j->E, log)))
-            return st;
-        int ns = 0;
+    for (int pass = 0;; pass++) {
+        int ns = 0, nfail = 0;
         double worst = 0;
-        nfail = 0;
         for (int p = 0; p < npair; p++) {
-            if (!j->want[p]) continue;
+            if (!j->base[p].alpha) continue;
             const int i = j->pairs[p][0], jj = j->pairs[p][1];
             const int32_t ni = j->cls->count[i], n = ni + j->cls->count[jj];
-            j->cert[p] = gs_certify_pair(j->out[p].alpha, j->G[p], j->E[p], n, ni, j->cw[i], j->cw[jj]);
-            if (!(j->cert[p].gap <= worst)) worst = j->cert[p].gap; /* NaN too */
-            if (j->cert[p].gap < j->eps) { j->want[p] = 0; continue; }
+            const int64_t off = j->out[p].alpha - j->alpha_all;
+            const gs_cert_pair c = gs_certify_pair(j->out[p].alpha, j->G + off, j->E + off, n, ni, j->cw[i], j->cw[jj]);
+            j->out[p].res.rho = c.rho;
+            j->out[p].res.obj = c.obj;
+            if (!(c.gap <= worst)) worst = c.gap; /* NaN too */
+            if (c.gap < j->eps) continue;
             nfail++;
-            if (pass + 1 >= CERT_PASSES) continue;
+            if (pass + 1 >= CERT_PASSES) {
+                j->out[p].res.max_iter_hit = 1;
+                gs_log_verbose(log, "gpusvm: pair %d-%d not certified after %d passes: gap %g (eps %g)\n",
+                               j->cls->label[i], j->cls->label[jj], CERT_PASSES, c.gap, j->eps);
+                continue;
+            }
             /* resume from the exact gradients, to a tolerance that leaves room for their bounds */
-            j->spec_pair[ns] = p;
-            gs_binary_spec *sp = &j->specs[ns++];
-            memset(sp, 0, sizeof *sp);
+            rs_pair[ns] = p;
+            gs_binary_spec *sp = &rs[ns++];
             *sp = j->base[p];
-            const double margin = 2 * j->cert[p].err;
+            const double margin = 2 * c.err;
             sp->eps = margin < j->eps / 2 ? j->eps - margin : j->eps / 2;
-            sp->g_init = j->G[p];
-            sp->alpha = j->out[p].alpha;
+            sp->g_init = j->G + off;
+            sp->g_exact = j->G + off;
+            sp->g_err = j->E + off;
         }
-        gs_log_verbose(log, "gpusvm: certification pass %d: %d pair(s) at or above eps, largest gap %g\n", pass + 1,
-                       nfail, worst);
-        if (nfail == 0 || pass + 1 >= CERT_PASSES) break;
-        if ((st = gs_solver_batch(j->solver, j->cl, j->ysign, j->specs, ns, stats))) return st;
-        for (int s = 0; s < ns; s++) {
-            const int p = j->spec_pair[s];
-            j->out[p].res.iterations += j->specs[s].res.iterations;
-            j->out[p].res.inner_steps += j->specs[s].res.inner_steps;
-            j->out[p].res.max_iter_hit |= j->specs[s].res.max_iter_hit;
+        gs_log_verbose(log, "gpusvm: certification %d: %d pair(s) at or above eps, largest gap %g\n", pass + 1, nfail,
+                       worst);
+        if (ns == 0) return GS_OK;
+        gs_status st = gs_solver_batch(j->solver, j->cl, j->ysign, rs, ns, stats);
+        if (st != GS_OK) return st;
+        for (int r = 0; r < ns; r++) {
+            gs_binary_result *res = &j->out[rs_pair[r]].res;
+            res->iterations += rs[r].res.iterations;
+            res->inner_steps += rs[r].res.inner_steps;
+            res->max_iter_hit |= rs[r].res.max_iter_hit;
         }
     }
-    for (int p = 0; p < npair; p++) {
-        if (!j->solved[p]) continue;
-        j->out[p].res.rho = j->cert[p].rho;
-        j->out[p].res.obj = j->cert[p].obj;
-        if (j->cert[p].gap < j->eps) continue;
-        j->out[p].res.max_iter_hit = 1;
-        gs_log_verbose(log, "gpusvm: pair %d-%d not certified after %d passes: gap %g (eps %g)\n",
-                       j->cls->label[j->pairs[p][0]], j->cls->label[j->pairs[p][1]], CERT_PASSES,
-                       j->cert[p].gap, j->eps);
-    }
-    gs_log_verbose(log, "gpusvm: certification %.4f s, %d pass(es)\n", gs_now() - t0, pass + 1);
-    if (stats) stats->certify += gs_now() - t0;
-    return GS_OK;
-}
-
-/* Allocates certify_and_resume's scratch and runs it. specs/spec_pair: the first solve's. */
-static gs_status certify_all(cert_job *j, const gs_binary_spec *specs, const int *spec_pair, int nspec,
-                             const double *alpha_all, gs_model *model, const gs_log *log, gs_train_stats *stats)
-{
-    gs_status st = GS_OK;
-    const int k = j->cls->k, npair = k * (k - 1) / 2;
-    const int64_t total = (int64_t)(k - 1) * j->prob->l; /* every row is in k-1 pairs */
-    double *gs = malloc(sizeof *gs * (size_t)(total ? total : 1)), *es = malloc(sizeof *es * (size_t)(total ? total : 1));
-    double **G = calloc((size_t)npair, sizeof *G), **E = calloc((size_t)npair, sizeof *E);
-    gs_binary_spec *base = calloc((size_t)npair, sizeof *base), *rs = calloc((size_t)npair, sizeof *rs);
-    int *solved = calloc((size_t)npair, sizeof *solved), *want = calloc((size_t)npair, sizeof *want);
-    int *sp = calloc((size_t)npair, sizeof *sp);
-    gs_cert_pair *cert = calloc((size_t)npair, sizeof *cert);
-    if (!gs || !es || !G || !E || !base || !rs || !solved || !want || !sp || !cert) {
-        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification of %d pairs", npair);
-        goto cleanup;
-    }
-    for (int p = 0; p < npair; p++) { /* the same offsets as the alphas */
-        const int64_t off = j->out[p].alpha - alpha_all;
-        G[p] = gs + off;
-        E[p] = es + off;
-    }
-    for (int s = 0; s < nspec; s++) {
-        solved[spec_pair[s]] = 1;
-        base[spec_pair[s]] = specs[s];
-    }
-    j->G = G; j->E = E; j->base = base; j->specs = rs; j->spec_pair = sp;
-    j->solved = solved; j->want = want; j->cert = cert;
-    st = certify_and_resume(j, model, log, stats);
-cleanup:
-    free(gs); free(es); free(G); free(E); free(base); free(rs); free(solved); free(want); free(sp); free(cert);
-    return st;
 }
 
 gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
@@ -282,10 +210,9 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
     float *vl = NULL;
     gs_clustered cl = {0};
     gs_solver *solver = NULL;
-    int svs_built = 0;
-    prog_job pj = {0};
-    pthread_t pj_thread;
-    int pj_started = 0;
+    double *gx_all = NULL, *ex_all = NULL;    /* exact gradients and bounds, laid out as alpha_all */
+    gs_binary_spec *base = NULL, *rs = NULL; /* [npair] solved pairs' specs; resumed ones' */
+    int *rs_pair = NULL;
     const double t_start = gs_now();
     memset(model, 0, sizeof *model);
     if (stats) memset(stats, 0, sizeof *stats);
@@ -334,9 +261,15 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
         for (int i = 0, p = 0; i < k; i++)
             for (int j = i + 1; j < k; j++, p++) total_alpha += cls.count[i] + cls.count[j];
         alpha_all = malloc(sizeof *alpha_all * (size_t)total_alpha);
+        gx_all = malloc(sizeof *gx_all * (size_t)total_alpha);
+        ex_all = malloc(sizeof *ex_all * (size_t)total_alpha);
+        base = calloc((size_t)npair, sizeof *base);
+        rs = calloc((size_t)npair, sizeof *rs);
+        rs_pair = calloc((size_t)npair, sizeof *rs_pair);
         finite = malloc(sizeof *finite * (size_t)k);
         ysign = malloc((size_t)(l ? l : 1));
-        if (!pairs || !out || !specs || !spec_pair || !alpha_all || !finite || !ysign) {
+        if (!pairs || !out || !specs || !spec_pair || !alpha_all || !finite || !ysign || !gx_all || !ex_all || !base ||
+            !rs || !rs_pair) {
             st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d class pairs", npair);
             goto cleanup;
         }
@@ -385,6 +318,8 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
             sp->Cp = cw[i];
             sp->Cn = cw[j];
             sp->alpha = out[p].alpha;
+            sp->g_exact = gx_all + (out[p].alpha - alpha_all);
+            sp->g_err = ex_all + (out[p].alpha - alpha_all);
         }
         if (nspec > 0) {
             /* the device is waited for only now, after the clustering */
@@ -401,24 +336,20 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
             gs_log_verbose(log, "gpusvm: kernel rows' dot products in %s\n", precise ? "double" : "float");
             if ((st = gs_solver_create(ocl, &sp, precise, log, &solver))) goto cleanup;
             if (stats) { stats->setup += gs_now() - t_dev; stats->peak_gbps = ocl->peak_gbps; }
-            pj.ocl = ocl;
-            pj_started = pthread_create(&pj_thread, NULL, prog_job_run, &pj) == 0;
-            st = gs_solver_batch(solver, &cl, ysign, specs, nspec, stats);
-            if (pj_started) pthread_join(pj_thread, NULL);
-            pj_started = 0;
-            if (st) goto cleanup;
-            /* the thread's error message is its own: build again here for a failure to report */
-            if ((!pj.prg.prog || pj.st != GS_OK) && (st = gs_pred_program_build(ocl, &pj.prg))) goto cleanup;
-            for (int s = 0; s < nspec; s++) out[spec_pair[s]].res = specs[s].res;
-            const gs_cert_rows rows = {.l = l, .k = k, .row_ptr = rp, .idx = ix, .val = vl, .start = cls.start};
-            cert_job cj = {.ocl = ocl, .prog = &pj.prg, .solver = solver, .cl = &cl, .ysign = ysign, .prob = prob, .cls = &cls,
-                           .rows = &rows, .pairs = pairs, .out = out, .cw = cw, .eps = param->eps,
-                           .nonzero = nonzero, .coef_rows = coef_rows};
-            if ((st = certify_all(&cj, specs, spec_pair, nspec, alpha_all, model, log, stats))) goto cleanup;
-            svs_built = 1;
+            if ((st = gs_solver_batch(solver, &cl, ysign, specs, nspec, stats))) goto cleanup;
+            for (int s = 0; s < nspec; s++) {
+                out[spec_pair[s]].res = specs[s].res;
+                base[spec_pair[s]] = specs[s];
+            }
+            const cert_job cj = {.solver = solver, .cl = &cl, .ysign = ysign, .cls = &cls, .pairs = pairs, .out = out,
+                                 .cw = cw, .eps = param->eps, .alpha_all = alpha_all, .G = gx_all, .E = ex_all,
+                                 .base = base};
+            const double tc = stats ? stats->certify : 0;
+            if ((st = certify_and_resume(&cj, rs, rs_pair, log, stats))) goto cleanup;
+            if (stats) gs_log_verbose(log, "gpusvm: certification %.4f s\n", stats->certify - tc);
         }
     }
-    if (!svs_built && (st = model_svs(prob, &cls, pairs, out, nonzero, coef_rows, model))) goto cleanup;
+    if ((st = model_svs(prob, &cls, pairs, out, nonzero, coef_rows, model))) goto cleanup;
     /* LIBSVM's per-pair lines, in pair order */
     for (int p = 0; p < npair; p++) {
         const int i = pairs[p][0], j = pairs[p][1];
@@ -452,13 +383,12 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
     }
 
 cleanup:
-    if (pj_started) pthread_join(pj_thread, NULL);
-    gs_pred_program_release(&pj.prg);
     if (st != GS_OK) gs_model_free(model);
     gs_solver_free(solver);
     gs_clustered_free(&cl);
     gs_classes_free(&cls);
     free(cw); free(coef_rows); free(alpha_all); free(nonzero); free(pairs); free(out); free(specs);
     free(spec_pair); free(finite); free(ysign); free(rp); free(ix); free(vl);
+    free(gx_all); free(ex_all); free(base); free(rs); free(rs_pair);
     return st;
 }

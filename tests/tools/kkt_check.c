@@ -4,8 +4,9 @@
  * class pair LIBSVM's stopping quantity m - M (max over I_up of -y G minus min over I_low) is
  * printed, with the objective 1/2 sum a (G - 1) and the rho the gradients give.
  *
- * Usage: kkt_check data_file model_file [C [label:weight ...]]   (plain text files; C default 1;
- * the weights as -wi gave them, for the C of each class)
+ * Usage: kkt_check [-f] data_file model_file [C [label:weight ...]]   (plain text files; C default 1;
+ * the weights as -wi gave them, for the C of each class). -f: every feature value rounded to the
+ * nearest float first, as gpusvm-train holds the data (its certification is exact for that). 
  * Prints "pair LI LJ gap G obj O rho R model_rho R'" per pair, then "max_gap G". Exit 0, or 2 on
  * a file it cannot read. SVs are matched to training rows as the model stores them: per class, in
  * file order, a subsequence of that class's rows (equal indices, values equal to 1e-6 relative);
@@ -17,6 +18,8 @@
 #include <string.h>
 
 typedef struct row { int n; int *idx; long double *val; long double y; } row;
+
+static int as_float; /* -f */
 
 static int parse_row(char *s, row *r, int ncoef, long double *coef)
 {
@@ -45,6 +48,7 @@ static int parse_row(char *s, row *r, int ncoef, long double *coef)
         s = e + 1;
         long double v = strtold(s, &e);
         if (e == s) return -1;
+        if (as_float) v = (float)v;
         s = e;
         if (r->n == cap) {
             cap *= 2;
@@ -91,6 +95,7 @@ static int same_row(const row *a, const row *b)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "-f")) { as_float = 1; argv++; argc--; }
     if (argc < 3) { fprintf(stderr, "usage: kkt_check data_file model_file [C [label:weight ...]]\n"); return 2; }
     const long double C0 = argc > 3 ? strtold(argv[3], NULL) : 1.0L;
     FILE *fd = fopen(argv[1], "r"), *fm = fopen(argv[2], "r");
