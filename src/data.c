@@ -1,21 +1,31 @@
 /* data.c — the LIBSVM sparse reader. A reader thread turns the input (a file, or "-" for standard
- * input; gzip detected by its magic bytes 1f 8b and inflated with zlib) into blocks that end at a
- * line boundary; the calling thread parses those blocks into CSR. One pass, so pipes work, and the
- * queue of blocks is bounded, so streaming huge test files needs bounded memory.
+ * input; gzip detected by its magic bytes 1f 8b and inflated with zlib) into fixed-size blocks;
+ * the calling thread parses those blocks into CSR. One pass, so pipes work, and the queue of
+ * blocks is bounded, so streaming huge test files needs bounded memory.
+ *
+ * Rows are parsed as streams: a line may span any number of blocks, and nothing holds a whole
+ * line, so the memory a row takes is its pairs (12 or 16 bytes each), not its text. A number is
+ * at most GS_TOKEN_MAX characters (longer ones are format errors with the reason), white space
+ * and ignored text of any length are skipped as they stream by, and the first bad token ends the
+ * read: a 1 GB line of garbage costs the blocks in flight, not a gigabyte.
  *
  * Tokenizing follows LIBSVM's strtok-based loader exactly (compat §1.2); the comments at
- * gs_parse_line say how each strtok step maps onto the code here. Numbers in the plain decimal
- * shape ("-0.125", "17") take a fast path that gives the same result as strtod; anything else is
- * copied out and handed to the C library's strtod/strtol themselves, so odd inputs (hex, inf,
- * exponents, long mantissas, leading \v...) behave exactly as in LIBSVM. */
+ * gs_parse_row say how each strtok step maps onto the code here. Numbers in the plain decimal
+ * shape ("-0.125", "17") that lie whole inside a block take a fast path that gives the same result
+ * as strtod; anything else (a number cut by the block's end, hex, inf, exponents, long mantissas,
+ * leading \v...) is collected into a bounded token buffer and handed to the C library's
+ * strtod/strtol themselves, so odd inputs behave exactly as in LIBSVM. */
 #include "data.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,14 +35,17 @@
 
 enum {
     GS_NBLOCKS = 4,            /* blocks in flight between the reader thread and the parser */
-    GS_BLOCK_BYTES = 1 << 20,  /* initial block size; a longer line grows its block */
+    GS_BLOCK_BYTES = 1 << 20,  /* default block size */
     GS_RAW_BYTES = 1 << 18,    /* compressed input read per read() when inflating */
-    GS_SCRATCH_INIT = 128
+    /* The longest label, index or value text parsed. %.17g needs 24 characters and "%.100f" of
+     * a value near FLT_MAX about 140; a longer number is not data but damage, and refusing it
+     * keeps the token buffer small whatever the line. */
+    GS_TOKEN_MAX = 4096
 };
 
-/* A run of whole lines (the last block of the input may end without '\n'). */
+/* A run of input bytes; lines run on from one block into the next. */
 typedef struct gs_block {
-    char *data;
+    char *data;    /* cap + 1 bytes: the parser puts a '\0' sentinel after the data */
     size_t cap;
     size_t len;
     bool last;     /* nothing follows this block */
@@ -41,6 +54,8 @@ typedef struct gs_block {
 
 struct gs_data_stream {
     char *path; /* for messages */
+    gs_data_opts opts;
+    size_t block_bytes;
 
     /* shared between the threads, guarded by mu */
     pthread_mutex_t mu;
@@ -64,20 +79,19 @@ struct gs_data_stream {
     unsigned char *raw;     /* compressed input, or the first bytes of plain input */
     size_t raw_len;         /* plain mode: bytes of raw not yet handed out */
     size_t raw_off;
-    char *carry;            /* the unfinished last line of the previous block */
-    size_t carry_len, carry_cap;
 
     /* parser (calling thread) only */
     pthread_t thread;
     bool thread_started;
     gs_block *cur;          /* block being parsed, or NULL */
-    const char *pos, *bend; /* parse position in cur */
+    const char *pos, *bend; /* parse position in cur; *bend is a '\0' sentinel */
     bool eof;               /* the last block has been parsed */
-    int64_t line;           /* physical lines parsed so far */
+    int64_t line;           /* physical lines begun so far */
+    gs_status row_err;      /* what a GS_ROW_FAIL / GS_END_ERR was: GS_ERR_IO or GS_ERR_NOMEM */
     gs_status failed;       /* sticky: once a call failed, later calls repeat its error */
-    char fail_msg[256];
-    char *scratch;          /* NUL-terminated copy of a token for strtod/strtol */
-    size_t scratch_cap;
+    char fail_msg[512];
+    char why[200];          /* the reason for a format error beyond LIBSVM's, or "" */
+    char tok[GS_TOKEN_MAX + 1]; /* a token that crosses a block boundary or needs strtod */
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -189,64 +203,39 @@ static ssize_t gs_sniff(gs_data_stream *s)
     return 1;
 }
 
-/* Grows a byte buffer to hold at least need bytes, plus one more past the end: the parser puts a
- * sentinel there. */
-static bool gs_grow_bytes(char **p, size_t *cap, size_t need)
-{
-    if (need <= *cap) return true;
-    size_t nc = *cap ? *cap : GS_BLOCK_BYTES;
-    while (nc < need) {
-        if (nc > SIZE_MAX / 4) return false;
-        nc *= 2;
-    }
-    char *q = realloc(*p, nc + 1);
-    if (!q) return false;
-    *p = q;
-    *cap = nc;
-    return true;
-}
-
-/* Fills b with whole lines: the carried-over partial line, then input up to the last '\n'. A
- * block is published early after a short read that completed a line (pipes), else when full. */
+/* Fills b with input: up to its capacity, or less after a short read that completed a line (a
+ * pipe), so that a consumer of a pipe gets each row as soon as it exists. */
 static void gs_fill_block(gs_data_stream *s, gs_block *b)
 {
     b->len = 0;
     b->last = false;
     b->err = GS_OK;
-    if (!gs_grow_bytes(&b->data, &b->cap, s->carry_len + GS_BLOCK_BYTES / 2)) goto nomem;
-    if (s->carry_len > 0) memcpy(b->data, s->carry, s->carry_len);
-    b->len = s->carry_len;
-    s->carry_len = 0;
-    for (;;) {
-        if (b->len == b->cap) {
-            if (memchr(b->data, '\n', b->len)) break;
-            if (!gs_grow_bytes(&b->data, &b->cap, b->cap + 1)) goto nomem;
+    if (!b->data) {
+        b->data = malloc(s->block_bytes + 1);
+        if (!b->data) {
+            snprintf(s->rd_msg, sizeof s->rd_msg, "out of memory reading %s", s->path);
+            b->err = GS_ERR_NOMEM;
+            b->last = true;
+            return;
         }
+        b->cap = s->block_bytes;
+    }
+    while (b->len < b->cap) {
         const size_t room = b->cap - b->len;
         const ssize_t n = gs_source_read(s, b->data + b->len, room);
-        if (n == -2) { b->last = true; return; }
-        if (n < 0) {
-            b->err = GS_ERR_IO;
-            goto truncate;
+        if (n == -2 || n == 0) { /* closing, or the end of the input */
+            b->last = true;
+            return;
         }
-        if (n == 0) { b->last = true; return; }
+        if (n < 0) { /* the bytes before the failure are parsed, then the error is reported */
+            b->err = GS_ERR_IO;
+            b->last = true;
+            return;
+        }
         const size_t old = b->len;
         b->len += (size_t)n;
         if ((size_t)n < room && memchr(b->data + old, '\n', (size_t)n)) break;
     }
-    size_t keep = b->len;
-    while (b->data[keep - 1] != '\n') keep--;
-    if (!gs_grow_bytes(&s->carry, &s->carry_cap, b->len - keep)) goto nomem;
-    s->carry_len = b->len - keep;
-    if (s->carry_len > 0) memcpy(s->carry, b->data + keep, s->carry_len);
-    b->len = keep;
-    return;
-nomem:
-    b->err = GS_ERR_NOMEM;
-    snprintf(s->rd_msg, sizeof s->rd_msg, "out of memory reading %s", s->path);
-truncate: /* hand over the whole lines read before the failure, then the error */
-    while (b->len > 0 && b->data[b->len - 1] != '\n') b->len--;
-    b->last = true;
 }
 
 static void *gs_reader_main(void *arg)
@@ -284,7 +273,7 @@ static void *gs_reader_main(void *arg)
 /* ------------------------------------------------------------------------------------------ */
 /* Open / close                                                                                */
 
-gs_status gs_data_stream_open(const char *path, gs_data_stream **out)
+gs_status gs_data_stream_open(const char *path, const gs_data_opts *opts, gs_data_stream **out)
 {
     gs_status st = GS_OK;
     gs_data_stream *s = NULL;
@@ -292,6 +281,8 @@ gs_status gs_data_stream_open(const char *path, gs_data_stream **out)
 
     s = calloc(1, sizeof *s);
     if (!s) return GS_FAIL(GS_ERR_NOMEM, "out of memory opening %s", path);
+    if (opts) s->opts = *opts;
+    s->block_bytes = s->opts.block_bytes ? s->opts.block_bytes : GS_BLOCK_BYTES;
     s->fd = -1;
     s->wake[0] = s->wake[1] = -1;
     pthread_mutex_init(&s->mu, NULL);
@@ -299,9 +290,7 @@ gs_status gs_data_stream_open(const char *path, gs_data_stream **out)
     pthread_cond_init(&s->cv_free, NULL);
     s->path = strdup(path);
     s->raw = malloc(GS_RAW_BYTES);
-    s->scratch = malloc(GS_SCRATCH_INIT);
-    s->scratch_cap = GS_SCRATCH_INIT;
-    if (!s->path || !s->raw || !s->scratch) {
+    if (!s->path || !s->raw) {
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory opening %s", path);
         goto cleanup;
     }
@@ -359,9 +348,7 @@ void gs_data_stream_close(gs_data_stream *s)
     pthread_cond_destroy(&s->cv_free);
     pthread_cond_destroy(&s->cv_full);
     pthread_mutex_destroy(&s->mu);
-    free(s->carry);
     free(s->raw);
-    free(s->scratch);
     free(s->path);
     free(s);
 }
@@ -390,7 +377,7 @@ static const double gs_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e
  * and the one rounding in m / 10^k is the correctly rounded result (Clinger's fast path), which is
  * what glibc's strtod returns. Outside that shape it returns NULL and the caller asks strtod, so it
  * never gives a different answer. Whether the number ends where it must is the caller's check.
- * The text must be followed by a non-digit (the parser's '\n' sentinel guarantees it).
+ * The text must be followed by a non-digit (the parser's '\0' sentinel guarantees it).
  * @return the end of the number, or NULL */
 static inline const char *gs_fast_decimal(const char *p, double *out)
 {
@@ -414,26 +401,6 @@ static inline const char *gs_fast_decimal(const char *p, double *out)
     return p;
 }
 
-/* A NUL-terminated copy of [p, e) in the stream's scratch buffer; NULL when memory runs out or the
- * text holds a NUL byte (LIBSVM's line reader mangles such lines; we call them malformed). */
-static const char *gs_scratch_copy(gs_data_stream *s, const char *p, const char *e, bool *nomem)
-{
-    const size_t n = (size_t)(e - p);
-    *nomem = false;
-    if (n + 1 > s->scratch_cap) {
-        size_t nc = s->scratch_cap;
-        while (nc < n + 1) nc *= 2;
-        char *q = realloc(s->scratch, nc);
-        if (!q) { *nomem = true; return NULL; }
-        s->scratch = q;
-        s->scratch_cap = nc;
-    }
-    if (memchr(p, '\0', n)) return NULL;
-    memcpy(s->scratch, p, n);
-    s->scratch[n] = '\0';
-    return s->scratch;
-}
-
 /* LIBSVM casts strtol's long to int; that wraps modulo 2^32 (4294967297 -> 1). Written out so it
  * does not rely on implementation-defined conversion. */
 static inline int32_t gs_wrap_int32(int64_t v)
@@ -447,8 +414,9 @@ static inline int32_t gs_wrap_int32(int64_t v)
 
 typedef struct gs_build {
     gs_problem p;
+    bool dbl;         /* values go to p.dval, else to p.val */
     int64_t rows_cap; /* capacity of y (row_ptr has one more) */
-    int64_t nnz_cap;  /* capacity of idx and val */
+    int64_t nnz_cap;  /* capacity of idx and val/dval */
 } gs_build;
 
 static bool gs_realloc_array(void **p, int64_t count, size_t elem)
@@ -479,7 +447,8 @@ static gs_status gs_build_reserve(gs_build *b, const char *path, int64_t rows, i
     if (nnz > b->nnz_cap) {
         const int64_t nc = gs_next_cap(b->nnz_cap, nnz);
         if (!gs_realloc_array((void **)&b->p.idx, nc, sizeof *b->p.idx) ||
-            !gs_realloc_array((void **)&b->p.val, nc, sizeof *b->p.val))
+            !(b->dbl ? gs_realloc_array((void **)&b->p.dval, nc, sizeof *b->p.dval)
+                     : gs_realloc_array((void **)&b->p.val, nc, sizeof *b->p.val)))
             return GS_FAIL(GS_ERR_NOMEM, "out of memory reading %s (%" PRId64 " values)", path, nnz);
         b->nnz_cap = nc;
     }
@@ -495,131 +464,21 @@ static void gs_build_shrink(gs_build *b)
     gs_realloc_array((void **)&b->p.row_ptr, l + 1, sizeof *b->p.row_ptr);
     if (nnz > 0 && nnz < b->nnz_cap) {
         gs_realloc_array((void **)&b->p.idx, nnz, sizeof *b->p.idx);
-        gs_realloc_array((void **)&b->p.val, nnz, sizeof *b->p.val);
+        if (b->dbl) gs_realloc_array((void **)&b->p.dval, nnz, sizeof *b->p.dval);
+        else gs_realloc_array((void **)&b->p.val, nnz, sizeof *b->p.val);
     }
     if (nnz == 0) {
         free(b->p.idx);
         free(b->p.val);
+        free(b->p.dval);
         b->p.idx = NULL;
         b->p.val = NULL;
+        b->p.dval = NULL;
     }
     if (l == 0) {
         free(b->p.y);
         b->p.y = NULL;
     }
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Line parsing                                                                                */
-
-typedef enum { GS_LINE_OK, GS_LINE_BAD, GS_LINE_NOMEM } gs_line_result;
-
-/* Parses one line [p, e) (e is at its '\n', or at the end of the input when has_nl is false) and
- * appends the row. LIBSVM reads the line including its '\n' and tokenizes it with strtok:
- *   label = strtok(line, " \t\n")  -> skip blanks; no token is an error (blank line);
- *   idx   = strtok(NULL, ":")      -> skip ':'s, text up to the next ':' (or the end);
- *   val   = strtok(NULL, " \t")    -> skip blanks, text up to the next blank (or the end);
- *   val == NULL ends the line silently, so trailing text with no ':' is ignored.
- * '\n' is not a value delimiter, so "1:" before a '\n' gives the value token "\n" (an error) while
- * "1:" at the very end of an input without a final newline gives no token (accepted). The '\n'
- * itself never changes a strtod/strtol result, so the copies handed to them leave it out. */
-static gs_line_result gs_parse_line(gs_data_stream *s, gs_build *b, const char *p, const char *e,
-                                    bool has_nl)
-{
-    /* *e is '\n' (the line's own, or the sentinel after the input), so the scans below that stop
-     * at anything but a digit, blank or ':' need no bounds check. */
-    bool nomem = false;
-
-    /* label */
-    while (*p == ' ' || *p == '\t') p++;
-    if (p == e) return GS_LINE_BAD;
-    const char *tok = p;
-    double label;
-    const char *q = gs_fast_decimal(tok, &label);
-    if (!q || (*q != ' ' && *q != '\t' && q != e)) {
-        while (p < e && *p != ' ' && *p != '\t') p++;
-        const char *txt = gs_scratch_copy(s, tok, p, &nomem);
-        if (!txt) return nomem ? GS_LINE_NOMEM : GS_LINE_BAD;
-        char *end;
-        label = strtod(txt, &end);
-        if (end == txt || *end != '\0') return GS_LINE_BAD;
-        q = p;
-    }
-    p = q < e ? q + 1 : e;
-
-    int32_t *const idx = b->p.idx;
-    float *const val = b->p.val;
-    int64_t nnz = b->p.nnz;
-    int32_t prev = -1, max_index = b->p.max_index;
-    for (;;) {
-        /* index text: [tok, colon) */
-        while (*p == ':') p++;
-        if (p == e) break;
-        tok = p;
-        uint64_t index = 0; /* wraps for > 19 digits, which take the slow path */
-        while (gs_is_digit(*p)) index = index * 10 + (uint64_t)(*p++ - '0');
-        const char *colon = p;
-        const bool fast_index = p > tok && p - tok <= 18 && *p == ':';
-        if (!fast_index) {
-            colon = memchr(tok, ':', (size_t)(e - tok));
-            if (!colon) break;
-        }
-
-        /* value token: [v, ...) */
-        const char *v = colon + 1;
-        while (*v == ' ' || *v == '\t') v++;
-        if (v == e) {
-            if (has_nl) return GS_LINE_BAD; /* the token would be "\n" */
-            break;
-        }
-
-        int32_t ii;
-        if (fast_index) {
-            ii = gs_wrap_int32((int64_t)index);
-        } else {
-            const char *txt = gs_scratch_copy(s, tok, colon, &nomem);
-            if (!txt) return nomem ? GS_LINE_NOMEM : GS_LINE_BAD;
-            char *end;
-            errno = 0;
-            const long lv = strtol(txt, &end, 10);
-            if (end == txt || errno != 0 || *end != '\0') return GS_LINE_BAD;
-            ii = gs_wrap_int32(lv);
-        }
-        if (ii <= prev) return GS_LINE_BAD;
-        prev = ii;
-
-        double d;
-        q = gs_fast_decimal(v, &d);
-        if (q && (*q == ' ' || *q == '\t' || q == e)) {
-            p = q;
-        } else if (q && gs_is_space(*q)) { /* \r \v \f end the number; the token goes on */
-            p = q;
-            while (p < e && *p != ' ' && *p != '\t') p++;
-        } else {
-            p = v;
-            while (p < e && *p != ' ' && *p != '\t') p++;
-            const char *txt = gs_scratch_copy(s, v, p, &nomem);
-            if (!txt) return nomem ? GS_LINE_NOMEM : GS_LINE_BAD;
-            char *end;
-            errno = 0;
-            d = strtod(txt, &end);
-            if (end == txt || errno != 0 || (*end != '\0' && !gs_is_space(*end))) return GS_LINE_BAD;
-        }
-        if (p < e) p++;
-
-        idx[nnz] = ii;
-        val[nnz] = (float)d;
-        nnz++;
-        if (ii > max_index) max_index = ii;
-    }
-
-    const int32_t l = b->p.l;
-    b->p.y[l] = label;
-    b->p.row_ptr[l + 1] = nnz;
-    b->p.nnz = nnz;
-    b->p.max_index = max_index;
-    b->p.l = l + 1;
-    return GS_LINE_OK;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -643,6 +502,371 @@ static void gs_release_block(gs_data_stream *s)
     pthread_mutex_unlock(&s->mu);
 }
 
+/* Results of the scanning helpers below besides a character (0..255). */
+enum { GS_END_EOF = -1, /* the input ended */
+       GS_END_ERR = -2  /* reading failed; the error is recorded */ };
+
+/* Puts unread input at s->pos, taking the next block once the current one is used up (rows run
+ * on across blocks). @return 1 when there is input, 0 at its end, GS_END_ERR when reading failed
+ * (recorded with the reader's message) */
+static int gs_more(gs_data_stream *s)
+{
+    while (s->pos == s->bend) {
+        if (s->cur) {
+            const gs_block *const c = s->cur;
+            if (c->err != GS_OK) {
+                char msg[sizeof s->rd_msg];
+                memcpy(msg, s->rd_msg, sizeof msg); /* written before the block was published */
+                s->row_err = GS_FAIL(c->err, "%s", msg);
+                return GS_END_ERR;
+            }
+            s->eof = c->last;
+            s->cur = NULL;
+            gs_release_block(s);
+        }
+        if (s->eof) return 0;
+        s->cur = gs_take_block(s);
+        if (s->cur->data) {
+            s->cur->data[s->cur->len] = '\0'; /* sentinel (room reserved by gs_fill_block) */
+            s->pos = s->cur->data;
+            s->bend = s->cur->data + s->cur->len;
+        } else { /* an empty block that only carries an error */
+            s->pos = s->bend = "";
+        }
+    }
+    return 1;
+}
+
+/* Skips blanks (' ', '\t'): strtok's delimiters before a label or value.
+ * @return the next character, GS_END_EOF or GS_END_ERR */
+static inline int gs_skip_blanks(gs_data_stream *s)
+{
+    for (;;) {
+        const char *p = s->pos;
+        while (*p == ' ' || *p == '\t') p++; /* the '\0' sentinel stops it at the block's end */
+        s->pos = p;
+        if (p < s->bend) return (unsigned char)*p;
+        const int m = gs_more(s);
+        if (m <= 0) return m < 0 ? GS_END_ERR : GS_END_EOF;
+    }
+}
+
+/* Skips ':'s: strtok's delimiters before an index. @return as gs_skip_blanks */
+static inline int gs_skip_colons(gs_data_stream *s)
+{
+    for (;;) {
+        const char *p = s->pos;
+        while (*p == ':') p++;
+        s->pos = p;
+        if (p < s->bend) return (unsigned char)*p;
+        const int m = gs_more(s);
+        if (m <= 0) return m < 0 ? GS_END_ERR : GS_END_EOF;
+    }
+}
+
+/* Moves to the next character of stop ("\n", " \t\n" or ":\n"), across blocks, skipping text of
+ * any length without keeping it. @return that character, GS_END_EOF or GS_END_ERR */
+static int gs_skip_to(gs_data_stream *s, const char *stop)
+{
+    for (;;) {
+        const char *p = s->pos;
+        for (;;) {
+            p += strcspn(p, stop); /* stops at a stop character or at a '\0' */
+            if (*p != '\0' || p == s->bend) break;
+            p++; /* a NUL byte in skipped text */
+        }
+        s->pos = p;
+        if (p < s->bend) return (unsigned char)*p;
+        const int m = gs_more(s);
+        if (m <= 0) return m < 0 ? GS_END_ERR : GS_END_EOF;
+    }
+}
+
+/* The three strtok calls of a line, by the characters that end their token. */
+typedef enum { GS_TK_LABEL, GS_TK_INDEX, GS_TK_VALUE } gs_tk;
+
+static inline bool gs_tk_stop(gs_tk kind, char c)
+{
+    return kind == GS_TK_INDEX ? c == ':' || c == '\n' : c == ' ' || c == '\t' || c == '\n';
+}
+
+/* A token in s->tok, NUL-terminated, without the leading white space strtod/strtol skip. */
+typedef struct gs_tok {
+    const char *s;
+    size_t n;
+    int end;       /* the character that ended it (not consumed), or GS_END_EOF */
+    bool too_long; /* it had more than GS_TOKEN_MAX characters to parse */
+} gs_tok;
+
+/* Collects the token at s->pos, across blocks, into s->tok (the general path; the callers try
+ * numbers in place first). A value's text ends at its first white space character (\r \v \f;
+ * strtod stops there) and the rest of the token is skipped. Too long: a label or value ends the
+ * read at once (the line is bad whatever follows); an index only if a ':' follows, since index
+ * text with no ':' after it is ignored, so that is scanned for.
+ * @return 0, or GS_END_ERR */
+static int gs_read_token(gs_data_stream *s, gs_tk kind, gs_tok *t)
+{
+    size_t n = 0;
+    bool lead = true;
+    t->too_long = false;
+    t->end = GS_END_EOF;
+    for (;;) {
+        const char *p = s->pos;
+        const char *const e = s->bend;
+        for (; p < e; p++) {
+            const char c = *p;
+            if (gs_tk_stop(kind, c)) {
+                t->end = (unsigned char)c;
+                break;
+            }
+            if (lead) {
+                if (gs_is_space(c)) continue;
+                lead = false;
+            }
+            if (kind == GS_TK_VALUE && gs_is_space(c)) {
+                s->pos = p;
+                t->end = gs_skip_to(s, " \t\n");
+                if (t->end == GS_END_ERR) return GS_END_ERR;
+                goto done;
+            }
+            if (n == GS_TOKEN_MAX) {
+                t->too_long = true;
+                s->pos = p;
+                if (kind != GS_TK_INDEX) goto done;
+                t->end = gs_skip_to(s, ":\n");
+                if (t->end == GS_END_ERR) return GS_END_ERR;
+                goto done;
+            }
+            s->tok[n++] = c;
+        }
+        s->pos = p;
+        if (p < e) break; /* at a stop character */
+        const int m = gs_more(s);
+        if (m < 0) return GS_END_ERR;
+        if (m == 0) break;
+    }
+done:
+    s->tok[n] = '\0';
+    t->s = s->tok;
+    t->n = n;
+    return 0;
+}
+
+/* strtod over a whole token (a label: no errno check in LIBSVM); the token may hold a NUL byte,
+ * which makes it malformed (LIBSVM's line reader mangles such lines). */
+static bool gs_tok_label(const gs_tok *t, double *out)
+{
+    const char *const e = t->s + t->n;
+    if (t->n == 0 || t->too_long) return false;
+    if (gs_fast_decimal(t->s, out) == e) return true;
+    char *end;
+    *out = strtod(t->s, &end);
+    return end == e;
+}
+
+static bool gs_tok_value(const gs_tok *t, double *out)
+{
+    const char *const e = t->s + t->n;
+    if (t->n == 0 || t->too_long) return false;
+    if (gs_fast_decimal(t->s, out) == e) return true;
+    char *end;
+    errno = 0;
+    *out = strtod(t->s, &end);
+    return end == e && errno == 0;
+}
+
+static bool gs_tok_index(const gs_tok *t, int32_t *out)
+{
+    if (t->n == 0 || t->too_long) return false;
+    char *end;
+    errno = 0;
+    const long v = strtol(t->s, &end, 10);
+    if (end != t->s + t->n || errno != 0) return false;
+    *out = gs_wrap_int32(v);
+    return true;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Row parsing                                                                                 */
+
+typedef enum { GS_ROW_OK, GS_ROW_BAD, GS_ROW_FAIL } gs_row_result;
+
+/* A format error with a reason beyond LIBSVM's bare message (LIBSVM accepts these inputs or
+ * never meets them). */
+static gs_row_result gs_bad_why(gs_data_stream *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static gs_row_result gs_bad_why(gs_data_stream *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->why, sizeof s->why, fmt, ap);
+    va_end(ap);
+    return GS_ROW_BAD;
+}
+
+/* Parses one row from s->pos (the start of a line with some input) and appends it. LIBSVM reads
+ * the line including its '\n' and tokenizes it with strtok:
+ *   label = strtok(line, " \t\n")  -> skip blanks; no token is an error (blank line);
+ *   idx   = strtok(NULL, ":")      -> skip ':'s, text up to the next ':' (or the end);
+ *   val   = strtok(NULL, " \t")    -> skip blanks, text up to the next blank (or the end);
+ *   val == NULL ends the line silently, so trailing text with no ':' is ignored.
+ * '\n' is not a value delimiter, so "1:" before a '\n' gives the value token "\n" (an error) while
+ * "1:" at the very end of an input without a final newline gives no token (accepted). The '\n'
+ * itself never changes a strtod/strtol result, so tokens here end at it. On return s->pos is past
+ * the line's '\n' (or at the end of the input). */
+static gs_row_result gs_parse_row(gs_data_stream *s, gs_build *b)
+{
+    gs_tok t;
+    int c;
+
+    /* label */
+    c = gs_skip_blanks(s);
+    if (c == GS_END_ERR) return GS_ROW_FAIL;
+    if (c == '\n' || c == GS_END_EOF) return GS_ROW_BAD;
+    double label;
+    const char *q = gs_fast_decimal(s->pos, &label);
+    if (q && (*q == ' ' || *q == '\t' || *q == '\n')) { /* the sentinel is none of these */
+        s->pos = q;
+        c = (unsigned char)*q;
+    } else {
+        if (gs_read_token(s, GS_TK_LABEL, &t) < 0) return GS_ROW_FAIL;
+        if (t.too_long) return gs_bad_why(s, "the label has more than %d characters", GS_TOKEN_MAX);
+        if (!gs_tok_label(&t, &label)) return GS_ROW_BAD;
+        c = t.end;
+    }
+    if (!s->opts.any_label && !isfinite(label))
+        return gs_bad_why(s, "label %g is not a finite number (svm-train accepts it and writes a "
+                          "meaningless model)", label);
+    if (c != GS_END_EOF) s->pos++; /* the delimiter; after a '\n' strtok finds nothing more */
+
+    const bool dbl = s->opts.double_values;
+    int64_t nnz = b->p.nnz;
+    int32_t prev = -1, max_index = b->p.max_index;
+    while (c == ' ' || c == '\t') {
+        /* The common shape first, in place: "digits:number" followed by a blank or '\n' inside
+         * the block, an ascending index, and room for the pair; the steps are those of the
+         * general code below. On any doubt nothing of that pair is consumed and the general code
+         * takes it from its start. */
+        {
+            const char *p = s->pos;
+            for (;;) {
+                const char *r = p;
+                while (*r == ':') r++;
+                const char *const i0 = r;
+                uint64_t index = 0;
+                while (gs_is_digit(*r)) index = index * 10 + (uint64_t)(*r++ - '0');
+                if (r == i0 || r - i0 > 18 || *r != ':') break;
+                const int32_t ii = gs_wrap_int32((int64_t)index);
+                r++;
+                while (*r == ' ' || *r == '\t') r++;
+                double d;
+                q = gs_fast_decimal(r, &d);
+                if (!q || (*q != ' ' && *q != '\t' && *q != '\n') || ii <= prev || nnz == b->nnz_cap ||
+                    (!dbl && isinf((float)d)))
+                    break;
+                b->p.idx[nnz] = ii;
+                if (dbl) b->p.dval[nnz] = d;
+                else b->p.val[nnz] = (float)d;
+                nnz++;
+                prev = ii;
+                if (ii > max_index) max_index = ii;
+                p = q + 1;
+                if (*q == '\n') {
+                    c = '\n';
+                    break;
+                }
+            }
+            s->pos = p;
+            if (c == '\n') break;
+        }
+
+        /* index text */
+        c = gs_skip_colons(s);
+        if (c == GS_END_ERR) return GS_ROW_FAIL;
+        if (c == '\n') {
+            s->pos++;
+            break;
+        }
+        if (c == GS_END_EOF) break;
+        const char *p = s->pos;
+        uint64_t index = 0; /* wraps for > 19 digits, which take the general path */
+        while (gs_is_digit(*p)) index = index * 10 + (uint64_t)(*p++ - '0');
+        int32_t ii = 0;
+        bool index_ok = true, index_long = false;
+        if (p > s->pos && p - s->pos <= 18 && *p == ':') {
+            ii = gs_wrap_int32((int64_t)index);
+            s->pos = p;
+        } else {
+            if (gs_read_token(s, GS_TK_INDEX, &t) < 0) return GS_ROW_FAIL;
+            if (t.end != ':') { /* no ':' before the end of the line: the rest is ignored */
+                if (t.end == '\n') s->pos++;
+                break;
+            }
+            index_ok = gs_tok_index(&t, &ii);
+            index_long = t.too_long;
+        }
+        s->pos++; /* the ':' */
+
+        /* value text; the index is checked only once a value token exists, as in LIBSVM */
+        c = gs_skip_blanks(s);
+        if (c == GS_END_ERR) return GS_ROW_FAIL;
+        if (c == GS_END_EOF) break;        /* no value token: the line ends silently */
+        if (c == '\n') return GS_ROW_BAD;  /* the value token would be "\n" */
+        if (index_long)
+            return gs_bad_why(s, "an index has more than %d characters", GS_TOKEN_MAX);
+        if (!index_ok || ii <= prev) return GS_ROW_BAD;
+        prev = ii;
+
+        double d;
+        q = gs_fast_decimal(s->pos, &d);
+        if (q && (*q == ' ' || *q == '\t' || *q == '\n')) {
+            s->pos = q;
+            c = (unsigned char)*q;
+        } else if (q && gs_is_space(*q)) { /* \r \v \f end the number; the token goes on */
+            s->pos = q;
+            c = gs_skip_to(s, " \t\n");
+            if (c == GS_END_ERR) return GS_ROW_FAIL;
+        } else {
+            if (gs_read_token(s, GS_TK_VALUE, &t) < 0) return GS_ROW_FAIL;
+            if (t.too_long)
+                return gs_bad_why(s, "the value of index %d has more than %d characters", (int)ii,
+                                  GS_TOKEN_MAX);
+            if (!gs_tok_value(&t, &d)) return GS_ROW_BAD;
+            c = t.end;
+        }
+        /* A float holds every value LIBSVM accepts except finite ones beyond FLT_MAX, which
+         * would become infinite and train a model with rho nan. (Values below FLT_MIN become
+         * subnormal or 0: a rounding like any other, not an error.) Double values hold all. */
+        if (!dbl && isinf((float)d) && !isinf(d))
+            return gs_bad_why(s, "value %g of index %d does not fit in single precision "
+                              "(gpusvm-train stores values as float, largest %g)", d, (int)ii,
+                              (double)FLT_MAX);
+
+        if (nnz == b->nnz_cap) {
+            b->p.nnz = nnz;
+            if ((s->row_err = gs_build_reserve(b, s->path, (int64_t)b->p.l + 1, nnz + 1)) != GS_OK)
+                return GS_ROW_FAIL;
+        }
+        b->p.idx[nnz] = ii;
+        if (dbl) b->p.dval[nnz] = d;
+        else b->p.val[nnz] = (float)d;
+        nnz++;
+        if (ii > max_index) max_index = ii;
+        if (c != GS_END_EOF) s->pos++; /* the blank or the '\n' */
+    }
+
+    const int32_t l = b->p.l;
+    b->p.y[l] = label;
+    b->p.row_ptr[l + 1] = nnz;
+    b->p.nnz = nnz;
+    b->p.max_index = max_index;
+    b->p.l = l + 1;
+    return GS_ROW_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Chunks                                                                                      */
+
 /* Records a failure so that later calls on the stream repeat it. */
 static gs_status gs_stream_fail(gs_data_stream *s, gs_status st)
 {
@@ -655,53 +879,35 @@ static gs_status gs_stream_fail(gs_data_stream *s, gs_status st)
  * input, so a consumer of a pipe gets its rows as soon as they exist. */
 static gs_status gs_parse_rows(gs_data_stream *s, int64_t max_rows, gs_build *b)
 {
-    gs_status st = GS_OK;
-    while (!s->eof) {
-        if (s->cur && s->pos == s->bend) {
-            const gs_block *const c = s->cur;
-            if (c->err != GS_OK) {
-                char msg[sizeof s->rd_msg];
-                memcpy(msg, s->rd_msg, sizeof msg);
-                return gs_stream_fail(s, GS_FAIL(c->err, "%s", msg));
-            }
-            s->eof = c->last;
-            s->cur = NULL;
-            gs_release_block(s);
-            continue;
-        }
-        if (b->p.l >= max_rows) break;
-        if (!s->cur) {
-            s->cur = gs_take_block(s);
-            if (s->cur->data) {
-                s->cur->data[s->cur->len] = '\n'; /* sentinel (room reserved by gs_grow_bytes) */
-                s->pos = s->cur->data;
-                s->bend = s->cur->data + s->cur->len;
-            } else { /* an empty block that only carries an error */
-                s->pos = s->bend = "";
-            }
-            continue;
-        }
-        const char *const start = s->pos;
-        const char *nl = memchr(start, '\n', (size_t)(s->bend - start));
-        const char *const e = nl ? nl : s->bend;
-        s->pos = nl ? nl + 1 : s->bend;
+    while (b->p.l < max_rows) {
+        const int m = gs_more(s);
+        if (m == GS_END_ERR) return gs_stream_fail(s, s->row_err);
+        if (m == 0) break;
         s->line++;
-        /* a pair takes at least 4 bytes ("1:2" and a blank) */
-        st = gs_build_reserve(b, s->path, (int64_t)b->p.l + 1, b->p.nnz + (e - start) / 2 + 1);
+        gs_status st = gs_build_reserve(b, s->path, (int64_t)b->p.l + 1, b->p.nnz + 1);
         if (st != GS_OK) return gs_stream_fail(s, st);
-        const gs_line_result r = gs_parse_line(s, b, start, e, nl != NULL);
-        if (r == GS_LINE_BAD)
-            return gs_stream_fail(s, GS_FAIL(GS_ERR_FORMAT, "Wrong input format at line %" PRId64, s->line));
-        if (r == GS_LINE_NOMEM)
-            return gs_stream_fail(s, GS_FAIL(GS_ERR_NOMEM, "out of memory reading %s", s->path));
+        s->why[0] = '\0';
+        switch (gs_parse_row(s, b)) {
+        case GS_ROW_OK: break;
+        case GS_ROW_BAD:
+            /* the first line is LIBSVM's message, exactly; a reason of our own goes below it */
+            if (s->why[0])
+                st = GS_FAIL(GS_ERR_FORMAT, "Wrong input format at line %" PRId64 "\n%s", s->line,
+                             s->why);
+            else
+                st = GS_FAIL(GS_ERR_FORMAT, "Wrong input format at line %" PRId64, s->line);
+            return gs_stream_fail(s, st);
+        case GS_ROW_FAIL: /* recorded by gs_more (reading) or gs_build_reserve (memory) */
+            return gs_stream_fail(s, s->row_err);
+        }
     }
-    return st;
+    return GS_OK;
 }
 
 static gs_status gs_parse_into(gs_data_stream *s, int64_t max_rows, gs_problem *out)
 {
     gs_status st = GS_OK;
-    gs_build b = {0};
+    gs_build b = {.dbl = s->opts.double_values};
     memset(out, 0, sizeof *out);
     if (s->failed != GS_OK) return GS_FAIL(s->failed, "%s", s->fail_msg);
 
@@ -732,7 +938,7 @@ gs_status gs_data_read(const char *path, gs_problem *out)
     gs_problem extra = {0};
     memset(out, 0, sizeof *out);
 
-    st = gs_data_stream_open(path, &s);
+    st = gs_data_stream_open(path, NULL, &s);
     if (st != GS_OK) goto cleanup;
     st = gs_parse_into(s, INT32_MAX, out);
     if (st != GS_OK) goto cleanup;
@@ -755,5 +961,6 @@ void gs_problem_free(gs_problem *p)
     free(p->row_ptr);
     free(p->idx);
     free(p->val);
+    free(p->dval);
     memset(p, 0, sizeof *p);
 }

@@ -459,6 +459,11 @@ static gs_status read_scalar(reader *r, token kw, int is_int, int *iv, double *d
     if (is_int ? !parse_int(t.s, t.n, iv) : !parse_double(t.s, t.n, dv))
         return GS_FAIL(GS_ERR_FORMAT, "%s:%d: %s needs %s, found '%.*s'", r->path, t.line, name,
                        is_int ? "an integer" : "a number", QUOTE(t));
+    /* svm_load_model takes "nan" and "inf" too; a non-finite gamma or coef0 makes every kernel
+     * value NaN (or 0), and each row is then predicted as the same class with exit 0. */
+    if (!is_int && !isfinite(*dv))
+        return GS_FAIL(GS_ERR_FORMAT, "%s:%d: %s needs a finite number, found '%.*s'", r->path,
+                       t.line, name, QUOTE(t));
     return GS_OK;
 }
 
@@ -493,7 +498,15 @@ static gs_status read_array(reader *r, token kw, int is_int, int64_t want, int *
                                t.line, name, QUOTE(t));
             }
         } else {
-            parse_double(t.s, t.n, (double *)a + i);
+            double *const v = (double *)a + i;
+            parse_double(t.s, t.n, v);
+            /* rho, probA, probB, prob_density_marks: a NaN here predicts one class for every
+             * row (LIBSVM trains "rho nan" from NaN features and reads it back silently) */
+            if (!isfinite(*v)) {
+                free(a);
+                return GS_FAIL(GS_ERR_FORMAT, "%s:%d: %s needs finite numbers, found '%.*s'",
+                               r->path, t.line, name, QUOTE(t));
+            }
         }
     }
     if (is_int) *iv = a; else *dv = a;
@@ -616,6 +629,15 @@ static gs_status check_header(const reader *r, const gs_model *m, const header *
     if (!cls && k != 2)
         return GS_FAIL(GS_ERR_FORMAT, "%s:%d: nr_class must be 2 for %s, found %d", r->path,
                        h->line[K_NR_CLASS], svm_names[m->svm_type], k);
+    /* Only the polynomial kernel reads degree (LIBSVM writes it for no other). A negative one is
+     * what svm_check_parameter refuses, and powi makes it 1 for every pair: one class for every
+     * row. Above GS_MODEL_MAX_DEGREE, (gamma*u'v+coef0)^degree is 0 or infinite unless the base
+     * lies within 0.0008 of +-1, so the model cannot separate anything; such a file is damaged or
+     * not a model, and saying so beats printing one class. */
+    if (kt == GS_KERNEL_POLY && (m->degree < 0 || m->degree > GS_MODEL_MAX_DEGREE))
+        return GS_FAIL(GS_ERR_FORMAT, "%s:%d: degree %d is out of range (a polynomial kernel's "
+                       "degree must be 0 to %d)", r->path, h->line[K_DEGREE], m->degree,
+                       GS_MODEL_MAX_DEGREE);
     if ((st = check_count(r, h, K_RHO, gs_model_rho_count(m->svm_type, k))) != GS_OK) return st;
     if ((st = check_count(r, h, K_LABEL, k)) != GS_OK) return st;
     if ((st = check_count(r, h, K_NR_SV, k)) != GS_OK) return st;
@@ -671,6 +693,16 @@ static void sv_next_line(reader *r)
     }
 }
 
+/* svm_save_model ends every line with '\n'. Without it the last number may be cut short
+ * ("13:0.5" saved, "13:0." left), and that still reads as a number. Called at the end of a line's
+ * tokens (r->pos is at its '\n' or at the end of the file). */
+static gs_status sv_require_newline(const reader *r, const char *what)
+{
+    if (r->pos < r->len) return GS_OK;
+    return GS_FAIL(GS_ERR_FORMAT, "%s:%d: %s ends without a newline: the file is cut short "
+                   "(svm-train ends every line with one)", r->path, r->line, what);
+}
+
 /* One "idx:value" token: idx a non-negative int, value a full strtod number. */
 static int parse_pair(token t, int32_t *idx, double *val)
 {
@@ -695,6 +727,8 @@ static gs_status read_svs(reader *r, gs_model *m, int sv_line)
         if (t.n)
             return GS_FAIL(GS_ERR_FORMAT, "%s:%d: unexpected '%.*s' after SV", r->path, sv_line,
                            QUOTE(t));
+        const gs_status st = sv_require_newline(r, "the SV line");
+        if (st != GS_OK) return st;
         sv_next_line(r);
     }
     /* First pass: the l lines exist and have their coefficients; it sizes the arrays exactly. */
@@ -705,6 +739,11 @@ static gs_status read_svs(reader *r, gs_model *m, int sv_line)
                            sv_line, (int)l, (int)s);
         int64_t n = 0;
         while (sv_token(r).n) n++;
+        if (s < l - 1 && r->pos >= r->len)
+            return GS_FAIL(GS_ERR_FORMAT, "%s:%d: expected %d SV lines, found %d", r->path,
+                           sv_line, (int)l, (int)s + 1);
+        const gs_status st = sv_require_newline(r, "the last SV line");
+        if (st != GS_OK) return st;
         if (n < nc)
             return GS_FAIL(GS_ERR_FORMAT, "%s:%d: SV line has %lld fields, expected %d "
                            "coefficient%s first", r->path, r->line, (long long)n, nc,
@@ -725,9 +764,13 @@ static gs_status read_svs(reader *r, gs_model *m, int sv_line)
     for (int32_t s = 0; s < l; s++) {
         for (int j = 0; j < nc; j++) {
             const token t = sv_token(r);
-            if (!parse_double(t.s, t.n, &m->sv_coef[(int64_t)s * nc + j]))
+            double *const c = &m->sv_coef[(int64_t)s * nc + j];
+            if (!parse_double(t.s, t.n, c))
                 return GS_FAIL(GS_ERR_FORMAT, "%s:%d: bad coefficient '%.*s'", r->path, r->line,
                                QUOTE(t));
+            if (!isfinite(*c)) /* one NaN coefficient makes every decision value NaN */
+                return GS_FAIL(GS_ERR_FORMAT, "%s:%d: coefficient '%.*s' is not a finite number",
+                               r->path, r->line, QUOTE(t));
         }
         int64_t prev = -1;
         for (token t = sv_token(r); t.n; t = sv_token(r)) {

@@ -35,10 +35,16 @@ typedef struct gs_model {
     double *sv_val;      /* [nnz] */
 } gs_model;
 
+/* The largest polynomial degree gs_model_read accepts (model.c says why). */
+#define GS_MODEL_MAX_DEGREE 1000000
+
 #define GS_CS_SVC 5      /* gpusvm extension "cs_svc" (Crammer–Singer); svm-predict refuses it */
 
 /* Reads and validates a model. Errors (GS_ERR_IO / GS_ERR_FORMAT) name the file and line, e.g.
  * "model.txt:9: expected 132 SV lines, found 57". GS_ERR_IO says "can't open model file <path>".
+ * Stricter than svm_load_model on purpose: non-finite gamma, coef0, rho, probA, probB,
+ * prob_density_marks or SV coefficients, a polynomial degree outside 0..GS_MODEL_MAX_DEGREE, and
+ * an SV section whose last line has no newline (a cut file) are errors.
  * *out is zeroed first and stays zeroed on error (gs_model_free on it is still fine). */
 gs_status gs_model_read(const char *path, gs_model *out);
 /* Writes LIBSVM's exact format to path via "<path>.XXXXXX" (same directory) + rename, so an

@@ -6,7 +6,6 @@
  * before a bad line, or an empty file after a bad model); gzip test files are read; long options
  * --device, --list-devices and --verbose; gpusvm's cs_svc models (Crammer–Singer, model.h) are
  * read and predicted by the largest of their k decision values (no -b 1 for them). */
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -17,9 +16,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "cli.h"
+#include "data.h"
 #include "fastexit.h"
 #include "log.h"
 #include "model.h"
@@ -43,179 +42,29 @@ static void usage(void)
 }
 
 /* ---- test file reader --------------------------------------------------------------------
- * svm-predict's tokenizer (compat §1.2), with values kept in double: data.h's stream stores float
- * values, and a float-rounded test value would change the kernel values' last bits (regression
- * prints them with %.17g). zlib reads plain files as they are and gzip files decompressed. */
+ * data.h's stream, the reader gpusvm-train uses (one tokenizer, one gzip path whose end-of-stream
+ * check makes a cut .gz file an error, rows parsed as streams), with values kept in double: a
+ * float-rounded test value would change the kernel values' last bits (regression prints them
+ * with %.17g). So a value beyond FLT_MAX, which gpusvm-train refuses, is read here as
+ * svm-predict reads it; NaN and infinite labels too (they only enter the accuracy). */
 
 typedef struct reader {
-    gzFile gz;
-    char *blk;      /* block buffer: bytes [pos, end) not yet consumed */
-    size_t blk_cap, pos, end;
-    int blk_eof;    /* gzread returned 0 */
-    int zerr;       /* gzread failed */
-    char *buf;      /* the current line, NUL-terminated (with its '\n', like fgets) */
-    size_t cap;
-    long line;      /* lines consumed so far */
-    int eof;
+    gs_data_stream *s;
+    gs_problem part; /* the rows of the last stream call */
 } reader;
 
 static int reader_open(reader *rd, const char *path)
 {
+    const gs_data_opts o = {.double_values = 1, .any_label = 1};
     memset(rd, 0, sizeof *rd);
-    rd->gz = gzopen(path, "rb");
-    if (!rd->gz) return -1;
-    gzbuffer(rd->gz, 1 << 17);
-    rd->blk_cap = 1 << 20;
-    rd->blk = malloc(rd->blk_cap);
-    rd->cap = 1 << 12;
-    rd->buf = malloc(rd->cap);
-    return rd->buf && rd->blk ? 0 : -1;
+    return gs_data_stream_open(path, &o, &rd->s) == GS_OK ? 0 : -1;
 }
 
 static void reader_close(reader *rd)
 {
-    if (rd->gz) gzclose(rd->gz);
-    free(rd->blk);
-    free(rd->buf);
+    gs_data_stream_close(rd->s);
+    gs_problem_free(&rd->part);
     memset(rd, 0, sizeof *rd);
-}
-
-/* Refills the block buffer, keeping the unconsumed tail. @return bytes added, 0 at EOF, -1 on error */
-static long reader_fill(reader *rd)
-{
-    if (rd->blk_eof) return 0;
-    if (rd->pos > 0) {
-        memmove(rd->blk, rd->blk + rd->pos, rd->end - rd->pos);
-        rd->end -= rd->pos;
-        rd->pos = 0;
-    }
-    if (rd->blk_cap - rd->end < (1 << 16)) { /* a long line: grow */
-        char *nb = realloc(rd->blk, rd->blk_cap * 2);
-        if (!nb) return -1;
-        rd->blk = nb;
-        rd->blk_cap *= 2;
-    }
-    const size_t want = rd->blk_cap - rd->end > (1u << 30) ? (1u << 30) : rd->blk_cap - rd->end;
-    const int got = gzread(rd->gz, rd->blk + rd->end, (unsigned)want);
-    if (got < 0) {
-        rd->zerr = 1;
-        return -1;
-    }
-    if (got == 0) rd->blk_eof = 1;
-    rd->end += (size_t)got;
-    return got;
-}
-
-/* One physical line into rd->buf (with its '\n', like fgets).
- * @return 1, 0 at end of file, -1 out of memory, -2 read error */
-static int reader_line(reader *rd)
-{
-    for (;;) {
-        char *nl = memchr(rd->blk + rd->pos, '\n', rd->end - rd->pos);
-        size_t len;
-        if (nl) {
-            len = (size_t)(nl - (rd->blk + rd->pos)) + 1;
-        } else {
-            const long got = reader_fill(rd);
-            if (got < 0) return rd->zerr ? -2 : -1;
-            if (got > 0) continue;
-            len = rd->end - rd->pos; /* last line without '\n' */
-            if (len == 0) return 0;
-        }
-        if (len + 1 > rd->cap) {
-            size_t c = rd->cap;
-            while (c < len + 1) c *= 2;
-            char *nb = realloc(rd->buf, c);
-            if (!nb) return -1;
-            rd->buf = nb;
-            rd->cap = c;
-        }
-        memcpy(rd->buf, rd->blk + rd->pos, len);
-        rd->buf[len] = '\0';
-        rd->pos += len;
-        return 1;
-    }
-}
-
-/* strtok with an explicit save pointer (strtok_r is POSIX, and the semantics matter here:
- * leading delimiters are skipped, a token at the end of the string ends the sequence).
- * The delimiter sets are fixed: svm-predict uses " \t\n" (label), ":" and " \t". */
-enum { DELIM_LABEL, DELIM_COLON, DELIM_BLANK };
-
-static inline int is_delim(int kind, char c)
-{
-    switch (kind) {
-    case DELIM_LABEL: return c == ' ' || c == '\t' || c == '\n';
-    case DELIM_COLON: return c == ':';
-    default: return c == ' ' || c == '\t';
-    }
-}
-
-static char *next_token(char **save, int kind)
-{
-    char *s = *save;
-    if (!s) return NULL;
-    while (*s && is_delim(kind, *s)) s++;
-    if (*s == '\0') {
-        *save = NULL;
-        return NULL;
-    }
-    char *e = s;
-    while (*e && !is_delim(kind, *e)) e++;
-    if (*e) {
-        *e = '\0';
-        *save = e + 1;
-    } else {
-        *save = e;
-    }
-    return s;
-}
-
-/* strtod for the common case: [+-]digits[.digits] with at most 15 significant digits and at most 22
- * fraction digits. Then mantissa and 10^k are exact doubles and one division (or none) rounds
- * correctly, so the result equals strtod's (Clinger's fast path). Anything else goes to strtod.
- * *end is set like strtod's endptr; errno is left alone (the fast path cannot over/underflow). */
-static double parse_double(const char *s, char **end)
-{
-    static const double p10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    const char *c = s;
-    int neg = 0;
-    if (*c == '+' || *c == '-') neg = *c++ == '-';
-    uint64_t mant = 0;
-    int sig = 0, frac = 0, digits = 0;
-    for (; *c >= '0' && *c <= '9'; c++, digits++) {
-        if (mant || *c != '0') sig++;
-        mant = mant * 10 + (uint64_t)(*c - '0');
-        if (sig > 15) return strtod(s, end);
-    }
-    if (*c == '.') {
-        for (c++; *c >= '0' && *c <= '9'; c++, digits++, frac++) {
-            if (mant || *c != '0') sig++;
-            mant = mant * 10 + (uint64_t)(*c - '0');
-            if (sig > 15 || frac >= 22) return strtod(s, end);
-        }
-    }
-    /* exponents, hex, inf, nan, a lone sign or dot: the library decides */
-    if (digits == 0 || *c == 'e' || *c == 'E' || *c == 'x' || *c == 'X') return strtod(s, end);
-    double v = (double)mant;
-    if (frac) v /= p10[frac];
-    *end = (char *)c;
-    return neg ? -v : v;
-}
-
-/* strtol(s, end, 10) for 1..9 plain digits (optional '+'); otherwise the library. */
-static long parse_index(const char *s, char **end)
-{
-    const char *c = s;
-    if (*c == '+') c++;
-    long v = 0;
-    int n = 0;
-    for (; *c >= '0' && *c <= '9' && n < 10; c++, n++) v = v * 10 + (*c - '0');
-    if (n == 0 || n >= 10) return strtol(s, end, 10);
-    *end = (char *)c;
-    return v;
 }
 
 static int rows_reserve(gs_rows *r, int64_t rows, int64_t nnz)
@@ -245,37 +94,32 @@ static int rows_reserve(gs_rows *r, int64_t rows, int64_t nnz)
     return 0;
 }
 
-/* Parses rd->buf as one test row appended to out. @return 0, or -1 on a format error */
-static int parse_row(char *line, gs_rows *out)
+/* Replaces out's rows with p's: the arrays move, nothing is copied. */
+static void rows_take(gs_rows *out, gs_problem *p)
 {
-    char *save = line, *end;
-    const char *label = next_token(&save, DELIM_LABEL);
-    if (!label) return -1;
-    const double y = parse_double(label, &end);
-    if (end == label || *end != '\0') return -1;
-    const int32_t r = out->l;
-    int64_t n = out->row_ptr[r];
-    int prev = -1;
-    for (;;) {
-        char *idx = next_token(&save, DELIM_COLON);
-        char *val = next_token(&save, DELIM_BLANK);
-        if (!val) break;
-        errno = 0;
-        const long li = parse_index(idx, &end);
-        const int index = (int)li; /* wraps like svm-predict's cast (compat §1.2) */
-        if (end == idx || errno != 0 || *end != '\0' || index <= prev) return -1;
-        prev = index;
-        errno = 0;
-        const double v = parse_double(val, &end);
-        if (end == val || errno != 0 || (*end != '\0' && !isspace((unsigned char)*end))) return -1;
-        if (n >= out->cap_nnz && rows_reserve(out, r, n + 1) != 0) return -2;
-        out->idx[n] = index;
-        out->val[n] = v;
-        n++;
+    gs_rows_free(out);
+    out->l = p->l;
+    out->row_ptr = p->row_ptr;
+    out->idx = p->idx;
+    out->val = p->dval;
+    out->y = p->y;
+    out->cap_rows = p->l; /* y holds l, row_ptr l + 1 (rows_reserve's rule) */
+    out->cap_nnz = p->nnz;
+    memset(p, 0, sizeof *p);
+}
+
+/* Appends p's rows to out. @return 0, or -1 out of memory */
+static int rows_append(gs_rows *out, const gs_problem *p)
+{
+    const int64_t base = out->row_ptr[out->l];
+    if (rows_reserve(out, (int64_t)out->l + p->l, base + p->nnz) != 0) return -1;
+    if (p->nnz > 0) {
+        memcpy(out->idx + base, p->idx, sizeof *p->idx * (size_t)p->nnz);
+        memcpy(out->val + base, p->dval, sizeof *p->dval * (size_t)p->nnz);
     }
-    out->y[r] = y;
-    out->row_ptr[r + 1] = n;
-    out->l = r + 1;
+    if (p->l > 0) memcpy(out->y + out->l, p->y, sizeof *p->y * (size_t)p->l);
+    for (int32_t r = 0; r < p->l; r++) out->row_ptr[out->l + 1 + r] = base + p->row_ptr[r + 1];
+    out->l += p->l;
     return 0;
 }
 
@@ -284,27 +128,16 @@ static int parse_row(char *line, gs_rows *out)
  * the device is still starting. */
 static gs_status reader_chunk(reader *rd, int32_t max_rows, const atomic_int *more, gs_rows *out)
 {
-    out->l = 0;
-    if (rows_reserve(out, max_rows, 0) != 0) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
-    out->row_ptr[0] = 0;
-    while (!rd->eof && (out->l < max_rows ||
-                        (more && atomic_load(more) && out->l < 4 * (int64_t)max_rows))) {
-        if (out->l + 1 >= out->cap_rows && rows_reserve(out, out->l + 1, 0) != 0)
-            return GS_FAIL(GS_ERR_NOMEM, "out of memory");
-        const int got = reader_line(rd);
-        if (got == -1) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
-        if (got == -2) {
-            int zerr = 0;
-            return GS_FAIL(GS_ERR_IO, "error reading the test file: %s", gzerror(rd->gz, &zerr));
-        }
-        if (got == 0) {
-            rd->eof = 1;
-            break;
-        }
-        rd->line++;
-        const int rc = parse_row(rd->buf, out);
-        if (rc == -2) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
-        if (rc != 0) return GS_FAIL(GS_ERR_FORMAT, "Wrong input format at line %ld", rd->line);
+    gs_status st = gs_data_stream_next(rd->s, max_rows, &rd->part);
+    if (st != GS_OK) return st;
+    rows_take(out, &rd->part);
+    int at_end = out->l < max_rows;
+    while (!at_end && more && atomic_load(more) && out->l < 4 * (int64_t)max_rows) {
+        const int64_t left = 4 * (int64_t)max_rows - out->l;
+        const int32_t step = left < 1024 ? (int32_t)left : 1024; /* *more is checked this often */
+        if ((st = gs_data_stream_next(rd->s, step, &rd->part)) != GS_OK) return st;
+        if (rows_append(out, &rd->part) != 0) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+        at_end = rd->part.l < step;
     }
     return GS_OK;
 }

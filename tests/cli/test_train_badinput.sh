@@ -10,6 +10,9 @@
 # Documented differences (src/train.c): train_empty_svr/train_empty_oneclass use -s 3/-s 2, refused
 # as "not supported yet" until those solvers exist (SKIP while refused); train_empty_cv (-v 5 on an
 # empty file) crashes LIBSVM with SIGFPE (exit 136): we must exit 0 or 1 without a crash.
+# train_label_inf, train_label_nan, train_verbose_label_nan: svm-train accepts a NaN or infinite
+# label and writes a meaningless model; we refuse it on purpose (issue "Never a wrong answer"):
+# exit 1, LIBSVM's "Wrong input format at line 3", the reason on a second line, no model.
 . "$(dirname "$0")/lib.sh"
 
 G=$GOLDEN/badinput
@@ -38,6 +41,15 @@ while read -r n args; do
     case "$model" in *.txt) model= ;; esac
     (cd "$W" && "$TRAIN" "$@" > "$O/$n.out" 2> "$O/$n.err" < /dev/null; echo $? > "$O/$n.rc")
     grc=$(cat "$G/$n.rc"); rc=$(cat "$O/$n.rc")
+
+    case "$n" in train_label_inf|train_label_nan|train_verbose_label_nan)
+        check_eq "$n exit (refused on purpose)" 1 "$rc"
+        check_eq "$n first stderr line" "Wrong input format at line 3" "$(head -n 1 "$O/$n.err")"
+        if sed -n 2p "$O/$n.err" | grep -q '^label -*[a-z]* is not a finite number'; then pass
+        else fail "$n: no reason on the second line: $(cat "$O/$n.err")"; fi
+        if [ -e "$W/$model" ]; then fail "$n: model $model written"; else pass; fi
+        continue ;;
+    esac
 
     if [ "$grc" = 1 ]; then
         check_file_eq "$n stderr" "$G/$n.stderr" "$O/$n.err"
