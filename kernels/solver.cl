@@ -1112,50 +1112,65 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
     }
 }
 
-/* Certification (src/solver.c, certify_problem): one problem's exact gradients from its support
- * vectors, in double. k_cert_gather puts up to q SVs' vectors (global positions new_pos) into
- * columns of a U block, first clearing the rows the columns held (old_pos). k_cert, work-group
- * (local cluster, group of bpg blocks of WCH SVs), work-item = row: sum_w coef_w K(x_t, u_w) over the block with
+/* Certification (src/solver.c, certify_batch): every row's exact gradient from its problem's
+ * support vectors, in double, for all the batch's problems at once, q SVs per problem a pass.
+ * ctab[a * CT ..] = problem a of the pass: its batch index, its SVs this pass (n), the columns its
+ * U block held before (nold); their global positions in cold / cnew[a * q + k] and coefficients
+ * y alpha in ccoef[a * q + k]; vcc[2 v ..] = (a, local cluster) as vc is for the rounds.
+ * k_cert_gather (k, a): SV k's vector into column k of problem a's U block, after clearing the
+ * row the column held. k_cert, work-group (virtual cluster, group grp of CG), work-item = row:
+ * over its blocks of WCH SVs (group grp takes blocks grp*bpg ..), sum_w coef_w K(x_t, u_w) with
  * the dot products summed in double (float x float is exact in double; gs_row_dots_d) and the
- * kernel in double, into part[grp * npos + t] (group grp takes bpg blocks in turn), and a
- * magnitude for the error bound into part[(ngrp + grp) * npos + t]: |coef_w| (|K_w| + s_w (n_t + n_w)) where s_w is the kernel's
- * sensitivity to the dot product (RBF gamma K, linear 1, polynomial d gamma |base|^(d-1),
- * sigmoid gamma). k_cert_sum adds the groups in order to the running sums gx and mx. */
-__kernel void k_cert_gather(__global const int *old_pos, __global const int *new_pos, int n_old, int n_new,
+ * kernel in double, and the magnitude |coef_w| (|K_w| + s_w (n_t + n_w)) for the error bound,
+ * s_w the kernel's sensitivity to the dot product (RBF gamma K, linear 1, polynomial
+ * d gamma |base|^(d-1), sigmoid gamma), into part[(poff + t) * 2 CG + grp] and [.. + CG + grp].
+ * k_cert_sum adds a row's CG groups in order to its running sums gx and mx. */
+#define CT 4
+#define CG 8
+__kernel void k_cert_gather(__global const int *cold, __global const int *cnew, __global const int *ctab,
                             __global const long *col_off, __global const int *cols, __global const float *vals,
                             __global const int *ell_w, __global const long *ell_off, __global const int *ell_idx,
-                            __global const float *ell_val, __global float *U, int q)
+                            __global const float *ell_val, __global float *U, int q, long uq)
 {
-    const int k = get_group_id(0);
-    if (k < n_old && old_pos[k] >= 0) gs_put_row(old_pos[k], 1, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, k);
+    const int k = get_group_id(0), a = get_group_id(1);
+    __global const int *ct = ctab + a * CT;
+    U += uq * ct[0];
+    if (k < ct[2] && cold[a * q + k] >= 0)
+        gs_put_row(cold[a * q + k], 1, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, k);
     barrier(CLK_GLOBAL_MEM_FENCE);
-    if (k < n_new) gs_put_row(new_pos[k], 0, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, k);
+    if (k < ct[1]) gs_put_row(cnew[a * q + k], 0, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, k);
 }
 
 __kernel void k_cert(__global const long *col_off, __global const int *cols, __global const float *vals,
-                     __global const double *norm2, __global const float *U, __global const int *sv_pos,
-                     __global const double *coef, int n, int q, double gamma, double coef0, int degree,
+                     __global const double *norm2, __global const float *U, __global const int *cnew,
+                     __global const double *ccoef, int q, double gamma, double coef0, int degree,
                      __global const int *ell_w, __global const long *ell_off, __global const int *ell_idx,
-                     __global const float *ell_val, __global const int *ptab, int pid, __global double *part,
-                     int bpg)
+                     __global const float *ell_val, __global const int *ptab, __global double *part,
+                     __global const int *ctab, __global const int *vcc, long uq)
 {
     __local float4 lu[GS_LU_FLOAT4S];
     __local double lc[WCH], ln[WCH];
     __local int lp[WCH];
-    const int lcl = get_group_id(0), t = get_local_id(0), grp = get_group_id(1), ngrp = get_num_groups(1);
+    const int v = get_group_id(0), t = get_local_id(0), grp = get_group_id(1);
+    const int a = vcc[2 * v], lcl = vcc[2 * v + 1];
+    __global const int *ct = ctab + a * CT;
+    const int pid = ct[0], n = ct[1];
     __global const int *pt = ptab + pid * PT;
-    const int npos = pt[P_NPOS];
     const int c = gcl(pt, lcl), gp = c * WG + t;
+    U += uq * pid;
+    cnew += a * q;
+    ccoef += a * q;
     const double ni = norm2[gp];
     double sum = 0.0, mag = 0.0;
+    const int nb = (n + WCH - 1) / WCH, bpg = (nb + CG - 1) / CG;
     /* this group's blocks of WCH vectors, one after the other (a fixed order: deterministic) */
     for (int w0 = grp * bpg * WCH; w0 < min(n, (grp + 1) * bpg * WCH); w0 += WCH) {
         barrier(CLK_LOCAL_MEM_FENCE);
         if (t < WCH) {
             const int ok = w0 + t < n;
-            lp[t] = ok ? sv_pos[w0 + t] : -1;
-            lc[t] = ok ? coef[w0 + t] : 0.0;
-            ln[t] = ok ? norm2[sv_pos[w0 + t]] : 0.0;
+            lp[t] = ok ? cnew[w0 + t] : -1;
+            lc[t] = ok ? ccoef[w0 + t] : 0.0;
+            ln[t] = ok ? norm2[cnew[w0 + t]] : 0.0;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         double acc[WCH];
@@ -1177,20 +1192,23 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
             mag += fabs(lc[w]) * (fabs(k) + fabs(sens) * (ni + ln[w]));
         }
     }
-    const int pos = lcl * WG + t;
-    part[(long)grp * npos + pos] = sum;
-    part[(long)(ngrp + grp) * npos + pos] = mag;
+    const long r = (long)(pt[P_POFF] + lcl * WG + t) * (2 * CG);
+    part[r + grp] = sum;
+    part[r + CG + grp] = mag;
 }
 
-__kernel void k_cert_sum(__global const double *part, int ngrp, int npos, __global double *gx, __global double *mx)
+__kernel void k_cert_sum(__global const double *part, __global const int *ctab, __global const int *vcc,
+                         __global const int *ptab, __global double *gx, __global double *mx)
 {
-    const int t = get_global_id(0);
-    if (t >= npos) return;
+    const int v = get_group_id(0), t = get_local_id(0);
+    const int a = vcc[2 * v], lcl = vcc[2 * v + 1];
+    __global const int *pt = ptab + ctab[a * CT] * PT;
+    const int pos = pt[P_POFF] + lcl * WG + t;
     double s = 0.0, m = 0.0;
-    for (int b = 0; b < ngrp; b++) {
-        s += part[(long)b * npos + t];
-        m += part[(long)(ngrp + b) * npos + t];
+    for (int g = 0; g < CG; g++) {
+        s += part[(long)pos * (2 * CG) + g];
+        m += part[(long)pos * (2 * CG) + CG + g];
     }
-    gx[t] += s;
-    mx[t] += m;
+    gx[pos] += s;
+    mx[pos] += m;
 }

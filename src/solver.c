@@ -78,7 +78,7 @@ static const int k_phase[K_COUNT_ALL] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SEL
 typedef struct dev {
     cl_mem cols, col_off, vals, ell_w, ell_off, ell_idx, ell_val, norm2, y, ctab, ptab, koff, vc, vch, G,
         alpha, in_ws, slot_of, state, hist, gmax, gap, gcnt, cand, ws_pos, ws_row, new_slots, n_new, u_pos, U, K, upd, rb,
-        kws, keys, fresh, cold, cnew, ccoef, cpart, cgx, cmx;
+        kws, keys, fresh, cold, cnew, ccoef, certtab, cvcc, cpart, cgx, cmx;
 } dev;
 
 #define N_BUFS (sizeof(dev) / sizeof(cl_mem))
@@ -762,94 +762,129 @@ cleanup:
     return st;
 }
 
-/* Groups of SV blocks per row in k_cert (each group's partial sums take npos doubles). */
+/* k_cert's groups per row and the certification table's ints per problem (kernels/solver.cl CG,
+ * CT). */
 #define CERT_GROUPS 8
+#define CT_INTS 4
 
-/* Scratch of the certification of a batch's problems (certify_problem). */
-typedef struct cert_scratch {
-    int *old_pos, *new_pos; /* [q] global positions the U block's columns hold, and the next chunk's */
-    int n_old;
-    double *coef, *gx, *mx; /* [q], [max npos], [max npos] */
-} cert_scratch;
-
-/* Problem pid's exact gradients (kernels/solver.cl k_cert) at its final alphas, into
- * spec->g_exact / spec->g_err (alpha order): its support vectors q at a time in the U block of
- * problem 0 (free once the rounds are over), every row's sum over them in double. The bound:
- * rounding of the dot products (at most ucols terms each), of the kernel and of the sum over the
- * nsv terms, each at most a few units of 2^-53 times the magnitudes k_cert adds up. */
-static gs_status certify_problem(gs_solver *s, const gs_clustered *cl, const prob *p, int pid, cert_scratch *cs,
-                                 prof *pf, double *ph, double *per_kernel)
+/* The exact gradients (kernels/solver.cl k_cert) of the batch's problems that ask for them, at
+ * their final alphas, into spec->g_exact / spec->g_err (alpha order): each problem's support
+ * vectors q at a time in its U block (free once the rounds are over), all problems in the same
+ * launches. The bound: rounding of the dot products (at most ucols terms each), of the kernel and
+ * of the sum over nsv terms, each a few units of 2^-53 times the magnitudes k_cert adds up. */
+static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob *pr, int np, size_t total,
+                               prof *pf, double *ph, double *per_kernel)
 {
     gs_status st = GS_OK;
     dev *const dp = &s->d;
-    const gs_binary_spec *sp = p->spec;
-    const int q = s->q, wg = s->wg, npos = p->npos, ncl = sp->na + sp->nb;
-    const size_t ngrp = CERT_GROUPS;
-    if ((st = ensure_buf(s, &dp->cold, (size_t)q * sizeof(int), NULL, "certification positions")) ||
-        (st = ensure_buf(s, &dp->cnew, (size_t)q * sizeof(int), NULL, "certification positions")) ||
-        (st = ensure_buf(s, &dp->ccoef, (size_t)q * sizeof(double), NULL, "certification coefficients")) ||
-        (st = ensure_buf(s, &dp->cpart, 2 * ngrp * (size_t)npos * sizeof(double), NULL, "certification sums")) ||
-        (st = ensure_buf(s, &dp->cgx, (size_t)npos * sizeof(double), NULL, "exact gradients")) ||
-        (st = ensure_buf(s, &dp->cmx, (size_t)npos * sizeof(double), NULL, "gradient bounds")) ||
-        (st = fill(s->queue, dp->cgx, 0, (size_t)npos * sizeof(double))) ||
-        (st = fill(s->queue, dp->cmx, 0, (size_t)npos * sizeof(double))))
-        return st;
-    const int ingrp = (int)ngrp;
-    SETARG(K_CERT_GATHER, 0, dp->cold); SETARG(K_CERT_GATHER, 1, dp->cnew);
-    SETARG(K_CERT_GATHER, 4, dp->col_off); SETARG(K_CERT_GATHER, 5, dp->cols); SETARG(K_CERT_GATHER, 6, dp->vals);
-    SETARG(K_CERT_GATHER, 7, dp->ell_w); SETARG(K_CERT_GATHER, 8, dp->ell_off); SETARG(K_CERT_GATHER, 9, dp->ell_idx);
-    SETARG(K_CERT_GATHER, 10, dp->ell_val); SETARG(K_CERT_GATHER, 11, dp->U); SETARG(K_CERT_GATHER, 12, q);
+    const int q = s->q, wg = s->wg;
+    const size_t nq = (size_t)np * q;
+    int *svpos = malloc(sizeof(int) * (total ? total : 1)), *svoff = calloc((size_t)np + 1, sizeof(int));
+    double *svcoef = malloc(sizeof(double) * (total ? total : 1));
+    int *old = malloc(sizeof(int) * nq), *nold = malloc(sizeof(int) * (size_t)np);
+    int *cold = malloc(sizeof(int) * nq), *cnew = malloc(sizeof(int) * nq), *ctab = malloc(sizeof(int) * CT_INTS * np);
+    double *ccoef = malloc(sizeof(double) * nq), *gx = malloc(sizeof(double) * total), *mx = malloc(sizeof(double) * total);
+    int *vcc = NULL;
+    if (!svpos || !svoff || !svcoef || !old || !nold || !cold || !cnew || !ctab || !ccoef || !gx || !mx) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
+        goto cleanup;
+    }
+    int maxch = 0, nvc_all = 0;
+    for (int i = 0; i < np; i++) {
+        const prob *p = &pr[i];
+        const gs_binary_spec *sp = p->spec;
+        svoff[i + 1] = svoff[i];
+        if (!sp->g_exact) continue;
+        for (int t = 0; t < p->npos; t++)
+            if (p->y[t] && p->ah[t] > 0) {
+                const int lc = t / wg;
+                svpos[svoff[i + 1]] = (lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na)) * wg + t % wg;
+                svcoef[svoff[i + 1]++] = p->y[t] * p->ah[t];
+            }
+        const int nch = (svoff[i + 1] - svoff[i] + q - 1) / q;
+        if (nch > maxch) maxch = nch;
+        nvc_all += sp->na + sp->nb;
+        nold[i] = q;
+    }
+    vcc = malloc(sizeof(int) * 2 * (size_t)(nvc_all ? nvc_all : 1));
+    if (!vcc) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification"); goto cleanup; }
+    if ((st = ensure_buf(s, &dp->cold, nq * sizeof(int), NULL, "certification positions")) ||
+        (st = ensure_buf(s, &dp->cnew, nq * sizeof(int), NULL, "certification positions")) ||
+        (st = ensure_buf(s, &dp->ccoef, nq * sizeof(double), NULL, "certification coefficients")) ||
+        (st = ensure_buf(s, &dp->certtab, (size_t)np * CT_INTS * sizeof(int), NULL, "certification table")) ||
+        (st = ensure_buf(s, &dp->cvcc, 2 * (size_t)nvc_all * sizeof(int), NULL, "certification clusters")) ||
+        (st = ensure_buf(s, &dp->cpart, 2 * CERT_GROUPS * total * sizeof(double), NULL, "certification sums")) ||
+        (st = ensure_buf(s, &dp->cgx, total * sizeof(double), NULL, "exact gradients")) ||
+        (st = ensure_buf(s, &dp->cmx, total * sizeof(double), NULL, "gradient bounds")) ||
+        (st = fill(s->queue, dp->cgx, 0, total * sizeof(double))) ||
+        (st = fill(s->queue, dp->cmx, 0, total * sizeof(double))))
+        goto cleanup;
+    /* each U block holds its problem's last working set: cleared as the SVs come in */
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->u_pos, CL_TRUE, 0, nq * sizeof(int), old, 0, NULL, NULL));
+    const cl_long uq = (cl_long)(((size_t)cl->n_ucols + 1) * (size_t)q);
+    SETARG(K_CERT_GATHER, 0, dp->cold); SETARG(K_CERT_GATHER, 1, dp->cnew); SETARG(K_CERT_GATHER, 2, dp->certtab);
+    SETARG(K_CERT_GATHER, 3, dp->col_off); SETARG(K_CERT_GATHER, 4, dp->cols); SETARG(K_CERT_GATHER, 5, dp->vals);
+    SETARG(K_CERT_GATHER, 6, dp->ell_w); SETARG(K_CERT_GATHER, 7, dp->ell_off); SETARG(K_CERT_GATHER, 8, dp->ell_idx);
+    SETARG(K_CERT_GATHER, 9, dp->ell_val); SETARG(K_CERT_GATHER, 10, dp->U); SETARG(K_CERT_GATHER, 11, q);
+    SETARG(K_CERT_GATHER, 12, uq);
     SETARG(K_CERT, 0, dp->col_off); SETARG(K_CERT, 1, dp->cols); SETARG(K_CERT, 2, dp->vals);
     SETARG(K_CERT, 3, dp->norm2); SETARG(K_CERT, 4, dp->U); SETARG(K_CERT, 5, dp->cnew); SETARG(K_CERT, 6, dp->ccoef);
-    SETARG(K_CERT, 8, q); SETARG(K_CERT, 9, s->gamma); SETARG(K_CERT, 10, s->coef0); SETARG(K_CERT, 11, s->degree);
-    SETARG(K_CERT, 12, dp->ell_w); SETARG(K_CERT, 13, dp->ell_off); SETARG(K_CERT, 14, dp->ell_idx);
-    SETARG(K_CERT, 15, dp->ell_val); SETARG(K_CERT, 16, dp->ptab); SETARG(K_CERT, 17, pid);
-    SETARG(K_CERT, 18, dp->cpart);
-    SETARG(K_CERT_SUM, 0, dp->cpart); SETARG(K_CERT_SUM, 1, ingrp); SETARG(K_CERT_SUM, 2, npos);
-    SETARG(K_CERT_SUM, 3, dp->cgx); SETARG(K_CERT_SUM, 4, dp->cmx);
-    long nsv = 0;
-    for (int t0 = 0; t0 < npos;) {
-        int n = 0;
-        for (; t0 < npos && n < q; t0++)
-            if (p->y[t0] && p->ah[t0] > 0) {
-                const int lc = t0 / wg;
-                cs->new_pos[n] = (lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na)) * wg + t0 % wg;
-                cs->coef[n++] = p->y[t0] * p->ah[t0];
-            }
-        if (n == 0) break;
-        nsv += n;
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->cold, CL_FALSE, 0, sizeof(int) * (size_t)q, cs->old_pos, 0, NULL, NULL));
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->cnew, CL_FALSE, 0, sizeof(int) * (size_t)n, cs->new_pos, 0, NULL, NULL));
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->ccoef, CL_FALSE, 0, sizeof(double) * (size_t)n, cs->coef, 0, NULL, NULL));
-        SETARG(K_CERT_GATHER, 2, cs->n_old); SETARG(K_CERT_GATHER, 3, n);
-        /* every group takes bpg blocks of WCH vectors; ngrp groups (fewer for a short chunk) */
-        const int nb = (n + WCH - 1) / WCH, bpg = (nb + ingrp - 1) / ingrp, ng2 = (nb + bpg - 1) / bpg;
-        SETARG(K_CERT, 7, n); SETARG(K_CERT, 19, bpg);
-        SETARG(K_CERT_SUM, 1, ng2);
-        const size_t ng = (size_t)(cs->n_old > n ? cs->n_old : n);
-        if ((st = launch(s, pf, K_CERT_GATHER, ng * (size_t)wg, (size_t)wg)) ||
-            (st = launch2(s, pf, K_CERT, (size_t)ncl * wg, (size_t)ng2, (size_t)wg)) ||
-            (st = launch(s, pf, K_CERT_SUM, round_up((size_t)npos, (size_t)wg), (size_t)wg)))
+    SETARG(K_CERT, 7, q); SETARG(K_CERT, 8, s->gamma); SETARG(K_CERT, 9, s->coef0); SETARG(K_CERT, 10, s->degree);
+    SETARG(K_CERT, 11, dp->ell_w); SETARG(K_CERT, 12, dp->ell_off); SETARG(K_CERT, 13, dp->ell_idx);
+    SETARG(K_CERT, 14, dp->ell_val); SETARG(K_CERT, 15, dp->ptab); SETARG(K_CERT, 16, dp->cpart);
+    SETARG(K_CERT, 17, dp->certtab); SETARG(K_CERT, 18, dp->cvcc); SETARG(K_CERT, 19, uq);
+    SETARG(K_CERT_SUM, 0, dp->cpart); SETARG(K_CERT_SUM, 1, dp->certtab); SETARG(K_CERT_SUM, 2, dp->cvcc);
+    SETARG(K_CERT_SUM, 3, dp->ptab); SETARG(K_CERT_SUM, 4, dp->cgx); SETARG(K_CERT_SUM, 5, dp->cmx);
+    for (int ci = 0; ci < maxch; ci++) {
+        int na = 0, nvc = 0;
+        for (int i = 0; i < np; i++) {
+            const int nsv = svoff[i + 1] - svoff[i];
+            if (!pr[i].spec->g_exact || ci * q >= nsv) continue;
+            const int n = nsv - ci * q < q ? nsv - ci * q : q;
+            int *ct = ctab + (size_t)na * CT_INTS;
+            ct[0] = i; ct[1] = n; ct[2] = nold[i]; ct[3] = 0;
+            memcpy(cold + (size_t)na * q, old + (size_t)i * q, sizeof(int) * (size_t)q);
+            memcpy(cnew + (size_t)na * q, svpos + svoff[i] + (size_t)ci * q, sizeof(int) * (size_t)n);
+            memcpy(ccoef + (size_t)na * q, svcoef + svoff[i] + (size_t)ci * q, sizeof(double) * (size_t)n);
+            for (int c = 0; c < pr[i].spec->na + pr[i].spec->nb; c++, nvc++) { vcc[2 * nvc] = na; vcc[2 * nvc + 1] = c; }
+            /* after the pass the block holds these n rows, its other columns cleared */
+            memcpy(old + (size_t)i * q, cnew + (size_t)na * q, sizeof(int) * (size_t)n);
+            nold[i] = n;
+            na++;
+        }
+        const size_t nqa = (size_t)na * q;
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->cold, CL_FALSE, 0, sizeof(int) * nqa, cold, 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->cnew, CL_FALSE, 0, sizeof(int) * nqa, cnew, 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->ccoef, CL_FALSE, 0, sizeof(double) * nqa, ccoef, 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->certtab, CL_FALSE, 0, sizeof(int) * CT_INTS * (size_t)na, ctab, 0,
+                                         NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->cvcc, CL_FALSE, 0, sizeof(int) * 2 * (size_t)nvc, vcc, 0, NULL,
+                                         NULL));
+        if ((st = launch2(s, pf, K_CERT_GATHER, (size_t)q * wg, (size_t)na, (size_t)wg)) ||
+            (st = launch2(s, pf, K_CERT, (size_t)nvc * wg, CERT_GROUPS, (size_t)wg)) ||
+            (st = launch(s, pf, K_CERT_SUM, (size_t)nvc * wg, (size_t)wg)))
             goto cleanup;
-        /* the writes above read old_pos / new_pos / coef: wait before they change */
-        GS_CL_CHECK(clFinish(s->queue));
+        GS_CL_CHECK(clFinish(s->queue)); /* the writes read the host tables, rewritten next pass */
         if (s->profile) prof_collect(pf, ph, per_kernel, 0);
-        memcpy(cs->old_pos, cs->new_pos, sizeof(int) * (size_t)n);
-        for (int k = n; k < cs->n_old; k++) cs->old_pos[k] = -1;
-        cs->n_old = n > cs->n_old ? n : cs->n_old;
     }
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cgx, CL_FALSE, 0, sizeof(double) * (size_t)npos, cs->gx, 0, NULL, NULL));
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cmx, CL_TRUE, 0, sizeof(double) * (size_t)npos, cs->mx, 0, NULL, NULL));
-    {
-        const double f = ((double)cl->n_ucols + (double)nsv + 16) * ldexp(1.0, -53) * 1.01;
-        for (int t = 0; t < npos; t++) {
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cgx, CL_FALSE, 0, sizeof(double) * total, gx, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cmx, CL_TRUE, 0, sizeof(double) * total, mx, 0, NULL, NULL));
+    for (int i = 0; i < np; i++) {
+        const prob *p = &pr[i];
+        const gs_binary_spec *sp = p->spec;
+        if (!sp->g_exact) continue;
+        const double f = ((double)cl->n_ucols + (double)(svoff[i + 1] - svoff[i]) + 16) * ldexp(1.0, -53) * 1.01;
+        for (int t = 0; t < p->npos; t++) {
             const int64_t k = p->y[t] ? pos_index(cl, sp, wg, t) : -1;
             if (k < 0) continue;
-            sp->g_exact[k] = p->y[t] * cs->gx[t] - 1.0;
-            sp->g_err[k] = f * cs->mx[t] + 1e-300;
+            sp->g_exact[k] = p->y[t] * gx[p->pos_off + t] - 1.0;
+            sp->g_err[k] = f * mx[p->pos_off + t] + 1e-300;
         }
     }
 cleanup:
+    if (st != GS_OK) clFinish(s->queue);
+    free(svpos); free(svoff); free(svcoef); free(old); free(nold); free(cold); free(cnew); free(ctab);
+    free(ccoef); free(gx); free(mx); free(vcc);
     return st;
 }
 
@@ -1308,31 +1343,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     }
     /* the certification's exact gradients, for the problems that ask for them (spec->g_exact) */
     double t_cert = gs_now();
-    {
-        size_t maxpos = 0;
-        for (int i = 0; i < np; i++)
-            if (pr[i].spec->g_exact && (size_t)pr[i].npos > maxpos) maxpos = (size_t)pr[i].npos;
-        if (maxpos > 0) {
-            cert_scratch cs = {.n_old = q};
-            cs.old_pos = malloc(sizeof *cs.old_pos * (size_t)q);
-            cs.new_pos = malloc(sizeof *cs.new_pos * (size_t)q);
-            cs.coef = malloc(sizeof *cs.coef * (size_t)q);
-            cs.gx = malloc(sizeof *cs.gx * maxpos);
-            cs.mx = malloc(sizeof *cs.mx * maxpos);
-            if (!cs.old_pos || !cs.new_pos || !cs.coef || !cs.gx || !cs.mx)
-                st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
-            /* problem 0's U block holds the last working set's rows: cleared as the SVs come in */
-            else {
-                const cl_int e = clEnqueueReadBuffer(s->queue, dp->u_pos, CL_TRUE, 0, sizeof(int) * (size_t)q,
-                                                     cs.old_pos, 0, NULL, NULL);
-                if (e != CL_SUCCESS) st = GS_FAIL(GS_ERR_OCL, "reading u_pos failed: %s", gs_cl_error_name(e));
-                for (int i = 0; i < np && st == GS_OK; i++)
-                    if (pr[i].spec->g_exact) st = certify_problem(s, cl, &pr[i], i, &cs, &pf, ph, per_kernel);
-            }
-            free(cs.old_pos); free(cs.new_pos); free(cs.coef); free(cs.gx); free(cs.mx);
-            if (st != GS_OK) goto cleanup;
-        }
-    }
+    if ((st = certify_batch(s, cl, pr, np, (size_t)total, &pf, ph, per_kernel))) goto cleanup;
     t_cert = gs_now() - t_cert;
     if (stats) stats->certify += t_cert;
     gs_log_verbose(s->log, "gpusvm: host per batch of %d problem(s): enqueue %.4f s (and %.4f s on the courier "
