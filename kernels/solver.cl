@@ -1118,15 +1118,15 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
  * U block held before (nold); their global positions in cold / cnew[a * q + k] and coefficients
  * y alpha in ccoef[a * q + k]; vcc[2 v ..] = (a, local cluster) as vc is for the rounds.
  * k_cert_gather (k, a): SV k's vector into column k of problem a's U block, after clearing the
- * row the column held. k_cert, work-group (virtual cluster, group grp of CG), work-item = row:
+ * row the column held. k_cert, work-group (virtual cluster, group grp of ngrp), work-item = row:
  * over its blocks of WCH SVs (group grp takes blocks grp*bpg ..), sum_w coef_w K(x_t, u_w) with
- * the dot products summed in double (float x float is exact in double; gs_row_dots_d) and the
+ * the dot products summed in double (float x float is exact in double; gs_row_dots_d), or in
+ * float when fdots says that is exact (integer values, squared norms below 2^24), and the
  * kernel in double, and the magnitude |coef_w| (|K_w| + s_w (n_t + n_w)) for the error bound,
  * s_w the kernel's sensitivity to the dot product (RBF gamma K, linear 1, polynomial
- * d gamma |base|^(d-1), sigmoid gamma), into part[(poff + t) * 2 CG + grp] and [.. + CG + grp].
- * k_cert_sum adds a row's CG groups in order to its running sums gx and mx. */
+ * d gamma |base|^(d-1), sigmoid gamma), into part[(poff + t) * 2 ngrp + grp] and [.. + ngrp + grp].
+ * k_cert_sum adds a row's ngrp groups in order to its running sums gx and mx. */
 #define CT 4
-#define CG 8
 __kernel void k_cert_gather(__global const int *cold, __global const int *cnew, __global const int *ctab,
                             __global const long *col_off, __global const int *cols, __global const float *vals,
                             __global const int *ell_w, __global const long *ell_off, __global const int *ell_idx,
@@ -1146,12 +1146,12 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
                      __global const double *ccoef, int q, double gamma, double coef0, int degree,
                      __global const int *ell_w, __global const long *ell_off, __global const int *ell_idx,
                      __global const float *ell_val, __global const int *ptab, __global double *part,
-                     __global const int *ctab, __global const int *vcc, long uq)
+                     __global const int *ctab, __global const int *vcc, long uq, int fdots)
 {
     __local float4 lu[GS_LU_FLOAT4S];
     __local double lc[WCH], ln[WCH];
     __local int lp[WCH];
-    const int v = get_group_id(0), t = get_local_id(0), grp = get_group_id(1);
+    const int v = get_group_id(0), t = get_local_id(0), grp = get_group_id(1), ngrp = get_num_groups(1);
     const int a = vcc[2 * v], lcl = vcc[2 * v + 1];
     __global const int *ct = ctab + a * CT;
     const int pid = ct[0], n = ct[1];
@@ -1162,7 +1162,7 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
     ccoef += a * q;
     const double ni = norm2[gp];
     double sum = 0.0, mag = 0.0;
-    const int nb = (n + WCH - 1) / WCH, bpg = (nb + CG - 1) / CG;
+    const int nb = (n + WCH - 1) / WCH, bpg = (nb + ngrp - 1) / ngrp;
     /* this group's blocks of WCH vectors, one after the other (a fixed order: deterministic) */
     for (int w0 = grp * bpg * WCH; w0 < min(n, (grp + 1) * bpg * WCH); w0 += WCH) {
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -1174,7 +1174,13 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         double acc[WCH];
-        gs_row_dots_d(c, t, w0, n, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, lu, acc);
+        if (fdots) { /* the same in every work-item of the group */
+            float af[WCH];
+            gs_row_dots_f(c, t, w0, n, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, lu, af);
+            for (int w = 0; w < WCH; w++) acc[w] = af[w];
+        } else {
+            gs_row_dots_d(c, t, w0, n, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, lu, acc);
+        }
         for (int w = 0; w < WCH; w++) {
             if (w0 + w >= n) break;
             const double dot = gp == lp[w] ? ni : acc[w];
@@ -1192,22 +1198,22 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
             mag += fabs(lc[w]) * (fabs(k) + fabs(sens) * (ni + ln[w]));
         }
     }
-    const long r = (long)(pt[P_POFF] + lcl * WG + t) * (2 * CG);
+    const long r = (long)(pt[P_POFF] + lcl * WG + t) * (2 * ngrp);
     part[r + grp] = sum;
-    part[r + CG + grp] = mag;
+    part[r + ngrp + grp] = mag;
 }
 
 __kernel void k_cert_sum(__global const double *part, __global const int *ctab, __global const int *vcc,
-                         __global const int *ptab, __global double *gx, __global double *mx)
+                         __global const int *ptab, __global double *gx, __global double *mx, int ngrp)
 {
     const int v = get_group_id(0), t = get_local_id(0);
     const int a = vcc[2 * v], lcl = vcc[2 * v + 1];
     __global const int *pt = ptab + ctab[a * CT] * PT;
     const int pos = pt[P_POFF] + lcl * WG + t;
     double s = 0.0, m = 0.0;
-    for (int g = 0; g < CG; g++) {
-        s += part[(long)pos * (2 * CG) + g];
-        m += part[(long)pos * (2 * CG) + CG + g];
+    for (int g = 0; g < ngrp; g++) {
+        s += part[(long)pos * (2 * ngrp) + g];
+        m += part[(long)pos * (2 * ngrp) + ngrp + g];
     }
     gx[pos] += s;
     mx[pos] += m;

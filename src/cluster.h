@@ -37,6 +37,7 @@ typedef struct gs_clustered {
     int32_t n_seg;         /* row segments clustered separately (gs_cluster_build_seg), 1 otherwise */
     int32_t *seg_cl;       /* [n_seg+1] first cluster of each segment (cluster ids are in segment order) */
     double seconds;        /* clustering time */
+    int exact_float_dots;  /* set by gs_solver_cluster: float sums of the rows' products are exact */
 } gs_clustered;
 
 /* Clusters rows [0,n) of a CSR matrix (row_ptr[n+1], idx, val) greedily in an order shuffled by

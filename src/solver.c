@@ -352,8 +352,16 @@ static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
 gs_status gs_solver_cluster(const gs_param *param, const int64_t *row_ptr, const int32_t *idx,
                             const float *val, int32_t n, int32_t nseg, const int32_t *seg, gs_clustered *out)
 {
-    return gs_cluster_build_seg(row_ptr, idx, val, n, nseg, seg, param->cluster_size, param->clusters_active,
-                                param->seed, out);
+    gs_status st = gs_cluster_build_seg(row_ptr, idx, val, n, nseg, seg, param->cluster_size,
+                                        param->clusters_active, param->seed, out);
+    if (st != GS_OK) return st;
+    /* integer values and squared norms below 2^24: every partial sum of a dot product is an integer
+     * a float holds exactly (|sum| <= |x||z|), so the certification may sum in float (a9a, w8a) */
+    int ints = 1;
+    for (int64_t e = 0; e < row_ptr[n] && ints; e++) ints = val[e] == rintf(val[e]);
+    for (int32_t t = 0; t < out->n_pos && ints; t++) ints = out->norm2[t] < 16777216.0;
+    out->exact_float_dots = ints;
+    return GS_OK;
 }
 
 /* Host state of one problem of a batch. */
@@ -762,9 +770,11 @@ cleanup:
     return st;
 }
 
-/* k_cert's groups per row and the certification table's ints per problem (kernels/solver.cl CG,
- * CT). */
+/* k_cert's groups per row at most (each a partial sum per row: enough work-groups for a small
+ * batch, CERT_WGS of them, without a large partials buffer for a big one), and the
+ * certification table's ints per problem (kernels/solver.cl CT). */
 #define CERT_GROUPS 8
+#define CERT_WGS 2048
 #define CT_INTS 4
 
 /* The exact gradients (kernels/solver.cl k_cert) of the batch's problems that ask for them, at
@@ -813,7 +823,6 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
         (st = ensure_buf(s, &dp->ccoef, nq * sizeof(double), NULL, "certification coefficients")) ||
         (st = ensure_buf(s, &dp->certtab, (size_t)np * CT_INTS * sizeof(int), NULL, "certification table")) ||
         (st = ensure_buf(s, &dp->cvcc, 2 * (size_t)nvc_all * sizeof(int), NULL, "certification clusters")) ||
-        (st = ensure_buf(s, &dp->cpart, 2 * CERT_GROUPS * total * sizeof(double), NULL, "certification sums")) ||
         (st = ensure_buf(s, &dp->cgx, total * sizeof(double), NULL, "exact gradients")) ||
         (st = ensure_buf(s, &dp->cmx, total * sizeof(double), NULL, "gradient bounds")) ||
         (st = fill(s->queue, dp->cgx, 0, total * sizeof(double))) ||
@@ -831,9 +840,10 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
     SETARG(K_CERT, 3, dp->norm2); SETARG(K_CERT, 4, dp->U); SETARG(K_CERT, 5, dp->cnew); SETARG(K_CERT, 6, dp->ccoef);
     SETARG(K_CERT, 7, q); SETARG(K_CERT, 8, s->gamma); SETARG(K_CERT, 9, s->coef0); SETARG(K_CERT, 10, s->degree);
     SETARG(K_CERT, 11, dp->ell_w); SETARG(K_CERT, 12, dp->ell_off); SETARG(K_CERT, 13, dp->ell_idx);
-    SETARG(K_CERT, 14, dp->ell_val); SETARG(K_CERT, 15, dp->ptab); SETARG(K_CERT, 16, dp->cpart);
+    SETARG(K_CERT, 14, dp->ell_val); SETARG(K_CERT, 15, dp->ptab);
     SETARG(K_CERT, 17, dp->certtab); SETARG(K_CERT, 18, dp->cvcc); SETARG(K_CERT, 19, uq);
-    SETARG(K_CERT_SUM, 0, dp->cpart); SETARG(K_CERT_SUM, 1, dp->certtab); SETARG(K_CERT_SUM, 2, dp->cvcc);
+    SETARG(K_CERT, 20, cl->exact_float_dots);
+    SETARG(K_CERT_SUM, 1, dp->certtab); SETARG(K_CERT_SUM, 2, dp->cvcc);
     SETARG(K_CERT_SUM, 3, dp->ptab); SETARG(K_CERT_SUM, 4, dp->cgx); SETARG(K_CERT_SUM, 5, dp->cmx);
     for (int ci = 0; ci < maxch; ci++) {
         int na = 0, nvc = 0;
@@ -860,8 +870,12 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
                                          NULL, NULL));
         GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->cvcc, CL_FALSE, 0, sizeof(int) * 2 * (size_t)nvc, vcc, 0, NULL,
                                          NULL));
+        const int ngrp = nvc >= CERT_WGS ? 1 : (CERT_WGS / nvc < CERT_GROUPS ? CERT_WGS / nvc : CERT_GROUPS);
+        if ((st = ensure_buf(s, &dp->cpart, 2 * (size_t)ngrp * total * sizeof(double), NULL, "certification sums")))
+            goto cleanup;
+        SETARG(K_CERT, 16, dp->cpart); SETARG(K_CERT_SUM, 0, dp->cpart); SETARG(K_CERT_SUM, 6, ngrp);
         if ((st = launch2(s, pf, K_CERT_GATHER, (size_t)q * wg, (size_t)na, (size_t)wg)) ||
-            (st = launch2(s, pf, K_CERT, (size_t)nvc * wg, CERT_GROUPS, (size_t)wg)) ||
+            (st = launch2(s, pf, K_CERT, (size_t)nvc * wg, (size_t)ngrp, (size_t)wg)) ||
             (st = launch(s, pf, K_CERT_SUM, (size_t)nvc * wg, (size_t)wg)))
             goto cleanup;
         GS_CL_CHECK(clFinish(s->queue)); /* the writes read the host tables, rewritten next pass */
