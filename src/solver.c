@@ -792,14 +792,18 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
     int *svpos = malloc(sizeof(int) * (total ? total : 1)), *svoff = calloc((size_t)np + 1, sizeof(int));
     double *svcoef = malloc(sizeof(double) * (total ? total : 1));
     int *old = malloc(sizeof(int) * nq), *nold = malloc(sizeof(int) * (size_t)np);
-    int *cold = malloc(sizeof(int) * nq), *cnew = malloc(sizeof(int) * nq), *ctab = malloc(sizeof(int) * CT_INTS * np);
-    double *ccoef = malloc(sizeof(double) * nq), *gx = malloc(sizeof(double) * total), *mx = malloc(sizeof(double) * total);
-    int *vcc = NULL;
-    if (!svpos || !svoff || !svcoef || !old || !nold || !cold || !cnew || !ctab || !ccoef || !gx || !mx) {
+    double *gx = malloc(sizeof(double) * total), *mx = malloc(sizeof(double) * total);
+    /* every pass's tables (problem a of a pass at slot base + a), so that no pass waits for the
+     * device before it writes its own */
+    int *cold = NULL, *cnew = NULL, *ctab = NULL, *vcc = NULL;
+    double *ccoef = NULL;
+    if (!svpos || !svoff || !svcoef || !old || !nold || !gx || !mx) {
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
         goto cleanup;
     }
     int maxch = 0, nvc_all = 0;
+    size_t slots = 0, vslots = 0;
+    double tm[4] = {gs_now(), 0, 0, 0}; /* start, lists built, buffers ready, passes done */
     for (int i = 0; i < np; i++) {
         const prob *p = &pr[i];
         const gs_binary_spec *sp = p->spec;
@@ -813,11 +817,21 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
             }
         const int nch = (svoff[i + 1] - svoff[i] + q - 1) / q;
         if (nch > maxch) maxch = nch;
+        slots += (size_t)nch;
+        vslots += (size_t)nch * (size_t)(sp->na + sp->nb);
         nvc_all += sp->na + sp->nb;
         nold[i] = q;
     }
-    vcc = malloc(sizeof(int) * 2 * (size_t)(nvc_all ? nvc_all : 1));
-    if (!vcc) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification"); goto cleanup; }
+    cold = malloc(sizeof(int) * (slots ? slots : 1) * (size_t)q);
+    cnew = malloc(sizeof(int) * (slots ? slots : 1) * (size_t)q);
+    ccoef = malloc(sizeof(double) * (slots ? slots : 1) * (size_t)q);
+    ctab = malloc(sizeof(int) * CT_INTS * (slots ? slots : 1));
+    vcc = malloc(sizeof(int) * 2 * (vslots ? vslots : 1));
+    if (!cold || !cnew || !ccoef || !ctab || !vcc) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
+        goto cleanup;
+    }
+    tm[1] = gs_now();
     if ((st = ensure_buf(s, &dp->cold, nq * sizeof(int), NULL, "certification positions")) ||
         (st = ensure_buf(s, &dp->cnew, nq * sizeof(int), NULL, "certification positions")) ||
         (st = ensure_buf(s, &dp->ccoef, nq * sizeof(double), NULL, "certification coefficients")) ||
@@ -830,6 +844,7 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
         goto cleanup;
     /* each U block holds its problem's last working set: cleared as the SVs come in */
     GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->u_pos, CL_TRUE, 0, nq * sizeof(int), old, 0, NULL, NULL));
+    tm[2] = gs_now();
     const cl_long uq = (cl_long)(((size_t)cl->n_ucols + 1) * (size_t)q);
     SETARG(K_CERT_GATHER, 0, dp->cold); SETARG(K_CERT_GATHER, 1, dp->cnew); SETARG(K_CERT_GATHER, 2, dp->certtab);
     SETARG(K_CERT_GATHER, 3, dp->col_off); SETARG(K_CERT_GATHER, 4, dp->cols); SETARG(K_CERT_GATHER, 5, dp->vals);
@@ -845,30 +860,40 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
     SETARG(K_CERT, 20, cl->exact_float_dots);
     SETARG(K_CERT_SUM, 1, dp->certtab); SETARG(K_CERT_SUM, 2, dp->cvcc);
     SETARG(K_CERT_SUM, 3, dp->ptab); SETARG(K_CERT_SUM, 4, dp->cgx); SETARG(K_CERT_SUM, 5, dp->cmx);
+    size_t base = 0, vbase = 0;
     for (int ci = 0; ci < maxch; ci++) {
         int na = 0, nvc = 0;
+        int *const cold_p = cold + base * q, *const cnew_p = cnew + base * q, *const ctab_p = ctab + base * CT_INTS;
+        int *const vcc_p = vcc + 2 * vbase;
+        double *const ccoef_p = ccoef + base * q;
         for (int i = 0; i < np; i++) {
             const int nsv = svoff[i + 1] - svoff[i];
             if (!pr[i].spec->g_exact || ci * q >= nsv) continue;
             const int n = nsv - ci * q < q ? nsv - ci * q : q;
-            int *ct = ctab + (size_t)na * CT_INTS;
+            int *ct = ctab_p + (size_t)na * CT_INTS;
             ct[0] = i; ct[1] = n; ct[2] = nold[i]; ct[3] = 0;
-            memcpy(cold + (size_t)na * q, old + (size_t)i * q, sizeof(int) * (size_t)q);
-            memcpy(cnew + (size_t)na * q, svpos + svoff[i] + (size_t)ci * q, sizeof(int) * (size_t)n);
-            memcpy(ccoef + (size_t)na * q, svcoef + svoff[i] + (size_t)ci * q, sizeof(double) * (size_t)n);
-            for (int c = 0; c < pr[i].spec->na + pr[i].spec->nb; c++, nvc++) { vcc[2 * nvc] = na; vcc[2 * nvc + 1] = c; }
+            memcpy(cold_p + (size_t)na * q, old + (size_t)i * q, sizeof(int) * (size_t)q);
+            memcpy(cnew_p + (size_t)na * q, svpos + svoff[i] + (size_t)ci * q, sizeof(int) * (size_t)n);
+            memcpy(ccoef_p + (size_t)na * q, svcoef + svoff[i] + (size_t)ci * q, sizeof(double) * (size_t)n);
+            for (int c = 0; c < pr[i].spec->na + pr[i].spec->nb; c++, nvc++) {
+                vcc_p[2 * nvc] = na;
+                vcc_p[2 * nvc + 1] = c;
+            }
             /* after the pass the block holds these n rows, its other columns cleared */
-            memcpy(old + (size_t)i * q, cnew + (size_t)na * q, sizeof(int) * (size_t)n);
+            memcpy(old + (size_t)i * q, cnew_p + (size_t)na * q, sizeof(int) * (size_t)n);
             nold[i] = n;
             na++;
         }
         const size_t nqa = (size_t)na * q;
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->cold, CL_FALSE, 0, sizeof(int) * nqa, cold, 0, NULL, NULL));
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->cnew, CL_FALSE, 0, sizeof(int) * nqa, cnew, 0, NULL, NULL));
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->ccoef, CL_FALSE, 0, sizeof(double) * nqa, ccoef, 0, NULL, NULL));
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->certtab, CL_FALSE, 0, sizeof(int) * CT_INTS * (size_t)na, ctab, 0,
-                                         NULL, NULL));
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->cvcc, CL_FALSE, 0, sizeof(int) * 2 * (size_t)nvc, vcc, 0, NULL,
+        base += (size_t)na;
+        vbase += (size_t)nvc;
+        /* in-order queue: each write follows the previous pass's kernels that read the buffer */
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->cold, CL_FALSE, 0, sizeof(int) * nqa, cold_p, 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->cnew, CL_FALSE, 0, sizeof(int) * nqa, cnew_p, 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->ccoef, CL_FALSE, 0, sizeof(double) * nqa, ccoef_p, 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->certtab, CL_FALSE, 0, sizeof(int) * CT_INTS * (size_t)na, ctab_p,
+                                         0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->cvcc, CL_FALSE, 0, sizeof(int) * 2 * (size_t)nvc, vcc_p, 0, NULL,
                                          NULL));
         const int ngrp = nvc >= CERT_WGS ? 1 : (CERT_WGS / nvc < CERT_GROUPS ? CERT_WGS / nvc : CERT_GROUPS);
         if ((st = ensure_buf(s, &dp->cpart, 2 * (size_t)ngrp * total * sizeof(double), NULL, "certification sums")))
@@ -878,9 +903,12 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
             (st = launch2(s, pf, K_CERT, (size_t)nvc * wg, (size_t)ngrp, (size_t)wg)) ||
             (st = launch(s, pf, K_CERT_SUM, (size_t)nvc * wg, (size_t)wg)))
             goto cleanup;
-        GS_CL_CHECK(clFinish(s->queue)); /* the writes read the host tables, rewritten next pass */
-        if (s->profile) prof_collect(pf, ph, per_kernel, 0);
+        if (s->profile) {
+            GS_CL_CHECK(clFinish(s->queue));
+            prof_collect(pf, ph, per_kernel, 0);
+        }
     }
+    tm[3] = gs_now();
     GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cgx, CL_FALSE, 0, sizeof(double) * total, gx, 0, NULL, NULL));
     GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cmx, CL_TRUE, 0, sizeof(double) * total, mx, 0, NULL, NULL));
     for (int i = 0; i < np; i++) {
@@ -895,8 +923,11 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
             sp->g_err[k] = f * mx[p->pos_off + t] + 1e-300;
         }
     }
+    gs_log_verbose(s->log, "gpusvm: certification of %d problem(s): SV lists %.4f s, buffers %.4f s, %d pass(es) "
+                   "%.4f s, gradients back %.4f s\n", np, tm[1] - tm[0], tm[2] - tm[1], maxch, tm[3] - tm[2],
+                   gs_now() - tm[3]);
 cleanup:
-    if (st != GS_OK) clFinish(s->queue);
+    clFinish(s->queue); /* the writes read the tables freed below (done already when all went well) */
     free(svpos); free(svoff); free(svcoef); free(old); free(nold); free(cold); free(cnew); free(ctab);
     free(ccoef); free(gx); free(mx); free(vcc);
     return st;
