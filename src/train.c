@@ -161,6 +161,9 @@ static int parse_long(int argc, char **argv, int *i, train_opts *o)
         if (!v) goto missing;
         int n = 0;
         if (gs_cli_parse_int(v, &n) != 0) goto bad;
+        /* 0 and -1 mean "automatic" in gs_param's --ws-size and --ws-keep, so the parameter check
+         * would let them through; they are outside the documented ranges (2..1024, 0..ws-size-2). */
+        if ((int_opts[k].kind == 0 && n == 0) || (int_opts[k].kind == 1 && n == -1)) goto bad;
         switch (int_opts[k].kind) {
         case 0: o->param.ws_size = n; break;
         case 1: o->param.ws_keep = n; break;
@@ -175,7 +178,9 @@ missing:
     fprintf(stderr, "Missing value for %s\n", arg);
     return 1;
 bad:
-    fprintf(stderr, "Incorrect parameter: %s %s\n", arg, v);
+    /* "--name=V" already shows its value */
+    if (strchr(arg, '=')) fprintf(stderr, "Incorrect parameter: %s\n", arg);
+    else fprintf(stderr, "Incorrect parameter: %s %s\n", arg, v);
     return 1;
 }
 

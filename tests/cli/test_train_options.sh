@@ -167,7 +167,13 @@ ext long_unknown 1 "Unknown option: --frobnicate" --frobnicate heart_scale
 ext long_missing 1 "Missing value for --seed" --seed
 ext long_bad_int 1 "Incorrect parameter: --ws-size 12x" --ws-size 12x heart_scale
 ext long_bad_seed 1 "Incorrect parameter: --seed -1" --seed -1 heart_scale
-ext long_ws_odd 1 "ERROR: --ws-size must be an even number >= 2" --ws-size 7 heart_scale
+ext long_ws_odd 1 "ERROR: --ws-size must be an even number from 2 to 1024" --ws-size 7 heart_scale
+ext long_ws_big 1 "ERROR: --ws-size must be an even number from 2 to 1024" --ws-size 1026 heart_scale
+# 0 and -1 are gs_param's "automatic", not values in the documented ranges
+ext long_ws_zero 1 "Incorrect parameter: --ws-size 0" --ws-size 0 heart_scale
+ext long_ws_zero_eq 1 "Incorrect parameter: --ws-size=0" --ws-size=0 heart_scale
+check_eq "long_ws_zero_eq: the value shown once" "Incorrect parameter: --ws-size=0" "$(cat "$O/long_ws_zero_eq.err")"
+ext long_ws_keep_m1 1 "Incorrect parameter: --ws-keep -1" --ws-keep -1 heart_scale
 ext long_ws_keep 1 "ERROR: --ws-keep must be between 0 and ws-size - 2" --ws-size 16 --ws-keep=15 heart_scale
 ext long_clusters 1 "ERROR: --clusters must be >= 1" --clusters 0 heart_scale
 ext long_cluster_size 1 "ERROR: --cluster-size must be a power of two from 32 to 1024" --cluster-size 48 heart_scale
