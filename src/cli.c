@@ -117,6 +117,7 @@ static const char k_train_tuning_usage[] =
     "\tonly -s 0, no -b 1, -wi, -v or -t 4; --ws-size examples per round (default 1024),\n"
     "\t--ws-keep unused\n"
     "--help : print this text and exit\n"
+    "training_set_file \"-\" reads standard input (default model file: stdin.model).\n"
     "Notes: -m is accepted and checked but unused (no kernel cache is kept); -h 0/1 is accepted,\n"
     "no shrinking is done. Numbers are read in double precision; text after a number is an error\n"
     "(\"-c 1x\").\n";

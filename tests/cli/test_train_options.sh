@@ -11,6 +11,10 @@
 #            exist.
 #   solver   cases that train need the solver; they are checked (stdout with #iter/obj/rho/nu masked)
 #            only when a probe training run works, and reported as SKIP otherwise.
+#   stdin    a lone "-" is the training file, standard input (LIBSVM: "Unknown option: -"):
+#            train_dash_only trains heart_scale from stdin into the model file "heart_scale" (a copy
+#            of the golden folder's file, so that is what gets replaced). tests/cli/test_stdin.sh
+#            has the rest.
 # The *_upstream runs are upstream builds, not replayed (their behaviour is documented above).
 . "$(dirname "$0")/lib.sh"
 
@@ -125,7 +129,19 @@ golden b_2 -b 2 heart_scale
 golden v_1 -v 1 heart_scale
 golden opt_no_file -c 1
 golden nonexistent_file /nonexistent/file
-golden train_dash_only - heart_scale
+# stdin: "- heart_scale" reads the rows from standard input and writes the model to heart_scale
+echo train_dash_only >> "$O/visited"
+if [ "$SOLVER" = 1 ]; then
+    mkdir -p "$TMPD/dash"
+    cp "$G/heart_scale" "$TMPD/dash/heart_scale"
+    (cd "$TMPD/dash" && "$TRAIN" - heart_scale < "$G/heart_scale" > "$O/dash.out" 2> "$O/dash.err"
+     echo $? > "$O/dash.rc")
+    check_eq "train_dash_only exit" 0 "$(cat "$O/dash.rc")"
+    check_eq "train_dash_only stderr" "" "$(cat "$O/dash.err")"
+    check_file_eq "train_dash_only model (= trained from the file)" "$W/probe.model" "$TMPD/dash/heart_scale"
+else
+    skip "train_dash_only: needs the solver (probe failed: $PROBE_ERR)"
+fi
 
 strict c_abc "Incorrect parameter: -c abc" -c abc heart_scale
 strict c_1x "Incorrect parameter: -c 1x" -c 1x heart_scale
