@@ -16,7 +16,7 @@ TESTSRC := $(wildcard tests/unit/*.c tests/device/*.c)
 TESTBIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TESTSRC))
 BINS    := $(BUILD)/gpusvm-train $(BUILD)/gpusvm-predict
 
-.PHONY: all test check asan demo clean deps tests
+.PHONY: all test check asan demo clean deps tests fuzz fuzz-build fuzz-harnesses
 .SECONDARY:
 all: $(BINS)
 	@ln -sf $(BUILD)/gpusvm-train gpusvm-train
@@ -62,6 +62,25 @@ test check: deps
 asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" tests
 	BUILD=build-asan ASAN_OPTIONS="detect_leaks=1:use_sigaltstack=0$${ASAN_OPTIONS:+:$$ASAN_OPTIONS}" sh tests/run.sh
+
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c, clang only): the library built again with coverage and
+# sanitizers in build-fuzz/, each harness run FUZZ_SECONDS on its seed corpus (tests/fuzz/run.sh).
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_SAN     := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_util.h $(BUILD)/libgs.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -Itests/fuzz -o $@ $< $(BUILD)/libgs.a $(LDLIBS)
+
+fuzz-harnesses: $(FUZZ_BINS)
+
+fuzz-build:
+	$(MAKE) BUILD=build-fuzz CC=$(FUZZ_CC) OPT=-O1 SAN="$(FUZZ_SAN)" fuzz-harnesses
+
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_NOBUILD=1 sh tests/fuzz/run.sh
 
 demo: deps all
 	./gpusvm-train data/heart_scale $(BUILD)/heart_scale.model
