@@ -106,8 +106,8 @@ static const char k_device_usage[] =
     "--verbose : print the device and per-phase timings on stderr\n";
 
 static const char k_train_tuning_usage[] =
-    "--ws-size N : working-set size, even, >= 2 (default: 512 for two classes, 128..512 by pair\n"
-    "              size for one-vs-one pairs)\n"
+    "--ws-size N : working-set size, even, 2..1024 (default: 768 keeping 384 for two classes,\n"
+    "              128..512 by pair size for one-vs-one pairs)\n"
     "--ws-keep N : working-set entries kept from the previous iteration, 0..ws-size-2 (default: half)\n"
     "--clusters N : active clusters of the sparsity-pattern clustering (default 64)\n"
     "--cluster-size N : rows per cluster, a power of two from 32 to 1024 (default 256)\n"
@@ -117,6 +117,7 @@ static const char k_train_tuning_usage[] =
     "\tonly -s 0, no -b 1, -wi, -v or -t 4; --ws-size examples per round (default 1024),\n"
     "\t--ws-keep unused\n"
     "--help : print this text and exit\n"
+    "training_set_file \"-\" reads standard input (default model file: stdin.model).\n"
     "Notes: -m is accepted and checked but unused (no kernel cache is kept); -h 0/1 is accepted,\n"
     "no shrinking is done. Numbers are read in double precision; text after a number is an error\n"
     "(\"-c 1x\").\n";

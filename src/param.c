@@ -151,7 +151,11 @@ const char *gs_param_check(const gs_param *p, const struct gs_problem *prob)
     }
 
     /* gpusvm's long options, after LIBSVM's so its messages keep their precedence. */
-    if (p->ws_size != 0 && (p->ws_size < 2 || p->ws_size % 2 != 0)) return "--ws-size must be an even number >= 2";
+    /* ws_size 0 is "automatic" here; the CLI refuses an explicit --ws-size 0 itself. The solver's
+     * kernels take at most 1024 rows (cs says so in its own words, below). */
+    if (p->ws_size != 0 && (p->ws_size < 2 || p->ws_size % 2 != 0 ||
+                            (p->ws_size > 1024 && p->multiclass != GS_MC_CS)))
+        return "--ws-size must be an even number from 2 to 1024";
     /* without --ws-size the working set can be as small as 128; cs keeps none */
     if (p->multiclass != GS_MC_CS && (p->ws_keep < -1 || p->ws_keep > (p->ws_size ? p->ws_size : 128) - 2))
         return "--ws-keep must be between 0 and ws-size - 2";

@@ -5,7 +5,9 @@
  * renamed at the end, so a failed run leaves no partial output (svm-predict leaves the predictions
  * before a bad line, or an empty file after a bad model); gzip test files are read; long options
  * --device, --list-devices and --verbose; gpusvm's cs_svc models (Crammer–Singer, model.h) are
- * read and predicted by the largest of their k decision values (no -b 1 for them). */
+ * read and predicted by the largest of their k decision values (no -b 1 for them); a lone "-" as
+ * the test file reads standard input (svm-predict: "Unknown option: -"). The model and output
+ * files are always names, as in svm-predict ("-" there is a file called "-"). */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -57,7 +59,7 @@ static int reader_open(reader *rd, const char *path)
 {
     const gs_data_opts o = {.double_values = 1, .any_label = 1};
     memset(rd, 0, sizeof *rd);
-    return gs_data_stream_open(path, &o, &rd->s) == GS_OK ? 0 : -1;
+    return gs_data_stream_open(path, &o, &rd->s) == GS_OK ? 0 : -1; /* "-": standard input */
 }
 
 static void reader_close(reader *rd)
@@ -370,7 +372,8 @@ int main(int argc, char **argv)
     const char *device_spec = NULL;
     int mem_mb = 0, i;
     for (i = 1; i < argc; i++) {
-        if (argv[i][0] != '-') break;
+        /* A lone "-" is the test file, standard input (svm-predict: "Unknown option: -"). */
+        if (argv[i][0] != '-' || argv[i][1] == '\0') break;
         if (strcmp(argv[i], "--verbose") == 0) { log.verbose = 1; continue; }
         if (strcmp(argv[i], "--list-devices") == 0) return gs_ocl_list(stdout) == GS_OK ? 0 : 1;
         if (strncmp(argv[i], "--device=", 9) == 0) { device_spec = argv[i] + 9; continue; }

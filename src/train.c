@@ -18,6 +18,9 @@
  *    label 0).
  *  - Arguments starting with "--" and a name are gpusvm's long options (LIBSVM would report
  *    "Unknown option: --"). A bare "--" is still LIBSVM's unknown option.
+ *  - A lone "-" where an option could start is the training file, standard input; the default model
+ *    file is then "stdin.model". LIBSVM reports "Unknown option: -" (with a NUL byte), or prints
+ *    the usage when "-" is the last argument (golden options/train_dash_only).
  *  - Features not built yet (-s 1..4, -t 4, -b 1, -v n) are refused with "... is not supported yet"
  *    after the parameter check, exit 1. This also replaces LIBSVM's crash on "-v 5" with an empty
  *    file (golden badinput/train_empty_cv, SIGFPE).
@@ -163,6 +166,9 @@ static int parse_long(int argc, char **argv, int *i, train_opts *o)
         if (!v) goto missing;
         int n = 0;
         if (gs_cli_parse_int(v, &n) != 0) goto bad;
+        /* 0 and -1 mean "automatic" in gs_param's --ws-size and --ws-keep, so the parameter check
+         * would let them through; they are outside the documented ranges (2..1024, 0..ws-size-2). */
+        if ((int_opts[k].kind == 0 && n == 0) || (int_opts[k].kind == 1 && n == -1)) goto bad;
         switch (int_opts[k].kind) {
         case 0: o->param.ws_size = n; break;
         case 1: o->param.ws_keep = n; break;
@@ -178,7 +184,9 @@ missing:
     fprintf(stderr, "Missing value for %s\n", arg);
     return 1;
 bad:
-    fprintf(stderr, "Incorrect parameter: %s %s\n", arg, v);
+    /* "--name=V" already shows its value */
+    if (strchr(arg, '=')) fprintf(stderr, "Incorrect parameter: %s\n", arg);
+    else fprintf(stderr, "Incorrect parameter: %s %s\n", arg, v);
     return 1;
 }
 
@@ -189,7 +197,9 @@ static int parse_args(int argc, char **argv, train_opts *o)
     int i;
     for (i = 1; i < argc; i++) {
         const char *opt = argv[i];
-        if (opt[0] != '-') break;
+        /* A lone "-" is the training file, standard input (gpusvm's extension; LIBSVM reports
+         * "Unknown option: -" with a NUL byte, or prints the usage when it is the last argument). */
+        if (opt[0] != '-' || opt[1] == '\0') break;
         if (opt[1] == '-' && opt[2] != '\0') {
             const int rc = parse_long(argc, argv, &i, o);
             if (rc != KEEP_GOING) return rc;
@@ -236,7 +246,6 @@ static int parse_args(int argc, char **argv, train_opts *o)
             break;
         }
         default:
-            /* %c of '\0' for a lone "-" writes a NUL byte, exactly like LIBSVM. */
             fprintf(stderr, "Unknown option: -%c\n", opt[1]);
             return usage_exit();
         }
@@ -250,9 +259,10 @@ static int parse_args(int argc, char **argv, train_opts *o)
     if (i + 1 < argc) {
         o->model_file = strdup(argv[i + 1]);
     } else {
-        /* basename + ".model", in the current directory */
+        /* basename + ".model", in the current directory; standard input gives "stdin.model"
+         * ("-.model" would read as an option to the next command) */
         const char *slash = strrchr(o->train_file, '/');
-        const char *base = slash ? slash + 1 : o->train_file;
+        const char *base = strcmp(o->train_file, "-") == 0 ? "stdin" : slash ? slash + 1 : o->train_file;
         const size_t n = strlen(base);
         o->model_file = malloc(n + sizeof ".model");
         if (o->model_file) {

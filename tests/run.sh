@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs every test: C unit tests, device tests, CLI shell tests. Prints each failing check and one
 # final line "N passed, N failed, N skipped". Exit status 1 when anything failed.
-# Env: BUILD (default build); TESTS_FILTER (substring of test names to run).
+# Env: BUILD (default build); TESTS_FILTER (substring of test names to run); FUZZ_SECONDS (per
+# fuzz harness, default 20).
 BUILD=${BUILD:-build}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
@@ -33,5 +34,8 @@ done
 for t in tests/cli/test_*.sh; do
     [ -f "$t" ] && run_one "$(basename "$t")" sh "$t"
 done
+# libFuzzer harnesses, FUZZ_SECONDS each (20 here; a SKIP without clang)
+export FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
+run_one fuzz sh tests/fuzz/run.sh
 echo "$p passed, $f failed, $s skipped"
 [ "$f" -eq 0 ]

@@ -11,6 +11,10 @@
 #            exist.
 #   solver   cases that train need the solver; they are checked (stdout with #iter/obj/rho/nu masked)
 #            only when a probe training run works, and reported as SKIP otherwise.
+#   stdin    a lone "-" is the training file, standard input (LIBSVM: "Unknown option: -"):
+#            train_dash_only trains heart_scale from stdin into the model file "heart_scale" (a copy
+#            of the golden folder's file, so that is what gets replaced). tests/cli/test_stdin.sh
+#            has the rest.
 # The *_upstream runs are upstream builds, not replayed (their behaviour is documented above).
 . "$(dirname "$0")/lib.sh"
 
@@ -125,7 +129,19 @@ golden b_2 -b 2 heart_scale
 golden v_1 -v 1 heart_scale
 golden opt_no_file -c 1
 golden nonexistent_file /nonexistent/file
-golden train_dash_only - heart_scale
+# stdin: "- heart_scale" reads the rows from standard input and writes the model to heart_scale
+echo train_dash_only >> "$O/visited"
+if [ "$SOLVER" = 1 ]; then
+    mkdir -p "$TMPD/dash"
+    cp "$G/heart_scale" "$TMPD/dash/heart_scale"
+    (cd "$TMPD/dash" && "$TRAIN" - heart_scale < "$G/heart_scale" > "$O/dash.out" 2> "$O/dash.err"
+     echo $? > "$O/dash.rc")
+    check_eq "train_dash_only exit" 0 "$(cat "$O/dash.rc")"
+    check_eq "train_dash_only stderr" "" "$(cat "$O/dash.err")"
+    check_file_eq "train_dash_only model (= trained from the file)" "$W/probe.model" "$TMPD/dash/heart_scale"
+else
+    skip "train_dash_only: needs the solver (probe failed: $PROBE_ERR)"
+fi
 
 strict c_abc "Incorrect parameter: -c abc" -c abc heart_scale
 strict c_1x "Incorrect parameter: -c 1x" -c 1x heart_scale
@@ -167,7 +183,13 @@ ext long_unknown 1 "Unknown option: --frobnicate" --frobnicate heart_scale
 ext long_missing 1 "Missing value for --seed" --seed
 ext long_bad_int 1 "Incorrect parameter: --ws-size 12x" --ws-size 12x heart_scale
 ext long_bad_seed 1 "Incorrect parameter: --seed -1" --seed -1 heart_scale
-ext long_ws_odd 1 "ERROR: --ws-size must be an even number >= 2" --ws-size 7 heart_scale
+ext long_ws_odd 1 "ERROR: --ws-size must be an even number from 2 to 1024" --ws-size 7 heart_scale
+ext long_ws_big 1 "ERROR: --ws-size must be an even number from 2 to 1024" --ws-size 1026 heart_scale
+# 0 and -1 are gs_param's "automatic", not values in the documented ranges
+ext long_ws_zero 1 "Incorrect parameter: --ws-size 0" --ws-size 0 heart_scale
+ext long_ws_zero_eq 1 "Incorrect parameter: --ws-size=0" --ws-size=0 heart_scale
+check_eq "long_ws_zero_eq: the value shown once" "Incorrect parameter: --ws-size=0" "$(cat "$O/long_ws_zero_eq.err")"
+ext long_ws_keep_m1 1 "Incorrect parameter: --ws-keep -1" --ws-keep -1 heart_scale
 ext long_ws_keep 1 "ERROR: --ws-keep must be between 0 and ws-size - 2" --ws-size 16 --ws-keep=15 heart_scale
 ext long_clusters 1 "ERROR: --clusters must be >= 1" --clusters 0 heart_scale
 ext long_cluster_size 1 "ERROR: --cluster-size must be a power of two from 32 to 1024" --cluster-size 48 heart_scale

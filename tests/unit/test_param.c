@@ -162,11 +162,15 @@ static void test_long_options(void)
 {
     gs_param p;
     p = fresh(); p.ws_size = 0; EXPECT_MSG(&p, NULL, NULL); /* automatic */
-    p = fresh(); p.ws_size = 1; EXPECT_MSG(&p, NULL, "--ws-size must be an even number >= 2");
+    p = fresh(); p.ws_size = 1; EXPECT_MSG(&p, NULL, "--ws-size must be an even number from 2 to 1024");
     p = fresh(); p.ws_keep = 126; EXPECT_MSG(&p, NULL, NULL);
     p = fresh(); p.ws_keep = 127; EXPECT_MSG(&p, NULL, "--ws-keep must be between 0 and ws-size - 2");
-    p = fresh(); p.ws_size = 3; p.ws_keep = 0; EXPECT_MSG(&p, NULL, "--ws-size must be an even number >= 2");
+    p = fresh(); p.ws_size = 3; p.ws_keep = 0; EXPECT_MSG(&p, NULL, "--ws-size must be an even number from 2 to 1024");
     p = fresh(); p.ws_size = 2; p.ws_keep = 0; EXPECT_MSG(&p, NULL, NULL);
+    /* the upper end: the solver's kernels take 1024 rows at most (it refused 1026 only later) */
+    p = fresh(); p.ws_size = 1024; EXPECT_MSG(&p, NULL, NULL);
+    p = fresh(); p.ws_size = 1026; EXPECT_MSG(&p, NULL, "--ws-size must be an even number from 2 to 1024");
+    p = fresh(); p.ws_size = -2; EXPECT_MSG(&p, NULL, "--ws-size must be an even number from 2 to 1024");
     p = fresh(); p.ws_size = 16; p.ws_keep = 14; EXPECT_MSG(&p, NULL, NULL);
     p = fresh(); p.ws_size = 16; p.ws_keep = 15;
     EXPECT_MSG(&p, NULL, "--ws-keep must be between 0 and ws-size - 2");
@@ -215,7 +219,7 @@ static void test_multiclass(void)
     p = fresh(); p.multiclass = GS_MC_CS; p.C = 0; p.probability = 1; EXPECT_MSG(&p, NULL, "C <= 0");
     p = fresh(); p.multiclass = GS_MC_CS; p.svm_type = GS_NU_SVC; p.cluster_size = 3;
     EXPECT_MSG(&p, NULL, "--cluster-size must be a power of two from 32 to 1024");
-    p = fresh(); p.multiclass = GS_MC_CS; p.ws_size = 3; EXPECT_MSG(&p, NULL, "--ws-size must be an even number >= 2");
+    p = fresh(); p.multiclass = GS_MC_CS; p.ws_size = 3; EXPECT_MSG(&p, NULL, "--ws-size must be an even number from 2 to 1024");
 }
 
 /* When several checks fail, the earlier one in LIBSVM's order is reported. */
@@ -251,7 +255,7 @@ static void test_order(void)
     p = fresh(); p.svm_type = GS_ONE_CLASS; p.probability = 1; p.ws_size = 3;
     EXPECT_MSG(&p, NULL, "one-class SVM probability output not supported yet");
     p = fresh(); p.C = 0; p.ws_size = 3; EXPECT_MSG(&p, NULL, "C <= 0");
-    p = fresh(); p.ws_size = 3; p.cluster_size = 3; EXPECT_MSG(&p, NULL, "--ws-size must be an even number >= 2");
+    p = fresh(); p.ws_size = 3; p.cluster_size = 3; EXPECT_MSG(&p, NULL, "--ws-size must be an even number from 2 to 1024");
     p = fresh(); p.ws_keep = 600; p.clusters_active = 0;
     EXPECT_MSG(&p, NULL, "--ws-keep must be between 0 and ws-size - 2");
     p = fresh(); p.clusters_active = 0; p.cluster_size = 3; EXPECT_MSG(&p, NULL, "--clusters must be >= 1");
