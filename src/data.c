@@ -74,6 +74,7 @@ struct gs_data_stream {
     bool gzip;
     bool gz_member_done;    /* the last gzip member ended; more input must start a new one */
     bool raw_eof;
+    bool gz_failed;         /* an error came after bytes that were returned: the next call reports it */
     z_stream z;
     bool z_init;
     unsigned char *raw;     /* compressed input, or the first bytes of plain input */
@@ -120,9 +121,12 @@ static ssize_t gs_raw_read(gs_data_stream *s, void *buf, size_t cap)
 /* Inflated bytes. Concatenated gzip members are read one after another (as gzip -d does); bytes
  * after the last member that do not start another member are ignored (as zlib's gzread does).
  * Returns as soon as some output exists and more input would be needed, so a slow pipe still
- * yields lines promptly. @return as gs_raw_read */
+ * yields lines promptly. Bytes inflated before an error are returned first and the error comes
+ * with the next call, so what is parsed before it does not depend on the block size.
+ * @return as gs_raw_read */
 static ssize_t gs_gz_read(gs_data_stream *s, char *buf, size_t cap)
 {
+    if (s->gz_failed) return -1; /* rd_msg holds it */
     s->z.next_out = (unsigned char *)buf;
     s->z.avail_out = cap > UINT_MAX ? UINT_MAX : (unsigned)cap;
     const unsigned want = s->z.avail_out;
@@ -130,6 +134,10 @@ static ssize_t gs_gz_read(gs_data_stream *s, char *buf, size_t cap)
         if (s->z.avail_in == 0) {
             if (s->raw_eof || s->z.avail_out < want) break;
             const ssize_t n = gs_raw_read(s, s->raw, GS_RAW_BYTES);
+            if (n == -1 && s->z.avail_out < want) {
+                s->gz_failed = true;
+                return (ssize_t)(want - s->z.avail_out);
+            }
             if (n < 0) return n;
             if (n == 0) { s->raw_eof = true; break; }
             s->z.next_in = s->raw;
@@ -161,6 +169,10 @@ static ssize_t gs_gz_read(gs_data_stream *s, char *buf, size_t cap)
 bad:
     snprintf(s->rd_msg, sizeof s->rd_msg, "can't read input file %s: bad gzip data (%s)", s->path,
              s->z.msg ? s->z.msg : "inflate failed");
+    if (s->z.avail_out < want) {
+        s->gz_failed = true;
+        return (ssize_t)(want - s->z.avail_out);
+    }
     return -1;
 }
 
