@@ -103,7 +103,9 @@ static const char k_device_usage[] =
     "--device N|NAME : OpenCL device by --list-devices index or by a substring of\n"
     "\t\"platform / device\" (default: env GPUSVM_DEVICE, else the first GPU, else any device)\n"
     "--list-devices : print the OpenCL devices and exit\n"
-    "--verbose : print the device and per-phase timings on stderr\n";
+    "--verbose : print the device and per-phase timings on stderr\n"
+    "--device-memory N : use at most N MB of device memory (data that does not fit is refused\n"
+    "\tbefore any work, with the bytes needed and available)\n";
 
 static const char k_train_tuning_usage[] =
     "--ws-size N : working-set size, even, 2..1024 (default: 768 keeping 384 for two classes,\n"
@@ -118,6 +120,8 @@ static const char k_train_tuning_usage[] =
     "\t--ws-keep unused\n"
     "--help : print this text and exit\n"
     "training_set_file \"-\" reads standard input (default model file: stdin.model).\n"
+    "Every model is certified before it is written: its gradients recomputed in double on the\n"
+    "device, LIBSVM's stopping gap < -e checked on them, training resumed where it is not.\n"
     "Notes: -m is accepted and checked but unused (no kernel cache is kept); -h 0/1 is accepted,\n"
     "no shrinking is done. Numbers are read in double precision; text after a number is an error\n"
     "(\"-c 1x\").\n";
