@@ -684,6 +684,17 @@ static void check_block_sizes(const char *name, const char *text, size_t n)
     }
 }
 
+/* text (malloc'ed, freed here) of n bytes is refused with exactly msg, whatever the block size. */
+static void check_refused(const char *name, char *text, size_t n, const char *msg)
+{
+    gs_problem p = {0};
+    CHECK(read_text(name, text, &p) == GS_ERR_FORMAT && strcmp(gs_last_error(), msg) == 0, "%s: %s", name,
+          gs_last_error());
+    gs_problem_free(&p);
+    check_block_sizes(name, text, n);
+    free(text);
+}
+
 static char *repeat(const char *head, char c, size_t count, const char *tail, size_t *n)
 {
     const size_t h = strlen(head), t = strlen(tail);
@@ -727,31 +738,17 @@ static void test_streamed_rows(void)
     check_block_sizes("4096-character label", t, n);
     free(t);
     t = repeat("-1 1:1\n", '0', 4096, "1 1:2\n", &n);
-    CHECK(read_text("label4097.txt", t, &p) == GS_ERR_FORMAT &&
-              strcmp(gs_last_error(), "Wrong input format at line 2\n"
-                                      "the label has more than 4096 characters") == 0,
-          "a 4097-character label: %s", gs_last_error());
-    check_block_sizes("4097-character label", t, n);
-    free(t);
+    check_refused("label4097.txt", t, n, "Wrong input format at line 2\nthe label has more than 4096 characters");
     t = repeat("+1 3:", '0', 4094, ".5 4:1\n", &n);
     CHECK(read_text("value4096.txt", t, &p) == GS_OK && p.nnz == 2 && p.val[0] == 0.5f,
           "a 4096-character value: %s", gs_last_error());
     gs_problem_free(&p);
     free(t);
     t = repeat("+1 3:", '0', 4095, ".5 4:1\n", &n);
-    CHECK(read_text("value4097.txt", t, &p) == GS_ERR_FORMAT &&
-              strcmp(gs_last_error(), "Wrong input format at line 1\n"
-                                      "the value of index 3 has more than 4096 characters") == 0,
-          "a 4097-character value: %s", gs_last_error());
-    check_block_sizes("4097-character value", t, n);
-    free(t);
+    check_refused("value4097.txt", t, n,
+                  "Wrong input format at line 1\nthe value of index 3 has more than 4096 characters");
     t = repeat("+1 1:1 ", '0', 4096, "2:1\n", &n);
-    CHECK(read_text("index4097.txt", t, &p) == GS_ERR_FORMAT &&
-              strcmp(gs_last_error(), "Wrong input format at line 1\n"
-                                      "an index has more than 4096 characters") == 0,
-          "a 4097-character index: %s", gs_last_error());
-    check_block_sizes("4097-character index", t, n);
-    free(t);
+    check_refused("index4097.txt", t, n, "Wrong input format at line 1\nan index has more than 4096 characters");
     t = repeat("+1 1:1 ", '7', 100000, ":", &n); /* no value token after it: ignored */
     CHECK(read_text("index_eof.txt", t, &p) == GS_OK && p.l == 1 && p.nnz == 1,
           "a long index without a value at the end: %s", gs_last_error());
