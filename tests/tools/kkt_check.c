@@ -209,5 +209,10 @@ int main(int argc, char **argv)
             if (m - M > max_gap) max_gap = m - M;
         }
     printf("max_gap %.9Lg\n", max_gap);
+    for (int s = 0; s < l; s++) { free(sv[s].idx); free(sv[s].val); }
+    for (int t = 0; t < nrow; t++) { free(x[t].idx); free(x[t].val); }
+    free(sv); free(coef); free(sv_class); free(x); free(rc); free(rsv); free(K); free(G); free(line);
+    fclose(fd);
+    fclose(fm);
     return 0;
 }
