@@ -312,10 +312,16 @@ gs_status gs_data_stream_open(const char *path, const gs_data_opts *opts, gs_dat
     } else {
         s->fd = open(path, O_RDONLY | O_CLOEXEC);
         struct stat sb;
-        if (s->fd >= 0 && fstat(s->fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        const int known = s->fd >= 0 && fstat(s->fd, &sb) == 0;
+        if (known && S_ISDIR(sb.st_mode)) {
             close(s->fd);
             s->fd = -1;
         }
+        /* a small file gets small blocks (4x its size, for gzip's expansion; rows span blocks, so
+         * any size reads the same): opening many small files costs no 1 MiB blocks each */
+        if (known && s->fd >= 0 && !s->opts.block_bytes && S_ISREG(sb.st_mode) && sb.st_size >= 0 &&
+            (size_t)sb.st_size < GS_BLOCK_BYTES / 4)
+            s->block_bytes = (size_t)sb.st_size * 4 < 4096 ? 4096 : (size_t)sb.st_size * 4;
     }
     if (s->fd < 0) {
         st = GS_FAIL(GS_ERR_IO, "can't open input file %s", path);
