@@ -131,19 +131,19 @@ static ssize_t gs_gz_read(gs_data_stream *s, char *buf, size_t cap)
     s->z.avail_out = cap > UINT_MAX ? UINT_MAX : (unsigned)cap;
     const unsigned want = s->z.avail_out;
     while (s->z.avail_out > 0) {
-        if (s->z.avail_in == 0) {
-            if (s->raw_eof || s->z.avail_out < want) break;
+        if (s->z.avail_in == 0 && !s->raw_eof) {
+            if (s->z.avail_out < want) break; /* some output: return it before waiting for input */
             const ssize_t n = gs_raw_read(s, s->raw, GS_RAW_BYTES);
-            if (n == -1 && s->z.avail_out < want) {
-                s->gz_failed = true;
-                return (ssize_t)(want - s->z.avail_out);
-            }
             if (n < 0) return n;
-            if (n == 0) { s->raw_eof = true; break; }
-            s->z.next_in = s->raw;
-            s->z.avail_in = (unsigned)n;
+            if (n == 0) {
+                s->raw_eof = true;
+            } else {
+                s->z.next_in = s->raw;
+                s->z.avail_in = (unsigned)n;
+            }
         }
         if (s->gz_member_done) {
+            if (s->z.avail_in == 0) break; /* the input ended after a whole member */
             if (s->z.next_in[0] != 0x1f) { /* trailing garbage: ignored */
                 s->z.avail_in = 0;
                 s->raw_eof = true;
@@ -152,11 +152,16 @@ static ssize_t gs_gz_read(gs_data_stream *s, char *buf, size_t cap)
             if (inflateReset(&s->z) != Z_OK) goto bad;
             s->gz_member_done = false;
         }
+        /* at the end of the input too: inflate may hold output that an earlier, full buffer had
+         * no room for (a small block), and gives it now */
+        const unsigned before = s->z.avail_out;
         const int rc = inflate(&s->z, Z_NO_FLUSH);
         if (rc == Z_STREAM_END) {
             s->gz_member_done = true;
         } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
             goto bad;
+        } else if (s->z.avail_in == 0 && s->raw_eof && s->z.avail_out == before) {
+            break; /* nothing more to come */
         }
     }
     const size_t got = want - s->z.avail_out;
