@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "data.h"
+#include "model.h"
 #include "status.h"
 
 void gs_param_init(gs_param *p)
@@ -132,6 +133,9 @@ const char *gs_param_check(const gs_param *p, const struct gs_problem *prob)
     if ((kt == GS_KERNEL_POLY || kt == GS_KERNEL_RBF || kt == GS_KERNEL_SIGMOID) && p->gamma < 0)
         return "gamma < 0";
     if (kt == GS_KERNEL_POLY && p->degree < 0) return "degree of polynomial kernel < 0";
+    /* beyond LIBSVM: the model readers refuse such a degree (model.h), so none is written */
+    if (kt == GS_KERNEL_POLY && p->degree > GS_MODEL_MAX_DEGREE)
+        return "degree of polynomial kernel > 1000000 (its kernel values are 0 or infinite)";
     /* The comparisons are written so NaN fails them the way LIBSVM's do (NaN passes). */
     if (p->cache_size <= 0) return "cache_size <= 0";
     if (p->eps <= 0) return "eps <= 0";

@@ -90,6 +90,9 @@ static void test_each_message(void)
     p = fresh(); p.kernel_type = GS_KERNEL_POLY; p.degree = -1;
     EXPECT_MSG(&p, NULL, "degree of polynomial kernel < 0");
     p = fresh(); p.degree = -1; EXPECT_MSG(&p, NULL, NULL); /* RBF ignores degree */
+    p = fresh(); p.kernel_type = GS_KERNEL_POLY; p.degree = 1000000; EXPECT_MSG(&p, NULL, NULL);
+    p = fresh(); p.kernel_type = GS_KERNEL_POLY; p.degree = 1000001; /* the model readers refuse it */
+    EXPECT_MSG(&p, NULL, "degree of polynomial kernel > 1000000 (its kernel values are 0 or infinite)");
     p = fresh(); p.cache_size = 0; EXPECT_MSG(&p, NULL, "cache_size <= 0");
     p = fresh(); p.eps = 0; EXPECT_MSG(&p, NULL, "eps <= 0");
     p = fresh(); p.eps = -1e-3; EXPECT_MSG(&p, NULL, "eps <= 0");
