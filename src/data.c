@@ -78,6 +78,7 @@ struct gs_data_stream {
     z_stream z;
     bool z_init;
     unsigned char *raw;     /* compressed input, or the first bytes of plain input */
+    size_t raw_cap;         /* its size */
     size_t raw_len;         /* plain mode: bytes of raw not yet handed out */
     size_t raw_off;
 
@@ -133,7 +134,7 @@ static ssize_t gs_gz_read(gs_data_stream *s, char *buf, size_t cap)
     while (s->z.avail_out > 0) {
         if (s->z.avail_in == 0 && !s->raw_eof) {
             if (s->z.avail_out < want) break; /* some output: return it before waiting for input */
-            const ssize_t n = gs_raw_read(s, s->raw, GS_RAW_BYTES);
+            const ssize_t n = gs_raw_read(s, s->raw, s->raw_cap);
             if (n < 0) return n;
             if (n == 0) {
                 s->raw_eof = true;
@@ -200,7 +201,7 @@ static ssize_t gs_source_read(gs_data_stream *s, char *buf, size_t cap)
 static ssize_t gs_sniff(gs_data_stream *s)
 {
     while (s->raw_len < 2) {
-        const ssize_t n = gs_raw_read(s, s->raw + s->raw_len, GS_RAW_BYTES - s->raw_len);
+        const ssize_t n = gs_raw_read(s, s->raw + s->raw_len, s->raw_cap - s->raw_len);
         if (n < 0) return n;
         if (n == 0) { s->raw_eof = true; break; }
         s->raw_len += (size_t)n;
@@ -306,8 +307,8 @@ gs_status gs_data_stream_open(const char *path, const gs_data_opts *opts, gs_dat
     pthread_cond_init(&s->cv_full, NULL);
     pthread_cond_init(&s->cv_free, NULL);
     s->path = strdup(path);
-    s->raw = malloc(GS_RAW_BYTES);
-    if (!s->path || !s->raw) {
+    s->raw_cap = GS_RAW_BYTES;
+    if (!s->path) {
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory opening %s", path);
         goto cleanup;
     }
@@ -322,14 +323,21 @@ gs_status gs_data_stream_open(const char *path, const gs_data_opts *opts, gs_dat
             close(s->fd);
             s->fd = -1;
         }
-        /* a small file gets small blocks (4x its size, for gzip's expansion; rows span blocks, so
-         * any size reads the same): opening many small files costs no 1 MiB blocks each */
-        if (known && s->fd >= 0 && !s->opts.block_bytes && S_ISREG(sb.st_mode) && sb.st_size >= 0 &&
-            (size_t)sb.st_size < GS_BLOCK_BYTES / 4)
-            s->block_bytes = (size_t)sb.st_size * 4 < 4096 ? 4096 : (size_t)sb.st_size * 4;
+        /* a small file gets small buffers (blocks 4x its size, for gzip's expansion; rows span
+         * blocks, so any size reads the same): opening many small files maps no 1 MiB blocks */
+        if (known && s->fd >= 0 && S_ISREG(sb.st_mode) && sb.st_size >= 0 && (size_t)sb.st_size < GS_BLOCK_BYTES / 4) {
+            const size_t small = (size_t)sb.st_size * 4 < 4096 ? 4096 : (size_t)sb.st_size * 4;
+            if (!s->opts.block_bytes) s->block_bytes = small;
+            if (small < s->raw_cap) s->raw_cap = small;
+        }
     }
     if (s->fd < 0) {
         st = GS_FAIL(GS_ERR_IO, "can't open input file %s", path);
+        goto cleanup;
+    }
+    s->raw = malloc(s->raw_cap);
+    if (!s->raw) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory opening %s", path);
         goto cleanup;
     }
     if (pipe(s->wake) != 0) {
