@@ -163,6 +163,8 @@ static gs_status certify_and_resume(const cert_job *j, gs_binary_spec *rs, int *
             if (!(c.gap <= worst)) worst = c.gap; /* NaN too */
             if (c.gap < j->eps) continue;
             nfail++;
+            /* the solver's own step limit ends it too (LIBSVM's warning is printed for it) */
+            if (j->out[p].res.max_iter_hit) continue;
             if (pass + 1 >= CERT_PASSES) {
                 j->out[p].res.max_iter_hit = 1;
                 gs_log_verbose(log, "gpusvm: pair %d-%d not certified after %d passes: gap %g (eps %g)\n",
