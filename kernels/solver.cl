@@ -1114,9 +1114,10 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
 
 /* Certification (src/solver.c, certify_batch): every row's exact gradient from its problem's
  * support vectors, in double, for all the batch's problems at once, q SVs per problem a pass.
+ * Every pass's tables are uploaded at once, a pass's at slot sbase and cluster vbase:
  * ctab[a * CT ..] = problem a of the pass: its batch index, its SVs this pass (n), the columns its
  * U block held before (nold); their global positions in cold / cnew[a * q + k] and coefficients
- * y alpha in ccoef[a * q + k]; vcc[2 v ..] = (a, local cluster) as vc is for the rounds.
+ * y alpha in ccoef[a * q + k]; vcc[2 v ..] = (a - sbase, local cluster) as vc is for the rounds.
  * k_cert_gather (k, a): SV k's vector into column k of problem a's U block, after clearing the
  * row the column held. k_cert, work-group (virtual cluster, group grp of ngrp), work-item = row:
  * over its blocks of WCH SVs (group grp takes blocks grp*bpg ..), sum_w coef_w K(x_t, u_w) with
@@ -1130,9 +1131,9 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
 __kernel void k_cert_gather(__global const int *cold, __global const int *cnew, __global const int *ctab,
                             __global const long *col_off, __global const int *cols, __global const float *vals,
                             __global const int *ell_w, __global const long *ell_off, __global const int *ell_idx,
-                            __global const float *ell_val, __global float *U, int q, long uq)
+                            __global const float *ell_val, __global float *U, int q, long uq, int sbase)
 {
-    const int k = get_group_id(0), a = get_group_id(1);
+    const int k = get_group_id(0), a = sbase + get_group_id(1);
     __global const int *ct = ctab + a * CT;
     U += uq * ct[0];
     if (k < ct[2] && cold[a * q + k] >= 0)
@@ -1146,13 +1147,13 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
                      __global const double *ccoef, int q, double gamma, double coef0, int degree,
                      __global const int *ell_w, __global const long *ell_off, __global const int *ell_idx,
                      __global const float *ell_val, __global const int *ptab, __global double *part,
-                     __global const int *ctab, __global const int *vcc, long uq, int fdots)
+                     __global const int *ctab, __global const int *vcc, long uq, int fdots, int sbase, int vbase)
 {
     __local float4 lu[GS_LU_FLOAT4S];
     __local double lc[WCH], ln[WCH];
     __local int lp[WCH];
-    const int v = get_group_id(0), t = get_local_id(0), grp = get_group_id(1), ngrp = get_num_groups(1);
-    const int a = vcc[2 * v], lcl = vcc[2 * v + 1];
+    const int v = vbase + get_group_id(0), t = get_local_id(0), grp = get_group_id(1), ngrp = get_num_groups(1);
+    const int a = sbase + vcc[2 * v], lcl = vcc[2 * v + 1];
     __global const int *ct = ctab + a * CT;
     const int pid = ct[0], n = ct[1];
     __global const int *pt = ptab + pid * PT;
@@ -1204,10 +1205,11 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
 }
 
 __kernel void k_cert_sum(__global const double *part, __global const int *ctab, __global const int *vcc,
-                         __global const int *ptab, __global double *gx, __global double *mx, int ngrp)
+                         __global const int *ptab, __global double *gx, __global double *mx, int ngrp, int sbase,
+                         int vbase)
 {
-    const int v = get_group_id(0), t = get_local_id(0);
-    const int a = vcc[2 * v], lcl = vcc[2 * v + 1];
+    const int v = vbase + get_group_id(0), t = get_local_id(0);
+    const int a = sbase + vcc[2 * v], lcl = vcc[2 * v + 1];
     __global const int *pt = ptab + ctab[a * CT] * PT;
     const int pos = pt[P_POFF] + lcl * WG + t;
     double s = 0.0, m = 0.0;

@@ -795,13 +795,13 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
     double *gx = malloc(sizeof(double) * total), *mx = malloc(sizeof(double) * total);
     /* every pass's tables (problem a of a pass at slot base + a), so that no pass waits for the
      * device before it writes its own */
-    int *cold = NULL, *cnew = NULL, *ctab = NULL, *vcc = NULL;
+    int *cold = NULL, *cnew = NULL, *ctab = NULL, *vcc = NULL, *pass_na = NULL, *pass_nvc = NULL;
     double *ccoef = NULL;
     if (!svpos || !svoff || !svcoef || !old || !nold || !gx || !mx) {
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
         goto cleanup;
     }
-    int maxch = 0, nvc_all = 0;
+    int maxch = 0;
     size_t slots = 0, vslots = 0;
     double tm[4] = {gs_now(), 0, 0, 0}; /* start, lists built, buffers ready, passes done */
     for (int i = 0; i < np; i++) {
@@ -819,7 +819,6 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
         if (nch > maxch) maxch = nch;
         slots += (size_t)nch;
         vslots += (size_t)nch * (size_t)(sp->na + sp->nb);
-        nvc_all += sp->na + sp->nb;
         nold[i] = q;
     }
     cold = malloc(sizeof(int) * (slots ? slots : 1) * (size_t)q);
@@ -827,17 +826,14 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
     ccoef = malloc(sizeof(double) * (slots ? slots : 1) * (size_t)q);
     ctab = malloc(sizeof(int) * CT_INTS * (slots ? slots : 1));
     vcc = malloc(sizeof(int) * 2 * (vslots ? vslots : 1));
-    if (!cold || !cnew || !ccoef || !ctab || !vcc) {
+    pass_na = malloc(sizeof(int) * (size_t)(maxch ? maxch : 1));
+    pass_nvc = malloc(sizeof(int) * (size_t)(maxch ? maxch : 1));
+    if (!cold || !cnew || !ccoef || !ctab || !vcc || !pass_na || !pass_nvc) {
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
         goto cleanup;
     }
     tm[1] = gs_now();
-    if ((st = ensure_buf(s, &dp->cold, nq * sizeof(int), NULL, "certification positions")) ||
-        (st = ensure_buf(s, &dp->cnew, nq * sizeof(int), NULL, "certification positions")) ||
-        (st = ensure_buf(s, &dp->ccoef, nq * sizeof(double), NULL, "certification coefficients")) ||
-        (st = ensure_buf(s, &dp->certtab, (size_t)np * CT_INTS * sizeof(int), NULL, "certification table")) ||
-        (st = ensure_buf(s, &dp->cvcc, 2 * (size_t)nvc_all * sizeof(int), NULL, "certification clusters")) ||
-        (st = ensure_buf(s, &dp->cgx, total * sizeof(double), NULL, "exact gradients")) ||
+    if ((st = ensure_buf(s, &dp->cgx, total * sizeof(double), NULL, "exact gradients")) ||
         (st = ensure_buf(s, &dp->cmx, total * sizeof(double), NULL, "gradient bounds")) ||
         (st = fill(s->queue, dp->cgx, 0, total * sizeof(double))) ||
         (st = fill(s->queue, dp->cmx, 0, total * sizeof(double))))
@@ -846,21 +842,19 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
     GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->u_pos, CL_TRUE, 0, nq * sizeof(int), old, 0, NULL, NULL));
     tm[2] = gs_now();
     const cl_long uq = (cl_long)(((size_t)cl->n_ucols + 1) * (size_t)q);
-    SETARG(K_CERT_GATHER, 0, dp->cold); SETARG(K_CERT_GATHER, 1, dp->cnew); SETARG(K_CERT_GATHER, 2, dp->certtab);
     SETARG(K_CERT_GATHER, 3, dp->col_off); SETARG(K_CERT_GATHER, 4, dp->cols); SETARG(K_CERT_GATHER, 5, dp->vals);
     SETARG(K_CERT_GATHER, 6, dp->ell_w); SETARG(K_CERT_GATHER, 7, dp->ell_off); SETARG(K_CERT_GATHER, 8, dp->ell_idx);
     SETARG(K_CERT_GATHER, 9, dp->ell_val); SETARG(K_CERT_GATHER, 10, dp->U); SETARG(K_CERT_GATHER, 11, q);
     SETARG(K_CERT_GATHER, 12, uq);
     SETARG(K_CERT, 0, dp->col_off); SETARG(K_CERT, 1, dp->cols); SETARG(K_CERT, 2, dp->vals);
-    SETARG(K_CERT, 3, dp->norm2); SETARG(K_CERT, 4, dp->U); SETARG(K_CERT, 5, dp->cnew); SETARG(K_CERT, 6, dp->ccoef);
-    SETARG(K_CERT, 7, q); SETARG(K_CERT, 8, s->gamma); SETARG(K_CERT, 9, s->coef0); SETARG(K_CERT, 10, s->degree);
+    SETARG(K_CERT, 3, dp->norm2); SETARG(K_CERT, 4, dp->U); SETARG(K_CERT, 7, q); SETARG(K_CERT, 8, s->gamma); SETARG(K_CERT, 9, s->coef0); SETARG(K_CERT, 10, s->degree);
     SETARG(K_CERT, 11, dp->ell_w); SETARG(K_CERT, 12, dp->ell_off); SETARG(K_CERT, 13, dp->ell_idx);
     SETARG(K_CERT, 14, dp->ell_val); SETARG(K_CERT, 15, dp->ptab);
-    SETARG(K_CERT, 17, dp->certtab); SETARG(K_CERT, 18, dp->cvcc); SETARG(K_CERT, 19, uq);
-    SETARG(K_CERT, 20, cl->exact_float_dots);
-    SETARG(K_CERT_SUM, 1, dp->certtab); SETARG(K_CERT_SUM, 2, dp->cvcc);
+    SETARG(K_CERT, 19, uq); SETARG(K_CERT, 20, cl->exact_float_dots);
     SETARG(K_CERT_SUM, 3, dp->ptab); SETARG(K_CERT_SUM, 4, dp->cgx); SETARG(K_CERT_SUM, 5, dp->cmx);
+    /* every pass's tables first (host), then one upload, then the passes' launches */
     size_t base = 0, vbase = 0;
+    int min_nvc = INT32_MAX;
     for (int ci = 0; ci < maxch; ci++) {
         int na = 0, nvc = 0;
         int *const cold_p = cold + base * q, *const cnew_p = cnew + base * q, *const ctab_p = ctab + base * CT_INTS;
@@ -884,21 +878,32 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
             nold[i] = n;
             na++;
         }
-        const size_t nqa = (size_t)na * q;
+        pass_na[ci] = na;
+        pass_nvc[ci] = nvc;
+        if (nvc < min_nvc) min_nvc = nvc;
         base += (size_t)na;
         vbase += (size_t)nvc;
-        /* in-order queue: each write follows the previous pass's kernels that read the buffer */
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->cold, CL_FALSE, 0, sizeof(int) * nqa, cold_p, 0, NULL, NULL));
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->cnew, CL_FALSE, 0, sizeof(int) * nqa, cnew_p, 0, NULL, NULL));
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->ccoef, CL_FALSE, 0, sizeof(double) * nqa, ccoef_p, 0, NULL, NULL));
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->certtab, CL_FALSE, 0, sizeof(int) * CT_INTS * (size_t)na, ctab_p,
-                                         0, NULL, NULL));
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->cvcc, CL_FALSE, 0, sizeof(int) * 2 * (size_t)nvc, vcc_p, 0, NULL,
-                                         NULL));
+    }
+    const int gmax = maxch == 0 ? 1 : min_nvc >= CERT_WGS ? 1 : (CERT_WGS / min_nvc < CERT_GROUPS ? CERT_WGS / min_nvc : CERT_GROUPS);
+    if ((st = ensure_buf(s, &dp->cold, base * q * sizeof(int), cold, "certification positions")) ||
+        (st = ensure_buf(s, &dp->cnew, base * q * sizeof(int), cnew, "certification positions")) ||
+        (st = ensure_buf(s, &dp->ccoef, base * q * sizeof(double), ccoef, "certification coefficients")) ||
+        (st = ensure_buf(s, &dp->certtab, base * CT_INTS * sizeof(int), ctab, "certification table")) ||
+        (st = ensure_buf(s, &dp->cvcc, 2 * vbase * sizeof(int), vcc, "certification clusters")) ||
+        (st = ensure_buf(s, &dp->cpart, 2 * (size_t)gmax * total * sizeof(double), NULL, "certification sums")))
+        goto cleanup;
+    SETARG(K_CERT_GATHER, 0, dp->cold); SETARG(K_CERT_GATHER, 1, dp->cnew); SETARG(K_CERT_GATHER, 2, dp->certtab);
+    SETARG(K_CERT, 5, dp->cnew); SETARG(K_CERT, 6, dp->ccoef); SETARG(K_CERT, 16, dp->cpart);
+    SETARG(K_CERT, 17, dp->certtab); SETARG(K_CERT, 18, dp->cvcc);
+    SETARG(K_CERT_SUM, 0, dp->cpart); SETARG(K_CERT_SUM, 1, dp->certtab); SETARG(K_CERT_SUM, 2, dp->cvcc);
+    base = 0;
+    vbase = 0;
+    for (int ci = 0; ci < maxch; ci++) {
+        const int na = pass_na[ci], nvc = pass_nvc[ci], sb = (int)base, vb = (int)vbase;
         const int ngrp = nvc >= CERT_WGS ? 1 : (CERT_WGS / nvc < CERT_GROUPS ? CERT_WGS / nvc : CERT_GROUPS);
-        if ((st = ensure_buf(s, &dp->cpart, 2 * (size_t)ngrp * total * sizeof(double), NULL, "certification sums")))
-            goto cleanup;
-        SETARG(K_CERT, 16, dp->cpart); SETARG(K_CERT_SUM, 0, dp->cpart); SETARG(K_CERT_SUM, 6, ngrp);
+        SETARG(K_CERT_GATHER, 13, sb);
+        SETARG(K_CERT, 21, sb); SETARG(K_CERT, 22, vb);
+        SETARG(K_CERT_SUM, 6, ngrp); SETARG(K_CERT_SUM, 7, sb); SETARG(K_CERT_SUM, 8, vb);
         if ((st = launch2(s, pf, K_CERT_GATHER, (size_t)q * wg, (size_t)na, (size_t)wg)) ||
             (st = launch2(s, pf, K_CERT, (size_t)nvc * wg, (size_t)ngrp, (size_t)wg)) ||
             (st = launch(s, pf, K_CERT_SUM, (size_t)nvc * wg, (size_t)wg)))
@@ -907,6 +912,8 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
             GS_CL_CHECK(clFinish(s->queue));
             prof_collect(pf, ph, per_kernel, 0);
         }
+        base += (size_t)na;
+        vbase += (size_t)nvc;
     }
     tm[3] = gs_now();
     GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cgx, CL_FALSE, 0, sizeof(double) * total, gx, 0, NULL, NULL));
@@ -929,7 +936,7 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
 cleanup:
     clFinish(s->queue); /* the writes read the tables freed below (done already when all went well) */
     free(svpos); free(svoff); free(svcoef); free(old); free(nold); free(cold); free(cnew); free(ctab);
-    free(ccoef); free(gx); free(mx); free(vcc);
+    free(ccoef); free(gx); free(mx); free(vcc); free(pass_na); free(pass_nvc);
     return st;
 }
 
