@@ -6,15 +6,15 @@
 gs_cert_pair gs_certify_pair(const double *alpha, const double *G, const double *err, int32_t n, int32_t ni,
                              double Cp, double Cn)
 {
-    double m = -INFINITY, M = INFINITY, m_raw = -INFINITY, M_raw = INFINITY, emax = 0;
+    double m = -INFINITY, M = INFINITY, emax = 0;
     double ub = INFINITY, lb = -INFINITY, sum_free = 0, obj2 = 0;
     long nfree = 0;
     for (int32_t t = 0; t < n; t++) {
         const int pos = t < ni;
         const double a = alpha[t], C = pos ? Cp : Cn, yg = pos ? G[t] : -G[t], e = err[t];
         /* LIBSVM's I_up and I_low */
-        if (pos ? a < C : a > 0) { m = fmax(m, -yg + e); m_raw = fmax(m_raw, -yg); }
-        if (pos ? a > 0 : a < C) { M = fmin(M, -yg - e); M_raw = fmin(M_raw, -yg); }
+        if (pos ? a < C : a > 0) m = fmax(m, -yg + e);
+        if (pos ? a > 0 : a < C) M = fmin(M, -yg - e);
         if (!(e <= emax)) emax = e; /* a NaN bound too */
         if (a >= C) { if (pos) lb = fmax(lb, yg); else ub = fmin(ub, yg); }
         else if (a <= 0) { if (pos) ub = fmin(ub, yg); else lb = fmax(lb, yg); }
@@ -23,7 +23,6 @@ gs_cert_pair gs_certify_pair(const double *alpha, const double *G, const double 
     }
     gs_cert_pair c;
     c.gap = m - M;
-    c.raw_gap = m_raw - M_raw;
     c.err = emax;
     c.rho = nfree > 0 ? sum_free / (double)nfree : (ub + lb) / 2;
     c.obj = obj2 / 2;

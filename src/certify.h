@@ -9,11 +9,9 @@
 
 #include <stdint.h>
 
-
 /* One pair's verdict. */
 typedef struct gs_cert_pair {
     double gap;      /* m - M on the recomputed gradients, widened by their error bounds */
-    double raw_gap;  /* m - M without the bounds */
     double err;      /* the largest error bound of the pair's gradients */
     double rho, obj; /* LIBSVM's rho and objective from the recomputed gradients */
 } gs_cert_pair;

@@ -127,10 +127,8 @@ static gs_status model_svs(const gs_problem *prob, const gs_classes *cls, int (*
     return GS_OK;
 }
 
-/* Certifies every solved pair from the exact gradients the solver computed at its end
- * (spec->g_exact, certify.h) and resumes the failing ones from them, until all pass or
- * CERT_PASSES are spent. Leaves each solved pair's certified rho and obj in out[p].res (a pair
- * never certified is flagged max_iter_hit, so the user is warned). */
+/* What certify_and_resume works on: the solver and data of the first solve, the pairs' alphas and
+ * the exact gradients' scratch. */
 typedef struct cert_job {
     gs_solver *solver;
     const gs_clustered *cl;
@@ -145,6 +143,10 @@ typedef struct cert_job {
     const gs_binary_spec *base;  /* [npair] each solved pair's spec (a0, Cp, ...); .alpha NULL: unsolved */
 } cert_job;
 
+/* Certifies every solved pair from the exact gradients the solver computed at its end
+ * (spec->g_exact, certify.h) and resumes the failing ones from them, until all pass or
+ * CERT_PASSES are spent. Leaves each solved pair's certified rho and obj in out[p].res (a pair
+ * never certified is flagged max_iter_hit, so the user is warned). */
 static gs_status certify_and_resume(const cert_job *j, gs_binary_spec *rs, int *rs_pair, const gs_log *log,
                                     gs_train_stats *stats)
 {
