@@ -14,7 +14,7 @@
 #include "model.h"
 #include "param.h"
 #include "status.h"
-#include "svm.h"
+#include "trainer.h"
 
 /* The working-set size when ws_size is 0 (automatic): the largest the kernels take, since larger
  * sets converge in far fewer rounds (src/cs.c). */

@@ -32,7 +32,7 @@ typedef struct gs_param {
     int nr_fold;         /* -v n */
     /* gpusvm's long options */
     int ws_size;         /* --ws-size: working-set size (16 = the GTSVM paper); 0 = automatic:
-                            768 for two classes, 128..512 by pair size for one-vs-one (src/svm.c),
+                            768 for two classes, 128..512 by pair size for one-vs-one (src/trainer.c),
                             1024 for --multiclass cs (src/cs.c) */
     int ws_keep;         /* --ws-keep: how many of the previous set are kept (0 .. ws_size - 2, so
                             every iteration brings at least one new pair); -1 = half the set */

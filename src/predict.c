@@ -26,7 +26,7 @@
 #include "model.h"
 #include "ocl.h"
 #include "predictor.h"
-#include "prob.h"
+#include "probability.h"
 #include "status.h"
 #include "warm.h"
 

@@ -13,7 +13,7 @@
 #include "log.h"
 #include "ocl.h"
 #include "param.h"
-#include "svm.h"
+#include "trainer.h"
 
 typedef struct gs_solver gs_solver;
 

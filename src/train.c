@@ -43,7 +43,7 @@
 #include "ocl.h"
 #include "param.h"
 #include "status.h"
-#include "svm.h"
+#include "trainer.h"
 #include "warm.h"
 
 enum { KEEP_GOING = -1 };

@@ -1,4 +1,4 @@
-/* test_prob.c — prob.c (Platt sigmoid, pairwise coupling, one-class marks) and the exact CPU
+/* test_probability.c — probability.c (Platt sigmoid, pairwise coupling, one-class marks) and the exact CPU
  * reference gs_pred_cpu_dec, the latter against svm-predict's golden outputs (skipped without
  * ../shared). */
 #include <math.h>
@@ -7,7 +7,7 @@
 
 #include "model.h"
 #include "predictor.h"
-#include "prob.h"
+#include "probability.h"
 #include "testlib.h"
 
 static void test_sigmoid(void)

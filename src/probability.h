@@ -1,8 +1,8 @@
-/* prob.h — LIBSVM's probability outputs, on the CPU in double with LIBSVM's operation order so the
+/* probability.h — LIBSVM's probability outputs, on the CPU in double with LIBSVM's operation order so the
  * printed %g values match svm-predict: Platt's sigmoid per pair (compat §4.4), Wu–Lin–Weng pairwise
  * coupling (method 2, §6.8) for more than two classes, and the one-class density marks (3.30+). */
-#ifndef GS_PROB_H
-#define GS_PROB_H
+#ifndef GS_PROBABILITY_H
+#define GS_PROBABILITY_H
 
 /* Platt's sigmoid 1/(1+exp(dec*A+B)) in the form that never overflows exp. */
 double gs_prob_sigmoid(double dec, double A, double B);

@@ -1,7 +1,7 @@
-/* svm.h — training entry point used by gpusvm-train: a problem and parameters in, a LIBSVM model
+/* trainer.h — training entry point used by gpusvm-train: a problem and parameters in, a LIBSVM model
  * out, LIBSVM's stdout lines through the log. Dispatches to the device solver. */
-#ifndef GS_SVM_H
-#define GS_SVM_H
+#ifndef GS_TRAINER_H
+#define GS_TRAINER_H
 
 #include "data.h"
 #include "log.h"

@@ -1,7 +1,7 @@
-/* prob.c — probability estimates exactly as svm-predict computes them (see prob.h). Every
+/* probability.c — probability estimates exactly as svm-predict computes them (see probability.h). Every
  * expression keeps LIBSVM's evaluation order: the outputs are printed with %g and a different
  * rounding of an intermediate can change the sixth digit. */
-#include "prob.h"
+#include "probability.h"
 
 #include <math.h>
 

@@ -1,11 +1,11 @@
-/* svm.c — gs_svm_train: LIBSVM's classification driver around the device solver. Classes are
+/* trainer.c — gs_svm_train: LIBSVM's classification driver around the device solver. Classes are
  * grouped by (int)label in first-appearance order (a -1/+1 pair is stored as "1 -1"), each
  * one-vs-one pair (i,j) is solved with class i as +1 and class j as -1 and C_i = C*w_i, and the
  * model takes LIBSVM's layout (SVs grouped by class, coefficient column j-1 for class i and i for
  * class j). Every pair's solution is certified before the model is kept (certify.h): the pairs
  * whose recomputed gap is not below eps are resumed from the exact gradients. Prints LIBSVM's
  * per-pair lines (with the certified obj and rho) and "Total nSV". */
-#include "svm.h"
+#include "trainer.h"
 
 #include <math.h>
 #include <stdio.h>
