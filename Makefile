@@ -8,9 +8,12 @@ SAN     ?=
 CFLAGS  ?=
 ALL_CFLAGS := -std=c11 -Wall -Wextra -Werror $(OPT) -g -D_DEFAULT_SOURCE -Isrc -I$(BUILD) -MMD -MP $(SAN) $(CFLAGS)
 LDLIBS  := -lOpenCL -lz -lm
-MAINS   := src/train.c src/predict.c src/scale.c
-LIBSRC  := $(filter-out $(MAINS),$(wildcard src/*.c))
-LIBOBJ  := $(LIBSRC:src/%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/kernels_embed.o
+# src/<layer>/: util io data device train predict api make the library; cli/ the programs.
+LAYERS  := util io data device train predict api
+MAINS   := src/cli/train.c src/cli/predict.c
+LIBSRC  := $(wildcard $(LAYERS:%=src/%/*.c))
+CLISRC  := $(filter-out $(MAINS),$(wildcard src/cli/*.c))
+LIBOBJ  := $(LIBSRC:src/%.c=$(BUILD)/obj/%.o) $(CLISRC:src/%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/kernels_embed.o
 KERNELS := $(wildcard kernels/*.cl)
 TESTSRC := $(wildcard tests/unit/*.c tests/device/*.c)
 TESTBIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TESTSRC))
@@ -23,6 +26,7 @@ all: $(BINS)
 	@ln -sf $(BUILD)/gpusvm-predict gpusvm-predict
 
 $(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
+	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/kernels_embed.c: $(KERNELS) scripts/embed-kernels.sh | $(BUILD)/obj
@@ -34,7 +38,7 @@ $(BUILD)/obj/kernels_embed.o: $(BUILD)/kernels_embed.c
 $(BUILD)/libgs.a: $(LIBOBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/gpusvm-%: $(BUILD)/obj/%.o $(BUILD)/libgs.a
+$(BUILD)/gpusvm-%: $(BUILD)/obj/cli/%.o $(BUILD)/libgs.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/%: tests/%.c tests/testlib.h $(BUILD)/libgs.a
@@ -94,4 +98,4 @@ demo: deps all
 clean:
 	rm -rf build build-* gpusvm-train gpusvm-predict
 
--include $(wildcard $(BUILD)/obj/*.d)
+-include $(wildcard $(BUILD)/obj/*.d $(BUILD)/obj/*/*.d)

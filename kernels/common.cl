@@ -62,7 +62,7 @@ void gs_put_row(int p, int clear, __global const long *col_off, __global const i
 #endif
 #define GS_LU_FLOAT4S (GS_RCOLS * WCH / 4)
 /* GS_PRECISE 1: the dot products accumulate in double (float x float is exact in double), for data
- * whose norms make a float sum too coarse for the kernel (src/svm.c decides); 0: in float. */
+ * whose norms make a float sum too coarse for the kernel (src/train/trainer.c decides); 0: in float. */
 #ifndef GS_PRECISE
 #define GS_PRECISE 0
 #endif

@@ -1,4 +1,4 @@
-/* cs.cl — device side of the Crammer–Singer multiclass trainer (src/cs.c).
+/* cs.cl — device side of the Crammer–Singer multiclass trainer (src/train/cs.c).
  *
  * Positions t in [0, NPOS) index the clustered layout (cluster t / WG, row t % WG); padding rows
  * have cls = -1 and are never selected. Per example t and class m the device keeps the dual

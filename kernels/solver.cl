@@ -17,7 +17,7 @@
  *                      maximal violating pair gap over every row
  *   k_count/k_scan/k_write : ordered compaction of the selected rows (index order, deterministic)
  *   k_merge   : puts the picks into the evicted ring slots of the working set
- *   (or, for problems of at most ONE_GROUP_MAX positions (src/solver.c): k_hist round 0, which
+ *   (or, for problems of at most ONE_GROUP_MAX positions (src/train/solver.c): k_hist round 0, which
  *   also stores every row's keys, then k_select, one work-group per problem doing the remaining
  *   picks, the compaction and the merge over the stored keys: the same working sets)
  *   k_gather_u: copies the new working-set vectors into the dense block U[col][w]
@@ -28,7 +28,7 @@
  *   k_rows    : after the read: kernel rows K[ws_row[slot]][t] for the new slots over every row
  *               (Algorithm 1's staging), needed from the next round's k_update on
  * The host reads the buffer, solves the subproblems (while k_rows runs) and starts the next round.
- * Split rounds (src/solver.c): the host sends the first part of a subproblem's changes, the device
+ * Split rounds (src/train/solver.c): the host sends the first part of a subproblem's changes, the device
  * updates and selects the next set and sends its kernel matrix while the host finishes the
  * subproblem; then k_heads reads the set's gradients with the rest of the changes added, and the
  * second k_update applies them to every row after that read, off the round's critical path.
@@ -1112,7 +1112,7 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
     }
 }
 
-/* Certification (src/solver.c, certify_batch): every row's exact gradient from its problem's
+/* Certification (src/train/solver.c, certify_batch): every row's exact gradient from its problem's
  * support vectors, in double, for all the batch's problems at once, q SVs per problem a pass.
  * Every pass's tables are uploaded at once, a pass's at slot sbase and cluster vbase:
  * ctab[a * CT ..] = problem a of the pass: its batch index, its SVs this pass (n), the columns its

@@ -1,5 +1,5 @@
 #!/bin/sh
-# What the certification (src/certify.c) costs: whole-process training time (median of REPEAT runs,
+# What the certification (src/train/certify.c) costs: whole-process training time (median of REPEAT runs,
 # GAP seconds apart) per set for one or two builds, the certification seconds and passes that
 # --verbose reports, and the independent checker's gap (tests/tools/kkt_check) on each model.
 # Usage: scripts/bench-certify.sh DATA_DIR BUILD [BUILD_BEFORE]   (env REPEAT=5 GAP=1 SETS=...)

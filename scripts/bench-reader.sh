@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench-reader.sh — throughput of the LIBSVM reader (src/data.c). Generates a ~500 MB data file
+# bench-reader.sh — throughput of the LIBSVM reader (src/io/data.c). Generates a ~500 MB data file
 # (scripts/gen-libsvm-data.py, fixed seed) and its gzip into a temporary directory, times
 # gs_data_read on each (best of 5, file in the page cache) and deletes everything afterwards.
 # Prints MB/s of text: for gzip, decompressed MB per second.
@@ -16,7 +16,7 @@ D=$(mktemp -d "${TMPDIR:-/tmp}/gs-readbench.XXXXXX")
 trap 'rm -rf "$D"' EXIT INT TERM
 
 $CC -std=c11 -Wall -Wextra -Werror -O2 -D_DEFAULT_SOURCE -I"$TOP/src" "$TOP/scripts/readbench.c" \
-    "$TOP/src/data.c" "$TOP/src/status.c" -lz -o "$D/readbench"
+    "$TOP/src/io/data.c" "$TOP/src/util/status.c" -lz -o "$D/readbench"
 
 echo "generating ${SIZE_MB} MB (features $FEATURES, density $DENSITY, seed 1) in $D ..."
 t0=$(date +%s)

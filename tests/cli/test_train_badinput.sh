@@ -7,7 +7,7 @@
 # no crash) and the rest is reported as SKIP. With a working solver: exit 0, identical stderr,
 # stdout with the solver's numbers masked (#iter, obj, rho, nu), the model written, and the
 # empty-file models (no numerics) byte-identical.
-# Documented differences (src/train.c): train_empty_svr/train_empty_oneclass use -s 3/-s 2, refused
+# Documented differences (src/cli/train.c): train_empty_svr/train_empty_oneclass use -s 3/-s 2, refused
 # as "not supported yet" until those solvers exist (SKIP while refused); train_empty_cv (-v 5 on an
 # empty file) crashes LIBSVM with SIGFPE (exit 136): we must exit 0 or 1 without a crash.
 # train_label_inf, train_label_nan, train_verbose_label_nan: svm-train accepts a NaN or infinite

@@ -2,7 +2,7 @@
 # tests/cli/test_train_options.sh — gpusvm-train's command line against golden/options (Debian
 # svm-train 3.24): stdout, stderr and exit code identical, the usage compared with the program name
 # put back to svm-train and our appended long-option section cut off. The exceptions are the
-# documented ones in src/train.c's header:
+# documented ones in src/cli/train.c's header:
 #   strict   a value that is not a number: "Incorrect parameter: -c 1x" on stderr, no usage, exit 1
 #            (Debian: usage only; upstream: atoi/atof prefix). c_abc c_1x s_1p5 v_abc w_abc
 #            train_sfoo s_huge.

@@ -5,11 +5,11 @@
 # same working sets, so the model files must be byte-identical: heart_scale (data/) with each
 # kernel type, with -w and with small and large working sets; glass's one-vs-one pairs, svmguide1
 # and a 6,000-row slice of a9a when ../shared/datasets is there. Each case runs in both round forms
-# (GPUSVM_SPLIT=0|1: split rounds, two banks of kernel rows; src/solver.c), which differ from each
+# (GPUSVM_SPLIT=0|1: split rounds, two banks of kernel rows; src/train/solver.c), which differ from each
 # other (their subproblem tolerance) but not between the selection paths; the split models must
 # also stay LIBSVM's (test_train_oracle.sh runs two-class sets split, one-vs-one sets unsplit, and
 # here a one-vs-one set split). Split rounds enqueue on the calling thread or on a courier thread
-# (GPUSVM_COURIER=0|1, src/courier.c): the same commands in the same order, so the same model.
+# (GPUSVM_COURIER=0|1, src/util/courier.c): the same commands in the same order, so the same model.
 . "$(dirname "$0")/lib.sh"
 require_bin "$TRAIN"
 HS=$TOP/data/heart_scale

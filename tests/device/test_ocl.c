@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ocl.h"
+#include "device/ocl.h"
 #include "testlib.h"
 
 static double now_s(void)

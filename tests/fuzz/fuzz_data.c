@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "data.h"
+#include "io/data.h"
 #include "fuzz_util.h"
 
 /* A difference between the two readings: print what differs and abort so libFuzzer keeps the

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "io/model.h"
 #include "fuzz_util.h"
 
 #define PROMISE(cond, ...)                                             \

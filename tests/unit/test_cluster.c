@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster.h"
+#include "data/cluster.h"
 #include "testlib.h"
 
 typedef struct csr {

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "courier.h"
+#include "util/courier.h"
 #include "testlib.h"
 
 typedef struct rec {

@@ -2,7 +2,7 @@
  * message), CSR contents, gzip = plain, stdin and pipes, the chunked stream API with line numbers
  * across chunk and block boundaries, the decimal fast path against (float)strtod, and heart_scale.
  * Run from the repository root; cases that need ../shared SKIP when it is absent. */
-#include "data.h"
+#include "io/data.h"
 #include "testlib.h"
 
 #include <dirent.h>

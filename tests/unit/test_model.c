@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "model.h"
+#include "io/model.h"
 #include "testlib.h"
 
 static char g_tmp[256]; /* scratch directory, removed at the end */

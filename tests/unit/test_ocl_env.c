@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ocl.h"
+#include "device/ocl.h"
 #include "testlib.h"
 
 static int is(const char *name, const char *want)

@@ -6,9 +6,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "cli.h"
-#include "data.h"
-#include "param.h"
+#include "cli/cli.h"
+#include "io/data.h"
+#include "api/param.h"
 #include "testlib.h"
 
 static int same(const char *a, const char *b)

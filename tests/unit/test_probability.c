@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
-#include "predictor.h"
-#include "probability.h"
+#include "io/model.h"
+#include "predict/predictor.h"
+#include "predict/probability.h"
 #include "testlib.h"
 
 static void test_sigmoid(void)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "subproblem.h"
+#include "train/subproblem.h"
 #include "testlib.h"
 
 typedef struct sub {

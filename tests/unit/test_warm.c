@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "testlib.h"
-#include "warm.h"
+#include "device/warm.h"
 
 static double now(void)
 {

@@ -1,0 +1,57 @@
+/* cluster.h — sparsity-pattern clustering (GTSVM Algorithm 2) and the clustered, column-major layout
+ * the device kernels read: rows are grouped into clusters of cluster_size (= work-group size); each
+ * cluster stores the union of its rows' columns, and values column-major over that union (zero
+ * padded), so neighbouring work-items read neighbouring addresses. Dense data gives dense blocks. */
+#ifndef GS_CLUSTER_H
+#define GS_CLUSTER_H
+
+#include <stdint.h>
+
+#include "util/status.h"
+
+typedef struct gs_clustered {
+    int32_t n;             /* rows clustered */
+    int32_t cluster_size;  /* rows per cluster (work-group size) */
+    int32_t n_clusters;
+    int32_t n_pos;         /* n_clusters * cluster_size: positions, padding included */
+    int32_t *perm;         /* [n_pos] original row at each position, -1 for padding */
+    int32_t *inv;          /* [n] position of original row i */
+    int64_t *col_off;      /* [n_clusters+1] offsets into cols */
+    int32_t *cols;         /* union columns per cluster, ascending, as compact ids (see ucol) */
+    float *vals;           /* vals[col_off[c]*cluster_size + j*cluster_size + t]: column j of the
+                              cluster's union, row t of the cluster (0 where the row lacks it) */
+    double *norm2;         /* [n_pos] squared norms in double (0 for padding) */
+    /* Clusters whose union is much wider than their rows (random-sparse data such as text, where
+     * the dense block would be mostly zeros) are stored row-wise instead, ELL style: */
+    int32_t *ell_w;        /* [n_clusters] slots per row (the widest row), 0 for a dense cluster */
+    int64_t *ell_off;      /* [n_clusters+1] offsets into ell_idx / ell_val */
+    int32_t *ell_idx;      /* ell_idx[ell_off[c] + e*cluster_size + t]: compact column of row t's
+                              e-th value (0 in padding slots) */
+    float *ell_val;        /* matching values (0 in padding slots) */
+    int32_t max_col;       /* largest column index (0 when none) */
+    int32_t n_ucols;       /* distinct columns present: compact ids are 0..n_ucols-1 */
+    int32_t *ucol;         /* [n_ucols] original column index of each compact id, ascending */
+    double raw_nnz_per_row;       /* average stored pairs per input row */
+    double clustered_nnz_per_row; /* average stored values per row (union size, or ELL width) */
+    int32_t n_ell;         /* clusters stored row-wise */
+    int32_t n_seg;         /* row segments clustered separately (gs_cluster_build_seg), 1 otherwise */
+    int32_t *seg_cl;       /* [n_seg+1] first cluster of each segment (cluster ids are in segment order) */
+    double seconds;        /* clustering time */
+    int exact_float_dots;  /* set by gs_solver_cluster: float sums of the rows' products are exact */
+} gs_clustered;
+
+/* Clusters rows [0,n) of a CSR matrix (row_ptr[n+1], idx, val) greedily in an order shuffled by
+ * seed, with `active` candidate clusters (Algorithm 2's k, e.g. 64) of cluster_size rows.
+ * @return GS_OK or GS_ERR_NOMEM / GS_ERR_ARG */
+gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const float *val, int32_t n,
+                           int32_t cluster_size, int32_t active, uint64_t seed, gs_clustered *out);
+/* The same with rows [seg[s], seg[s+1]) (s < nseg, seg[0] = 0, seg[nseg] = n) clustered apart, so no
+ * cluster mixes segments (e.g. classes, for one-vs-one pairs that each take two classes' clusters);
+ * segment s gets clusters [seg_cl[s], seg_cl[s+1]), in its own seeded order. Columns are shared. */
+gs_status gs_cluster_build_seg(const int64_t *row_ptr, const int32_t *idx, const float *val, int32_t n,
+                               int32_t nseg, const int32_t *seg, int32_t cluster_size, int32_t active,
+                               uint64_t seed, gs_clustered *out);
+/* Frees and zeroes; c may be NULL. */
+void gs_clustered_free(gs_clustered *c);
+
+#endif

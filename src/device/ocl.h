@@ -1,0 +1,112 @@
+/* ocl.h — the OpenCL runtime: platform/device enumeration and choice (GPU first, else any device,
+ * e.g. PoCL's CPU device; or --device N|NAME / env GPUSVM_DEVICE), context and in-order queue,
+ * programs built from the kernels/<name>.cl sources embedded at build time and specialised with -D. */
+#ifndef GS_OCL_H
+#define GS_OCL_H
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <stdio.h>
+
+#include "util/status.h"
+
+typedef struct gs_ocl {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context ctx;
+    cl_command_queue queue;
+    char platform_name[128];
+    char device_name[128];
+    cl_device_type device_type;
+    cl_ulong global_mem;       /* bytes */
+    cl_ulong max_alloc;        /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+    cl_ulong mem_limit;        /* --device-memory in bytes (0: none); global_mem and max_alloc are
+                                  already lowered to it */
+    cl_ulong local_mem;        /* bytes */
+    size_t max_wg;             /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
+    cl_uint compute_units;
+    int has_fp64;              /* cl_khr_fp64 (or a non-zero CL_DEVICE_DOUBLE_FP_CONFIG) */
+    double peak_gbps;          /* nominal memory bandwidth in GB/s (0 when unknown) */
+    int profiling;             /* queue made with CL_QUEUE_PROFILING_ENABLE (env GPUSVM_PROFILE=1) */
+    double t_platforms, t_devices, t_context; /* seconds spent in gs_ocl_open's phases */
+    char *build_log;           /* full log of the last failed gs_ocl_build (NULL when none); owned */
+} gs_ocl;
+
+/* Start-up settings for NVIDIA's OpenCL driver, made before any OpenCL call (they are read when the
+ * driver loads) and before other threads start (setenv): NV_OPENCL_DISABLE_UVM=1 (gpusvm uses no
+ * shared virtual memory; setting up unified memory is ~0.17 s of an idle H100 driver's platform
+ * list) and CUDA_DEVICE_MAX_CONNECTIONS=1 (hardware queues per context: each costs ~8 ms of context
+ * creation, and gpusvm's queues gain nothing from more). A variable the user has set is left as it
+ * is; GPUSVM_DRIVER_ENV=0 leaves both alone. Other drivers ignore them. */
+void gs_ocl_driver_env(void);
+
+/* Opens a device. spec: NULL/"" = automatic (env GPUSVM_DEVICE if set and non-empty, else the first
+ * GPU, else the first device of any type; devices with double precision are preferred in both
+ * steps); a decimal number = index in the --list-devices order; otherwise a case-insensitive
+ * substring of "platform name / device name" (the first match wins).
+ * Touches no shared state: safe to call from a helper thread while other threads do unrelated work
+ * (errors go to that thread's last-error record, so copy gs_last_error() out before it ends).
+ * On failure o is left closed (gs_ocl_close(o) is still allowed).
+ * @return GS_OK, GS_ERR_NODEVICE ("no OpenCL device matches '<spec>'", or "no OpenCL device found"),
+ *         GS_ERR_UNSUPPORTED (the device lacks double precision), GS_ERR_NOMEM,
+ *         GS_ERR_OCL (message names the call and the CL error) */
+gs_status gs_ocl_open(gs_ocl *o, const char *spec);
+/* gs_ocl_open in its two steps: choose fills the device's fields (platform and device lists,
+ * info, the fp64 check), connect makes the context and the queue. Same errors, and o is closed on
+ * failure in either. */
+gs_status gs_ocl_choose(gs_ocl *o, const char *spec);
+gs_status gs_ocl_connect(gs_ocl *o);
+/* Releases queue, context and build_log; o may be NULL or half-open. */
+void gs_ocl_close(gs_ocl *o);
+
+/* Caps the device memory gpusvm may use (--device-memory, ThunderSVM's -m) at `bytes` (0 = no cap):
+ * lowers global_mem and max_alloc, which every budget and check reads, and records mem_limit so
+ * messages can say where the figure comes from. Call after gs_ocl_open. */
+void gs_ocl_limit_memory(gs_ocl *o, cl_ulong bytes);
+/* "N bytes of device memory available" with where the figure comes from, for messages. */
+void gs_ocl_describe_memory(const gs_ocl *o, char *buf, size_t cap);
+
+/* "platform / device, ready after S s (platforms ..., devices ..., context ...)" into buf, for the
+ * CLIs' --verbose line (ready_s: the caller's clock from its start to the device being open). */
+void gs_ocl_describe_ready(const gs_ocl *o, double ready_s, char *buf, size_t cap);
+/* Prints one line per device: "<index>: <platform> / <device> (<type>, <mem> MiB)".
+ * @return GS_OK or GS_ERR_NODEVICE/GS_ERR_OCL */
+gs_status gs_ocl_list(FILE *f);
+
+/* Builds the embedded kernels/<name>.cl (e.g. "solver") with the common prelude (kernels/common.cl)
+ * in front and the options (e.g. "-DWG=256 -DKTYPE=2"; NULL = none) plus " -cl-std=CL1.2".
+ * "common" itself builds alone. Dev mode: with env GPUSVM_KERNEL_DIR set, <dir>/common.cl and
+ * <dir>/<name>.cl are read from disk instead of the embedded copies.
+ * On failure the message holds the program name, the options and the build log (cut to fit the
+ * last-error record, with a note when cut); the whole log stays in o->build_log until the next
+ * build or gs_ocl_close. Not reentrant for one gs_ocl (o->build_log); *out is NULL on failure.
+ * @return GS_OK, GS_ERR_OCL, GS_ERR_INTERNAL (no embedded source of that name), GS_ERR_IO (dev
+ *         mode: the file cannot be read), GS_ERR_NOMEM */
+gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_program *out);
+/* Creates a kernel, error naming the kernel. *out is NULL on failure.
+ * @return GS_OK or GS_ERR_OCL */
+gs_status gs_ocl_kernel(cl_program prog, const char *kname, cl_kernel *out);
+/* The largest local size this kernel can launch with on o's device (CL_KERNEL_WORK_GROUP_SIZE; it
+ * can be below o->max_wg, e.g. for register-heavy kernels). Launch code must not exceed it.
+ * @return GS_OK or GS_ERR_OCL */
+gs_status gs_ocl_kernel_wg(const gs_ocl *o, cl_kernel k, size_t *out);
+/* Creates a buffer of `bytes` (> 0) bytes; `what` names it in errors ("kernel cache"), and a size
+ * over o->max_alloc fails with a message giving both sizes instead of a bare CL error.
+ * @return GS_OK, GS_ERR_NOMEM (too large for the device) or GS_ERR_OCL */
+gs_status gs_ocl_alloc(const gs_ocl *o, cl_mem_flags flags, size_t bytes, void *host, const char *what,
+                       cl_mem *out);
+
+/* The embedded source of kernels/<name>.cl, or NULL (for tests and the dev-mode loader). */
+const char *gs_ocl_source(const char *name);
+
+/* Checks an OpenCL return code: records "<call> failed: <CL_NAME>" and jumps to cleanup. */
+#define GS_CL_CHECK(call)                                                                  \
+    do {                                                                                   \
+        cl_int gs_e_ = (call);                                                             \
+        if (gs_e_ != CL_SUCCESS) {                                                         \
+            st = GS_FAIL(GS_ERR_OCL, "%s failed: %s", #call, gs_cl_error_name(gs_e_));     \
+            goto cleanup;                                                                  \
+        }                                                                                  \
+    } while (0)
+
+#endif

@@ -1,0 +1,1558 @@
+/* solver.c — host side of the working-set loop (see solver.h and kernels/solver.cl).
+ * A batch of binary problems over one clustered data set advances together: per round one
+ * non-blocking write of the round table and the alpha changes of every active problem, 6 queued
+ * kernels covering all of them (13 for batches with a problem too large for k_select), one read the
+ * host waits for (each problem's gap, working set, its gradients and the set's kernel matrix); the
+ * CPU then solves every active problem's subproblem, on a pool of threads when there are several.
+ * Nothing is allocated inside the loop. Problems stop on their own criterion and leave the
+ * launches; batches are sized to fit the device's memory.
+ * Two-class training splits each round in two (see solve_batch) so that the next set's selection
+ * and kernel matrix run on the device while the CPU finishes the subproblem; the second part's
+ * changes reach the set's gradients through k_heads, and every row's after the heads are read.
+ * There k_gram computes the matrix's new entries, and the new members' full kernel rows (k_rows,
+ * which only the next round's k_update needs) follow the read; the kernel matrices come on a second
+ * queue (xfer), so the heads' kernel and read run while the matrices are copied; the host waits for
+ * both. On a GPU the split rounds' enqueueing runs on a courier thread (courier.h) beside the
+ * second part of the subproblem. */
+#include "train/solver.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "data/cluster.h"
+#include "util/courier.h"
+#include "train/subproblem.h"
+
+#define ITEMS 8 /* positions per work-item in the compaction kernels (H100: 8 a little ahead of 16, 4, 2) */
+#define WCH 16
+#define USPLIT 4 /* work-groups per cluster in k_update (each sums a quarter of the updates) */
+#define GRAM_WG 256 /* k_gram's work-group: a slot's entries for 256 new slots at a time */
+/* k_merge's and k_select's work-group, one per problem. 256, not wider where the device allows:
+ * building at 1024 first cost a second build on the H100, whose driver runs these kernels 256 wide
+ * at most (CL_KERNEL_WORK_GROUP_SIZE), on every run (a second program from the driver's cache) and
+ * doubly on the first (two compiles: 4.2 s at 1024, 3.1 s at 256, bench-data/run123.sh). */
+#define MWG 256
+/* work-groups per chunk in k_hist (H100, device time of k_hist per a9a run: 1.35 ms with 1, 0.9 with
+ * 2, 0.7 with 4, 0.65 with 8; ijcnn1 0.8 / 0.6 / 0.45 / 0.45 ms) */
+#define HSPLIT 4
+_Static_assert(ITEMS % HSPLIT == 0, "k_hist splits a chunk's ITEMS evenly");
+#define CCH 16
+/* Batches whose problems all have at most this many positions are selected by k_hist + k_select
+ * (one work-group per problem after the first histogram); larger ones by the chain of k_hist /
+ * k_pick x3, k_count, k_scan, k_write, k_merge. On the H100 the two take about the same device
+ * time for a9a (~0.1 ms a round), but the host enqueues 7 kernels fewer a round (a9a: 0.011 s
+ * against 0.021 s of enqueueing per run) and one-vs-one batches gain most (letter 0.041-0.064 s
+ * against 0.055-0.075 s). GPUSVM_SELECT=one|multi forces either (the tests run both). */
+#define ONE_GROUP_MAX (1 << 18)
+/* A subproblem stops at REL times its initial gap (or eps). Split rounds (solve_batch) stop at
+ * SPLIT_REL, sending the changes made until SPLIT_AT first: on the H100 (rel, split point) of
+ * (0.2, 0.3) took a9a from 74 rounds of 25,600 steps to 80 rounds of 19,300 and its training
+ * from 0.077 to 0.065 s (medians of 9 runs; 0.35 and 0.4 were about as good there, 0.5 added
+ * rounds); unsplit, a looser REL costs as much in rounds as it saves in steps. One-vs-one
+ * training (letter, mnist10k) was slower split, so only two-class training is. */
+#define REL 0.1
+#define SPLIT_REL 0.2
+#define SPLIT_AT 0.3
+#define PT_INTS 8  /* problem table entry (kernels/solver.cl PT) */
+#define RT_INTS 10 /* round table entry (RT) */
+
+enum { K_INIT, K_UPDATE, K_HIST, K_PICK, K_COUNT, K_SCAN, K_WRITE, K_MERGE, K_SELECT, K_GATHER, K_ROWS,
+       K_READBACK, K_HEADS, K_GRAM, K_CERT_GATHER, K_CERT, K_CERT_SUM, K_COUNT_ALL };
+static const char *const k_names[K_COUNT_ALL] = {"k_init", "k_update", "k_hist", "k_pick",
+    "k_count", "k_scan", "k_write", "k_merge", "k_select", "k_gather_u", "k_rows", "k_readback", "k_heads",
+    "k_gram", "k_cert_gather", "k_cert", "k_cert_sum"};
+/* phase of each kernel for the --verbose breakdown */
+enum { PH_UPDATE, PH_SELECT, PH_ROWS, PH_TRANSFER, PH_CERT, PH_N };
+static const int k_phase[K_COUNT_ALL] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SELECT, PH_SELECT,
+    PH_SELECT, PH_SELECT, PH_SELECT, PH_SELECT, PH_ROWS, PH_ROWS, PH_TRANSFER, PH_TRANSFER, PH_ROWS, PH_CERT,
+    PH_CERT, PH_CERT};
+
+/* Device buffers of a batch, kept by the solver and reused (grown when needed) from one batch to
+ * the next: NVIDIA allocations synchronise the device. */
+typedef struct dev {
+    cl_mem cols, col_off, vals, ell_w, ell_off, ell_idx, ell_val, norm2, y, ctab, ptab, koff, vc, vch, G,
+        alpha, in_ws, slot_of, state, hist, gmax, gap, gcnt, cand, ws_pos, ws_row, new_slots, n_new, u_pos, U, K, upd, rb,
+        kws, keys, fresh, cold, cnew, ccoef, certtab, cvcc, cpart, cgx, cmx;
+} dev;
+
+#define N_BUFS (sizeof(dev) / sizeof(cl_mem))
+
+static void dev_release(dev *d, size_t *cap)
+{
+    cl_mem *m = (cl_mem *)d;
+    for (size_t i = 0; i < N_BUFS; i++)
+        if (m[i]) clReleaseMemObject(m[i]);
+    memset(d, 0, sizeof *d);
+    memset(cap, 0, sizeof(size_t) * N_BUFS);
+}
+
+struct gs_solver {
+    gs_ocl *ocl;
+    const gs_log *log;
+    int kernel_type, degree;
+    double gamma, coef0, eps;
+    int q, keep, wg;
+    int profile;
+    int split;             /* split rounds (see solve_batch): -1 for lone problems that fit, 0 never,
+                            * 1 always (GPUSVM_SPLIT) */
+    cl_command_queue queue; /* each solver has its own, so pairs can run on several threads */
+    cl_command_queue xfer;  /* split rounds: the kernel matrices' reads, beside the heads' kernels */
+    cl_program prog;
+    cl_kernel k[K_COUNT_ALL];
+    double build_seconds;
+    dev d;                 /* this solver's buffers (see dev) */
+    size_t cap[N_BUFS];    /* their sizes in bytes */
+    /* pinned, persistently mapped host memory for the per-round readback and update: transfers
+     * from pageable memory go through a staging copy in the driver */
+    cl_mem pin[2];
+    void *pin_host[2];
+    size_t pin_cap[2];
+};
+
+static gs_status make_queue(gs_solver *s)
+{
+    cl_int e;
+    const cl_command_queue_properties props = s->profile ? CL_QUEUE_PROFILING_ENABLE : 0;
+    s->queue = clCreateCommandQueue(s->ocl->ctx, s->ocl->device, props, &e);
+    if (e != CL_SUCCESS) return GS_FAIL(GS_ERR_OCL, "clCreateCommandQueue failed: %s", gs_cl_error_name(e));
+    s->xfer = clCreateCommandQueue(s->ocl->ctx, s->ocl->device, props, &e);
+    if (e != CL_SUCCESS) return GS_FAIL(GS_ERR_OCL, "clCreateCommandQueue(transfers) failed: %s", gs_cl_error_name(e));
+    return GS_OK;
+}
+
+void gs_solver_free(gs_solver *s)
+{
+    if (!s) return;
+    for (int i = 0; i < K_COUNT_ALL; i++)
+        if (s->k[i]) clReleaseKernel(s->k[i]);
+    if (s->prog) clReleaseProgram(s->prog);
+    dev_release(&s->d, s->cap);
+    for (int i = 0; i < 2; i++)
+        if (s->pin[i]) {
+            if (s->pin_host[i]) clEnqueueUnmapMemObject(s->queue, s->pin[i], s->pin_host[i], 0, NULL, NULL);
+            clReleaseMemObject(s->pin[i]);
+        }
+    if (s->xfer) { clFinish(s->xfer); clReleaseCommandQueue(s->xfer); }
+    if (s->queue) { clFinish(s->queue); clReleaseCommandQueue(s->queue); }
+    free(s);
+}
+
+gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, const gs_log *log, gs_solver **out)
+{
+    gs_status st = GS_OK;
+    gs_solver *s = calloc(1, sizeof *s);
+    *out = NULL;
+    if (!s) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    s->ocl = ocl;
+    s->log = log;
+    s->kernel_type = param->kernel_type;
+    s->degree = param->degree;
+    s->gamma = param->gamma;
+    s->coef0 = param->coef0;
+    s->eps = param->eps;
+    s->q = param->ws_size;
+    s->keep = param->ws_keep;
+    s->wg = param->cluster_size;
+    if (s->q < 2 || s->keep < 0 || s->keep > s->q - 2) {
+        st = GS_FAIL(GS_ERR_ARG, "--ws-size %d / --ws-keep %d: need ws-size >= 2 and ws-keep <= ws-size - 2",
+                     s->q, s->keep);
+        goto cleanup;
+    }
+    if (s->q > 1024 || (size_t)s->wg > ocl->max_wg || ocl->max_wg < 256) {
+        st = GS_FAIL(GS_ERR_ARG, "--ws-size %d (at most 1024) / --cluster-size %d (device limit %zu)",
+                     s->q, s->wg, ocl->max_wg);
+        goto cleanup;
+    }
+    cl_command_queue_properties props = 0;
+    clGetCommandQueueInfo(ocl->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
+    s->profile = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
+    const char *sp = getenv("GPUSVM_SPLIT"); /* 0 or 1: force either round form (the tests run both) */
+    s->split = sp && strcmp(sp, "0") == 0 ? 0 : (sp && strcmp(sp, "1") == 0 ? 1 : -1);
+    if ((st = make_queue(s))) goto cleanup;
+    double t0 = gs_now();
+    char opts[256];
+    snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d -DMWG=%d -DUSPLIT=%d "
+             "-DHSPLIT=%d -DGRAM_WG=%d -DGS_PRECISE=%d",
+             s->wg, s->kernel_type, WCH, CCH, ITEMS, (s->q + MWG - 1) / MWG * MWG, MWG, USPLIT,
+             HSPLIT, GRAM_WG, precise != 0);
+    st = gs_ocl_build(ocl, "solver", opts, &s->prog);
+    if (st != GS_OK) goto cleanup;
+    for (int i = 0; i < K_COUNT_ALL; i++) {
+        st = gs_ocl_kernel(s->prog, k_names[i], &s->k[i]);
+        if (st != GS_OK) goto cleanup;
+    }
+    size_t wm = 0, ws = 0;
+    cl_ulong lm = 0, ls = 0;
+    clGetKernelWorkGroupInfo(s->k[K_MERGE], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wm, &wm, NULL);
+    clGetKernelWorkGroupInfo(s->k[K_SELECT], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof ws, &ws, NULL);
+    clGetKernelWorkGroupInfo(s->k[K_MERGE], ocl->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lm, &lm, NULL);
+    clGetKernelWorkGroupInfo(s->k[K_SELECT], ocl->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof ls, &ls, NULL);
+    const cl_ulong lmax = lm > ls ? lm : ls;
+    const int fits = !ocl->local_mem || lmax <= ocl->local_mem;
+    if (wm < MWG || ws < MWG || !fits) {
+        st = GS_FAIL(GS_ERR_UNSUPPORTED, "the device runs the merge kernels with at most %zu work-items (%d "
+                     "needed) and %llu bytes of local memory (%llu needed; a smaller --ws-size needs less)",
+                     wm < ws ? wm : ws, MWG, (unsigned long long)ocl->local_mem, (unsigned long long)lmax);
+        goto cleanup;
+    }
+    s->build_seconds = gs_now() - t0;
+    *out = s;
+    return GS_OK;
+cleanup:
+    gs_solver_free(s);
+    return st;
+}
+
+/* Makes *m hold at least `bytes` (reallocating only to grow) and, when host is given, queues a
+ * non-blocking upload of it (host must stay valid until the queue passes that point). */
+static gs_status ensure_buf(gs_solver *s, cl_mem *m, size_t bytes, const void *host, const char *what)
+{
+    const size_t i = (size_t)(m - (cl_mem *)&s->d);
+    const size_t want = bytes;
+    if (bytes == 0) bytes = 16; /* OpenCL refuses empty buffers */
+    if (!*m || s->cap[i] < bytes) {
+        if (*m) clReleaseMemObject(*m);
+        *m = NULL;
+        s->cap[i] = 0;
+        cl_int e;
+        *m = clCreateBuffer(s->ocl->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e);
+        if (e != CL_SUCCESS)
+            return GS_FAIL(GS_ERR_OCL, "clCreateBuffer(%s, %zu bytes) failed: %s", what, bytes, gs_cl_error_name(e));
+        s->cap[i] = bytes;
+    }
+    if (host && want > 0) { /* only the caller's bytes: host may be shorter than the rounded size */
+        cl_int e = clEnqueueWriteBuffer(s->queue, *m, CL_FALSE, 0, want, host, 0, NULL, NULL);
+        if (e != CL_SUCCESS)
+            return GS_FAIL(GS_ERR_OCL, "clEnqueueWriteBuffer(%s, %zu bytes) failed: %s", what, bytes, gs_cl_error_name(e));
+    }
+    return GS_OK;
+}
+
+/* Pinned host memory i of at least `bytes`, mapped for the solver's lifetime. */
+static gs_status ensure_pinned(gs_solver *s, int i, size_t bytes, void **host)
+{
+    if (!s->pin[i] || s->pin_cap[i] < bytes) {
+        if (s->pin[i]) {
+            if (s->pin_host[i]) clEnqueueUnmapMemObject(s->queue, s->pin[i], s->pin_host[i], 0, NULL, NULL);
+            clFinish(s->queue);
+            clReleaseMemObject(s->pin[i]);
+            s->pin[i] = NULL;
+            s->pin_host[i] = NULL;
+            s->pin_cap[i] = 0;
+        }
+        cl_int e;
+        s->pin[i] = clCreateBuffer(s->ocl->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &e);
+        if (e != CL_SUCCESS)
+            return GS_FAIL(GS_ERR_OCL, "clCreateBuffer(pinned, %zu bytes) failed: %s", bytes, gs_cl_error_name(e));
+        s->pin_host[i] = clEnqueueMapBuffer(s->queue, s->pin[i], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
+                                            NULL, NULL, &e);
+        if (e != CL_SUCCESS) {
+            s->pin_host[i] = NULL;
+            return GS_FAIL(GS_ERR_OCL, "clEnqueueMapBuffer(pinned, %zu bytes) failed: %s", bytes, gs_cl_error_name(e));
+        }
+        s->pin_cap[i] = bytes;
+    }
+    *host = s->pin_host[i];
+    return GS_OK;
+}
+
+static gs_status fill(cl_command_queue q, cl_mem m, int pattern, size_t bytes)
+{
+    cl_int e = clEnqueueFillBuffer(q, m, &pattern, sizeof pattern, 0, bytes, 0, NULL, NULL);
+    if (e != CL_SUCCESS) return GS_FAIL(GS_ERR_OCL, "clEnqueueFillBuffer failed: %s", gs_cl_error_name(e));
+    return GS_OK;
+}
+
+#define SETARG(kern, i, v)                                                                 \
+    do {                                                                                   \
+        cl_int e_ = clSetKernelArg(s->k[kern], (i), sizeof(v), &(v));                      \
+        if (e_ != CL_SUCCESS) {                                                            \
+            st = GS_FAIL(GS_ERR_OCL, "clSetKernelArg(%s, %d) failed: %s", k_names[kern], i, \
+                         gs_cl_error_name(e_));                                            \
+            goto cleanup;                                                                  \
+        }                                                                                  \
+    } while (0)
+
+/* Events of one round when profiling (--verbose with GPUSVM_PROFILE=1). */
+typedef struct prof {
+    cl_event ev[32];
+    int kern[32];
+    int n;
+} prof;
+
+static gs_status launch(gs_solver *s, prof *pf, int kern, size_t global, size_t local)
+{
+    cl_event *evp = NULL;
+    if (s->profile && pf->n < 32) { pf->kern[pf->n] = kern; evp = &pf->ev[pf->n++]; }
+    cl_int e = clEnqueueNDRangeKernel(s->queue, s->k[kern], 1, NULL, &global, local ? &local : NULL, 0,
+                                      NULL, evp);
+    if (e != CL_SUCCESS) {
+        if (evp) pf->n--;
+        return GS_FAIL(GS_ERR_OCL, "clEnqueueNDRangeKernel(%s, global %zu, local %zu) failed: %s",
+                       k_names[kern], global, local, gs_cl_error_name(e));
+    }
+    return GS_OK;
+}
+
+/* A 2-D launch; done, when given, receives an event for its completion (released by the caller). */
+static gs_status launch2_ev(gs_solver *s, prof *pf, int kern, size_t g0, size_t g1, size_t local, cl_event *done)
+{
+    cl_event *evp = done;
+    const int prof_it = s->profile && pf->n < 32;
+    if (prof_it) { pf->kern[pf->n] = kern; evp = &pf->ev[pf->n++]; }
+    const size_t global[2] = {g0, g1}, loc[2] = {local, 1};
+    cl_int e = clEnqueueNDRangeKernel(s->queue, s->k[kern], 2, NULL, global, loc, 0, NULL, evp);
+    if (e != CL_SUCCESS) {
+        if (prof_it) pf->n--;
+        return GS_FAIL(GS_ERR_OCL, "clEnqueueNDRangeKernel(%s, %zu x %zu) failed: %s", k_names[kern], g0, g1,
+                       gs_cl_error_name(e));
+    }
+    if (prof_it && done) { *done = *evp; clRetainEvent(*done); }
+    return GS_OK;
+}
+
+static gs_status launch2(gs_solver *s, prof *pf, int kern, size_t g0, size_t g1, size_t local)
+{
+    return launch2_ev(s, pf, kern, g0, g1, local, NULL);
+}
+
+/* k_rows over the nvc virtual clusters for up to q_new new slots (WCH a work-group). */
+static gs_status launch_rows(gs_solver *s, prof *pf, int nvc, int q_new)
+{
+    return launch2(s, pf, K_ROWS, (size_t)nvc * s->wg, (size_t)((q_new + WCH - 1) / WCH), (size_t)s->wg);
+}
+
+/* Adds the round's kernel times to ph and per_kernel; returns the time of its first `upto`. */
+static double prof_collect(prof *pf, double *ph, double *per_kernel, int upto)
+{
+    double first = 0;
+    for (int i = 0; i < pf->n; i++) {
+        cl_ulong a = 0, b = 0;
+        clGetEventProfilingInfo(pf->ev[i], CL_PROFILING_COMMAND_START, sizeof a, &a, NULL);
+        clGetEventProfilingInfo(pf->ev[i], CL_PROFILING_COMMAND_END, sizeof b, &b, NULL);
+        if (b > a) {
+            ph[k_phase[pf->kern[i]]] += (double)(b - a) * 1e-9;
+            per_kernel[pf->kern[i]] += (double)(b - a) * 1e-9;
+            if (i < upto) first += (double)(b - a) * 1e-9;
+        }
+        clReleaseEvent(pf->ev[i]);
+    }
+    pf->n = 0;
+    return first;
+}
+
+static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
+
+gs_status gs_solver_cluster(const gs_param *param, const int64_t *row_ptr, const int32_t *idx,
+                            const float *val, int32_t n, int32_t nseg, const int32_t *seg, gs_clustered *out)
+{
+    gs_status st = gs_cluster_build_seg(row_ptr, idx, val, n, nseg, seg, param->cluster_size,
+                                        param->clusters_active, param->seed, out);
+    if (st != GS_OK) return st;
+    /* integer values and squared norms below 2^24: every partial sum of a dot product is an integer
+     * a float holds exactly (|sum| <= |x||z|), so the certification may sum in float (a9a, w8a) */
+    int ints = 1;
+    for (int64_t e = 0; e < row_ptr[n] && ints; e++) ints = val[e] == rintf(val[e]);
+    for (int32_t t = 0; t < out->n_pos && ints; t++) ints = out->norm2[t] < 16777216.0;
+    out->exact_float_dots = ints;
+    return GS_OK;
+}
+
+/* Host state of one problem of a batch. */
+typedef struct prob {
+    gs_binary_spec *spec;
+    int npos, pos_off;
+    const int8_t *y;     /* [npos] (the batch's array) */
+    double *ah;          /* [npos] alphas */
+    int *wsp;            /* [q] position of each slot, -1 when empty */
+    int *row;            /* [q] kernel row of each slot's member (the device's ws_row) */
+    double *upd;         /* [4q] alpha changes to send: coef, alpha, kernel row, position */
+    int8_t *ysub;        /* [q] the subproblem, kept between its two parts */
+    double *asub, *gsub, *csub;
+    double tol_b;        /* the second part's gap tolerance */
+    long steps_b;        /* its step budget */
+    int nupd, nn, done;
+    int nupd_b;          /* changes of the last second part (not seen by the set selected meanwhile) */
+    const double *rb;    /* this round's readback: head (see k_readback) */
+    const float *kws;    /* and the set's kernel matrix */
+    long max_inner;
+    double eps;          /* its stopping tolerance */
+} prob;
+
+/* Scratch of one subproblem thread. */
+typedef struct scratch {
+    double *work;
+} scratch;
+
+/* The per-round host work of a batch: absorb each active problem's readback, test its stop rule,
+ * solve its subproblem (phase 0: all of it, or its first part when split; phase 1: the second
+ * part). Run by the calling thread and, for several problems, a pool of threads it wakes once
+ * per phase (gen) and waits for (pending). */
+typedef struct crew {
+    gs_solver *s;
+    prob *pr;
+    const int *act;      /* active problems this round */
+    int nact, phase;
+    int split;           /* the batch's rounds are split */
+    atomic_int next;     /* next item, taken without the lock (a preempted lock holder would
+                          * stall every thread on a busy host) */
+    int quit, gen, pending, nstarted; /* guarded by mu */
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    scratch *sc;         /* [nthreads] */
+    double *t_sub;       /* [nthreads] */
+} crew;
+
+/* Turns the subproblem's new alphas into update records (p->upd, p->nupd of them) and takes them
+ * into p->ah. */
+static void emit_changes(prob *p, int q)
+{
+    int nupd = 0;
+    for (int i = 0; i < q; i++)
+        if (p->wsp[i] >= 0 && p->asub[i] != p->ah[p->wsp[i]]) nupd++;
+    int u = 0;
+    for (int i = 0; i < q; i++) {
+        const int t = p->wsp[i];
+        if (t < 0 || p->asub[i] == p->ah[t]) continue;
+        p->upd[u] = (double)p->ysub[i] * (p->asub[i] - p->ah[t]);
+        p->upd[nupd + u] = p->asub[i];
+        p->upd[2 * nupd + u] = (double)p->row[i];
+        p->upd[3 * nupd + u] = (double)t;
+        p->ah[t] = p->asub[i];
+        u++;
+    }
+    p->nupd = nupd;
+}
+
+/* Phase 0: absorbs p's readback, tests the stop rules and runs its subproblem, all of it or (split)
+ * until its gap falls to SPLIT_AT times the initial gap. */
+static void host_first(gs_solver *s, int split, prob *p, scratch *sc, double *t_sub)
+{
+    const int q = s->q;
+    const double *rb = p->rb;
+    p->nn = (int)rb[2];
+    const double *Gs = rb + 4;
+    for (int i = 0; i < q; i++) p->wsp[i] = (int)rb[4 + q + i];
+    if (split) /* the new members' rows went to the other bank (ws_merge) */
+        for (int k = 0; k < p->nn; k++) {
+            const int sl = (int)rb[4 + 2 * q + k];
+            p->row[sl] = p->row[sl] < q ? p->row[sl] + q : p->row[sl] - q;
+        }
+    /* the device refreshed the set's kernel matrix and sent it whole: used in place */
+    const float *Kws = p->kws;
+    /* the gap and the selection are of the gradients before the last second part's changes: they
+     * are the current ones only if it changed nothing */
+    const int fresh = p->nupd_b == 0;
+    p->nupd = 0;
+    p->nupd_b = 0;
+    const double gap = rb[0] + rb[1];
+    if (!(gap >= p->eps) && fresh) { p->done = 1; return; } /* also stops on NaN or an empty side */
+    gs_binary_result *res = &p->spec->res;
+    if (res->inner_steps >= p->max_inner) { res->max_iter_hit = 1; p->done = 1; return; }
+    const double ts = gs_now();
+    for (int i = 0; i < q; i++) {
+        const int t = p->wsp[i];
+        const int yt = t >= 0 ? p->y[t] : 0;
+        p->ysub[i] = (int8_t)yt;
+        p->csub[i] = yt > 0 ? p->spec->Cp : (yt < 0 ? p->spec->Cn : 0);
+        p->asub[i] = t >= 0 ? p->ah[t] : 0;
+        p->gsub[i] = t >= 0 ? Gs[i] : 0;
+    }
+    const long budget = 100L * q + 1000;
+    gs_subproblem sp = {.n = q, .K = Kws, .ld = q, .y = p->ysub, .C = p->csub, .alpha = p->asub,
+                        .g = p->gsub, .work = sc->work, .eps = p->eps, .rel = split ? SPLIT_AT : REL,
+                        .max_steps = budget};
+    double g0;
+    const long steps = gs_subproblem_solve(&sp, &g0);
+    res->inner_steps += steps;
+    /* the second part goes on to SPLIT_REL: the steps are those of one solve to SPLIT_REL */
+    p->tol_b = SPLIT_REL * g0 > p->eps ? SPLIT_REL * g0 : p->eps;
+    p->steps_b = budget - steps;
+    emit_changes(p, q);
+    res->iterations++;
+    /* nothing moved and nothing new (selected on current gradients): no progress possible */
+    if (p->nupd == 0 && p->nn == 0 && fresh) p->done = 1;
+    *t_sub += gs_now() - ts;
+}
+
+/* Phase 1 (split): the rest of p's subproblem. */
+static void host_second(gs_solver *s, prob *p, scratch *sc, double *t_sub)
+{
+    const int q = s->q;
+    p->nupd = 0;
+    if (p->done || p->steps_b <= 0) return;
+    const double ts = gs_now();
+    gs_subproblem sp = {.n = q, .K = p->kws, .ld = q, .y = p->ysub, .C = p->csub,
+                        .alpha = p->asub, .g = p->gsub, .work = sc->work, .eps = p->tol_b, .rel = 0,
+                        .max_steps = p->steps_b};
+    double g0;
+    p->spec->res.inner_steps += gs_subproblem_solve(&sp, &g0);
+    emit_changes(p, q);
+    p->nupd_b = p->nupd;
+    *t_sub += gs_now() - ts;
+}
+
+static void crew_items(crew *c, int id)
+{
+    for (;;) {
+        const int i = atomic_fetch_add(&c->next, 1);
+        if (i >= c->nact) break;
+        prob *p = &c->pr[c->act[i]];
+        if (c->phase == 0) host_first(c->s, c->split, p, &c->sc[id], &c->t_sub[id]);
+        else host_second(c->s, p, &c->sc[id], &c->t_sub[id]);
+    }
+}
+
+typedef struct crew_arg {
+    crew *c;
+    int id;
+} crew_arg;
+
+static void *crew_run(void *arg)
+{
+    crew_arg *a = arg;
+    crew *c = a->c;
+    int seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&c->mu);
+        while (c->gen == seen && !c->quit) pthread_cond_wait(&c->go, &c->mu);
+        seen = c->gen;
+        const int quit = c->quit;
+        pthread_mutex_unlock(&c->mu);
+        if (quit) break;
+        crew_items(c, a->id);
+        pthread_mutex_lock(&c->mu);
+        if (--c->pending == 0) pthread_cond_signal(&c->done);
+        pthread_mutex_unlock(&c->mu);
+    }
+    return NULL;
+}
+
+/* One phase of a round's host work on the calling thread and the started crew threads. */
+static void crew_round(crew *c, int nact, int phase)
+{
+    pthread_mutex_lock(&c->mu);
+    c->nact = nact;
+    c->phase = phase;
+    atomic_store(&c->next, 0);
+    c->pending = c->nstarted;
+    c->gen++;
+    pthread_cond_broadcast(&c->go);
+    pthread_mutex_unlock(&c->mu);
+    crew_items(c, 0);
+    pthread_mutex_lock(&c->mu);
+    while (c->pending > 0) pthread_cond_wait(&c->done, &c->mu);
+    pthread_mutex_unlock(&c->mu);
+}
+
+static int host_threads(void)
+{
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (n > 16 ? 16 : (int)n);
+}
+
+/* Split rounds enqueue their first part on a courier thread (see courier.h) on a GPU when the host
+ * has cores to spare for its spinning (4 or more); GPUSVM_COURIER=0|1 forces either (the tests run
+ * both). H100, NVIDIA's OpenCL: the host spent ~0.2 ms a round in OpenCL calls (~17 us a kernel),
+ * ~0.13 ms of it before the second part of the subproblem. */
+static int use_courier(const gs_solver *s)
+{
+    const char *e = getenv("GPUSVM_COURIER");
+    if (e && strcmp(e, "0") == 0) return 0;
+    if (e && strcmp(e, "1") == 0) return 1;
+    return (s->ocl->device_type & CL_DEVICE_TYPE_GPU) && sysconf(_SC_NPROCESSORS_ONLN) >= 4;
+}
+
+/* Doubles of one problem's readback: header, per-slot G / position / new slot, then q*q floats. */
+static size_t rb_head(int q) { return 4 + 3 * (size_t)q; }
+static size_t rb_kws(int q) { return ((size_t)q * q + 1) / 2; }
+static size_t rb_doubles(int q) { return rb_head(q) + rb_kws(q); }
+
+/* Device bytes, pinned bytes and host bytes one problem of npos positions needs, with nbank banks
+ * of kernel rows (2 for split rounds). */
+static void prob_bytes(const gs_solver *s, size_t npos, size_t ucols, size_t nbank, size_t *dev_b, size_t *pin_b,
+                       size_t *host_b)
+{
+    const size_t q = (size_t)s->q;
+    *dev_b = nbank * q * npos * sizeof(float) + ucols * q * sizeof(float) + npos * 30 + q * 36 + 2 * 2048 * 4 +
+             q * q * sizeof(float) + rb_doubles(s->q) * sizeof(double);
+    *pin_b = nbank * (rb_doubles(s->q) + 4 * q + RT_INTS) * sizeof(double);
+    *host_b = npos * 17 + 11 * q * sizeof(double) + 2 * q * sizeof(int) + q;
+}
+
+/* Packs the round table rt of the nact active problems (each entry's count and offset of changes
+ * filled in here) and their pending changes into the pinned host memory at host, which must stay
+ * untouched until the queue has passed its transfer. rtd: doubles the table takes.
+ * @return the doubles to send */
+static size_t pack_changes(prob *pr, const int *act, int nact, int *rt, size_t rtd, double *host,
+                           double *bytes_update)
+{
+    size_t uoff = 0;
+    for (int a = 0; a < nact; a++) {
+        prob *p = &pr[act[a]];
+        int *r = rt + a * RT_INTS;
+        r[1] = p->nupd;
+        r[2] = (int)(rtd + uoff);
+        if (p->nupd) memcpy(host + rtd + uoff, p->upd, sizeof(double) * 4 * (size_t)p->nupd);
+        uoff += 4 * (size_t)p->nupd;
+        *bytes_update += (double)p->nupd * p->npos * sizeof(float) + (double)p->npos * 16;
+    }
+    memcpy(host, rt, (size_t)nact * RT_INTS * sizeof(int));
+    return rtd + uoff;
+}
+
+/* What a round's enqueueing needs (see solve_batch). The loop writes it while no job is pending;
+ * the jobs read it, on the courier thread when there is one. */
+typedef struct round_jobs {
+    gs_solver *s;
+    prof *pf;
+    int one_group, split, nact, nvc, nvch, q, q_new;
+    int late_update;           /* split: the second parts' changes go through k_heads and k_update */
+    int tables;                /* write the cluster and chunk tables first */
+    const int *vc, *vch;
+    double *upd_a, *upd_b;     /* the writes of the first parts' (or all) and the second parts' changes */
+    size_t upd_a_n, upd_b_n;   /* their doubles */
+    double *rbx;               /* where this round's readback goes */
+    size_t nhd, rkd, rbd;      /* doubles of the heads, of a matrix, of a whole readback */
+    cl_event kws_read;         /* split: the matrices' read (out of enqueue_select, released by the loop) */
+    int n_first;               /* kernels the first job queued (profiling) */
+} round_jobs;
+
+enum { RB_KWS = 1, RB_HEAD = 2, RB_ALL = 3 }; /* k_readback's parts */
+
+/* The round up to the heads: the changes, k_update, the selection, the new members' data, their
+ * matrix entries (split) or kernel rows, k_readback and (split) the matrices' read on xfer. */
+static gs_status enqueue_select(void *arg)
+{
+    round_jobs *r = arg;
+    gs_solver *s = r->s;
+    dev *const dp = &s->d;
+    gs_status st = GS_OK;
+    cl_event kws_done = NULL;
+    if (r->tables) {
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vc, CL_FALSE, 0, 2 * (size_t)r->nvc * sizeof(int), r->vc, 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vch, CL_FALSE, 0, 2 * (size_t)r->nvch * sizeof(int), r->vch, 0, NULL, NULL));
+    }
+    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd, CL_FALSE, 0, r->upd_a_n * sizeof(double), r->upd_a, 0, NULL, NULL));
+    if ((st = launch(s, r->pf, K_UPDATE, (size_t)r->nvc * s->wg * USPLIT, (size_t)s->wg))) goto cleanup;
+    if (r->one_group) { /* the top digit's histogram and the keys (arguments set once), then k_select */
+        if ((st = launch(s, r->pf, K_HIST, (size_t)r->nvch * s->wg * HSPLIT, (size_t)s->wg)) ||
+            (st = launch(s, r->pf, K_SELECT, (size_t)r->nact * MWG, MWG)))
+            goto cleanup;
+    } else {
+        const int store = 0;
+        SETARG(K_HIST, 13, store);
+        for (int d = 0; d < 3; d++) {
+            SETARG(K_HIST, 8, d);
+            SETARG(K_PICK, 4, d);
+            if ((st = launch(s, r->pf, K_HIST, (size_t)r->nvch * s->wg * HSPLIT, (size_t)s->wg)) ||
+                (st = launch(s, r->pf, K_PICK, (size_t)r->nact * s->wg, (size_t)s->wg)))
+                goto cleanup;
+        }
+        if ((st = launch(s, r->pf, K_COUNT, (size_t)r->nvch * s->wg, (size_t)s->wg)) ||
+            (st = launch(s, r->pf, K_SCAN, (size_t)r->nact * s->wg, (size_t)s->wg)) ||
+            (st = launch(s, r->pf, K_WRITE, (size_t)r->nvch * s->wg, (size_t)s->wg)) ||
+            (st = launch(s, r->pf, K_MERGE, (size_t)r->nact * MWG, MWG)))
+            goto cleanup;
+    }
+    /* split: the set's new matrix entries now, the full rows after the read; unsplit (one-vs-one
+     * batches of small problems, where k_gram took longer than k_rows: letter 2.4 against 1.5
+     * ms a run on the H100), the rows now and the matrix from them (fresh stays 0) */
+    if ((st = launch2(s, r->pf, K_GATHER, (size_t)r->q_new * s->wg, (size_t)r->nact, (size_t)s->wg)) ||
+        (st = r->split ? launch2(s, r->pf, K_GRAM, (size_t)r->q * GRAM_WG, (size_t)r->nact, GRAM_WG)
+                       : launch_rows(s, r->pf, r->nvc, r->q_new)))
+        goto cleanup;
+    /* both parts of the readback in one read later, or (split) the kernel matrices now (its part
+     * argument set once: RB_ALL, or RB_KWS split) */
+    if ((st = launch2_ev(s, r->pf, K_READBACK, round_up((size_t)r->q * r->q / 4, 256), (size_t)r->nact, 256,
+                         r->split ? &kws_done : NULL)))
+        goto cleanup;
+    if (r->split) {
+        /* on the transfer queue, so the heads' kernel and read need not wait for them (device-to-
+         * host copies and kernels run side by side); into the other half of the pinned memory, as
+         * the second parts still read the last ones */
+        GS_CL_CHECK(clEnqueueReadBuffer(s->xfer, dp->rb, CL_FALSE, r->nhd * sizeof(double),
+                                        r->rkd * (size_t)r->nact * sizeof(double), r->rbx + r->nhd, 1, &kws_done,
+                                        &r->kws_read));
+        GS_CL_CHECK(clFlush(s->xfer));
+        GS_CL_CHECK(clFlush(s->queue));
+    }
+    r->n_first = r->pf->n;
+cleanup:
+    if (kws_done) clReleaseEvent(kws_done);
+    return st;
+}
+
+/* The heads (with the second parts' changes added to the set's gradients when there are some)
+ * and their read, whose event goes to *read. */
+static gs_status enqueue_heads(round_jobs *r, cl_event *read)
+{
+    gs_solver *s = r->s;
+    dev *const dp = &s->d;
+    gs_status st = GS_OK;
+    if (r->late_update) {
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd, CL_FALSE, 0, r->upd_b_n * sizeof(double), r->upd_b, 0,
+                                         NULL, NULL));
+        if ((st = launch2(s, r->pf, K_HEADS, round_up((size_t)r->q * USPLIT, 256), (size_t)r->nact, 256))) goto cleanup;
+    } else if (r->split) { /* the first round: the heads alone, then back to the matrices */
+        const int head_part = RB_HEAD, kws_part = RB_KWS;
+        SETARG(K_READBACK, 13, head_part);
+        st = launch2(s, r->pf, K_READBACK, round_up((size_t)r->q, 256), (size_t)r->nact, 256);
+        SETARG(K_READBACK, 13, kws_part);
+        if (st) goto cleanup;
+    }
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_FALSE, 0,
+                                    (r->split ? r->nhd : r->rbd * (size_t)r->nact) * sizeof(double), r->rbx, 0, NULL,
+                                    read));
+cleanup:
+    return st;
+}
+
+/* Split, after the heads' read: the second parts' k_update over every row and this round's new
+ * kernel rows, which the next round's k_update is the first to need; they run while the host
+ * solves. */
+static gs_status enqueue_rows(void *arg)
+{
+    round_jobs *r = arg;
+    gs_solver *s = r->s;
+    gs_status st = GS_OK;
+    if (r->late_update && (st = launch(s, r->pf, K_UPDATE, (size_t)r->nvc * s->wg * USPLIT, (size_t)s->wg)))
+        goto cleanup;
+    if (r->split && (st = launch_rows(s, r->pf, r->nvc, r->q_new))) goto cleanup;
+    GS_CL_CHECK(clFlush(s->queue));
+cleanup:
+    return st;
+}
+
+/* Solves specs[0..np) (one batch: they fit the device together), in split rounds if split. */
+/* Index of position t of problem sp in its alpha array (range A's rows first, then range B's), or
+ * -1 for a padding position. */
+static int64_t pos_index(const gs_clustered *cl, const gs_binary_spec *sp, int wg, int t)
+{
+    const int lc = t / wg;
+    const int c = lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na);
+    const int r = cl->perm[(size_t)c * wg + t % wg];
+    if (r < 0) return -1;
+    return lc < sp->na ? (int64_t)r - sp->rowA0 : (int64_t)sp->nrowA + (r - sp->rowB0);
+}
+
+/* Problems resumed from a given point (spec->g_init, after a failed certification): their alphas
+ * and gradients replace k_init's zeros and -1, on the device and in the host's alphas. Gh is
+ * scratch of total doubles. Blocking writes: a rare path. */
+static gs_status warm_start(gs_solver *s, const gs_clustered *cl, prob *pr, int np, double *Gh, const double *ahb,
+                            size_t total)
+{
+    gs_status st = GS_OK;
+    int any = 0;
+    for (int i = 0; i < np; i++) any |= pr[i].spec->g_init != NULL;
+    if (!any) return GS_OK;
+    for (int i = 0; i < np; i++) {
+        const prob *p = &pr[i];
+        const gs_binary_spec *sp = p->spec;
+        double *G = Gh + p->pos_off;
+        for (int t = 0; t < p->npos; t++) {
+            G[t] = p->y[t] ? -1.0 : 0.0;
+            const int64_t k = sp->g_init && p->y[t] ? pos_index(cl, sp, s->wg, t) : -1;
+            if (k < 0) continue;
+            G[t] = sp->g_init[k];
+            p->ah[t] = sp->alpha[k];
+        }
+    }
+    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, s->d.G, CL_TRUE, 0, total * sizeof(double), Gh, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, s->d.alpha, CL_TRUE, 0, total * sizeof(double), ahb, 0, NULL, NULL));
+cleanup:
+    return st;
+}
+
+/* k_cert's groups per row at most (each a partial sum per row: enough work-groups for a small
+ * batch, CERT_WGS of them, without a large partials buffer for a big one), and the
+ * certification table's ints per problem (kernels/solver.cl CT). */
+#define CERT_GROUPS 8
+#define CERT_WGS 2048
+#define CT_INTS 4
+
+/* The exact gradients (kernels/solver.cl k_cert) of the batch's problems that ask for them, at
+ * their final alphas, into spec->g_exact / spec->g_err (alpha order): each problem's support
+ * vectors q at a time in its U block (free once the rounds are over), all problems in the same
+ * launches. The bound: rounding of the dot products (at most ucols terms each), of the kernel and
+ * of the sum over nsv terms, each a few units of 2^-53 times the magnitudes k_cert adds up. */
+static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob *pr, int np, size_t total,
+                               prof *pf, double *ph, double *per_kernel)
+{
+    gs_status st = GS_OK;
+    dev *const dp = &s->d;
+    const int q = s->q, wg = s->wg;
+    const size_t nq = (size_t)np * q;
+    int *svpos = malloc(sizeof(int) * (total ? total : 1)), *svoff = calloc((size_t)np + 1, sizeof(int));
+    double *svcoef = malloc(sizeof(double) * (total ? total : 1));
+    int *old = malloc(sizeof(int) * nq), *nold = malloc(sizeof(int) * (size_t)np);
+    double *gx = malloc(sizeof(double) * total), *mx = malloc(sizeof(double) * total);
+    /* every pass's tables (problem a of a pass at slot base + a), so that no pass waits for the
+     * device before it writes its own */
+    int *cold = NULL, *cnew = NULL, *ctab = NULL, *vcc = NULL, *pass_na = NULL, *pass_nvc = NULL;
+    double *ccoef = NULL;
+    if (!svpos || !svoff || !svcoef || !old || !nold || !gx || !mx) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
+        goto cleanup;
+    }
+    int maxch = 0;
+    size_t slots = 0, vslots = 0;
+    double tm[4] = {gs_now(), 0, 0, 0}; /* start, lists built, buffers ready, passes done */
+    for (int i = 0; i < np; i++) {
+        const prob *p = &pr[i];
+        const gs_binary_spec *sp = p->spec;
+        svoff[i + 1] = svoff[i];
+        if (!sp->g_exact) continue;
+        for (int t = 0; t < p->npos; t++)
+            if (p->y[t] && p->ah[t] > 0) {
+                const int lc = t / wg;
+                svpos[svoff[i + 1]] = (lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na)) * wg + t % wg;
+                svcoef[svoff[i + 1]++] = p->y[t] * p->ah[t];
+            }
+        const int nch = (svoff[i + 1] - svoff[i] + q - 1) / q;
+        if (nch > maxch) maxch = nch;
+        slots += (size_t)nch;
+        vslots += (size_t)nch * (size_t)(sp->na + sp->nb);
+        nold[i] = q;
+    }
+    cold = malloc(sizeof(int) * (slots ? slots : 1) * (size_t)q);
+    cnew = malloc(sizeof(int) * (slots ? slots : 1) * (size_t)q);
+    ccoef = malloc(sizeof(double) * (slots ? slots : 1) * (size_t)q);
+    ctab = malloc(sizeof(int) * CT_INTS * (slots ? slots : 1));
+    vcc = malloc(sizeof(int) * 2 * (vslots ? vslots : 1));
+    pass_na = malloc(sizeof(int) * (size_t)(maxch ? maxch : 1));
+    pass_nvc = malloc(sizeof(int) * (size_t)(maxch ? maxch : 1));
+    if (!cold || !cnew || !ccoef || !ctab || !vcc || !pass_na || !pass_nvc) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
+        goto cleanup;
+    }
+    tm[1] = gs_now();
+    if ((st = ensure_buf(s, &dp->cgx, total * sizeof(double), NULL, "exact gradients")) ||
+        (st = ensure_buf(s, &dp->cmx, total * sizeof(double), NULL, "gradient bounds")) ||
+        (st = fill(s->queue, dp->cgx, 0, total * sizeof(double))) ||
+        (st = fill(s->queue, dp->cmx, 0, total * sizeof(double))))
+        goto cleanup;
+    /* each U block holds its problem's last working set: cleared as the SVs come in */
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->u_pos, CL_TRUE, 0, nq * sizeof(int), old, 0, NULL, NULL));
+    tm[2] = gs_now();
+    const cl_long uq = (cl_long)(((size_t)cl->n_ucols + 1) * (size_t)q);
+    SETARG(K_CERT_GATHER, 3, dp->col_off); SETARG(K_CERT_GATHER, 4, dp->cols); SETARG(K_CERT_GATHER, 5, dp->vals);
+    SETARG(K_CERT_GATHER, 6, dp->ell_w); SETARG(K_CERT_GATHER, 7, dp->ell_off); SETARG(K_CERT_GATHER, 8, dp->ell_idx);
+    SETARG(K_CERT_GATHER, 9, dp->ell_val); SETARG(K_CERT_GATHER, 10, dp->U); SETARG(K_CERT_GATHER, 11, q);
+    SETARG(K_CERT_GATHER, 12, uq);
+    SETARG(K_CERT, 0, dp->col_off); SETARG(K_CERT, 1, dp->cols); SETARG(K_CERT, 2, dp->vals);
+    SETARG(K_CERT, 3, dp->norm2); SETARG(K_CERT, 4, dp->U); SETARG(K_CERT, 7, q); SETARG(K_CERT, 8, s->gamma); SETARG(K_CERT, 9, s->coef0); SETARG(K_CERT, 10, s->degree);
+    SETARG(K_CERT, 11, dp->ell_w); SETARG(K_CERT, 12, dp->ell_off); SETARG(K_CERT, 13, dp->ell_idx);
+    SETARG(K_CERT, 14, dp->ell_val); SETARG(K_CERT, 15, dp->ptab);
+    SETARG(K_CERT, 19, uq); SETARG(K_CERT, 20, cl->exact_float_dots);
+    SETARG(K_CERT_SUM, 3, dp->ptab); SETARG(K_CERT_SUM, 4, dp->cgx); SETARG(K_CERT_SUM, 5, dp->cmx);
+    /* every pass's tables first (host), then one upload, then the passes' launches */
+    size_t base = 0, vbase = 0;
+    int min_nvc = INT32_MAX;
+    for (int ci = 0; ci < maxch; ci++) {
+        int na = 0, nvc = 0;
+        int *const cold_p = cold + base * q, *const cnew_p = cnew + base * q, *const ctab_p = ctab + base * CT_INTS;
+        int *const vcc_p = vcc + 2 * vbase;
+        double *const ccoef_p = ccoef + base * q;
+        for (int i = 0; i < np; i++) {
+            const int nsv = svoff[i + 1] - svoff[i];
+            if (!pr[i].spec->g_exact || ci * q >= nsv) continue;
+            const int n = nsv - ci * q < q ? nsv - ci * q : q;
+            int *ct = ctab_p + (size_t)na * CT_INTS;
+            ct[0] = i; ct[1] = n; ct[2] = nold[i]; ct[3] = 0;
+            memcpy(cold_p + (size_t)na * q, old + (size_t)i * q, sizeof(int) * (size_t)q);
+            memcpy(cnew_p + (size_t)na * q, svpos + svoff[i] + (size_t)ci * q, sizeof(int) * (size_t)n);
+            memcpy(ccoef_p + (size_t)na * q, svcoef + svoff[i] + (size_t)ci * q, sizeof(double) * (size_t)n);
+            for (int c = 0; c < pr[i].spec->na + pr[i].spec->nb; c++, nvc++) {
+                vcc_p[2 * nvc] = na;
+                vcc_p[2 * nvc + 1] = c;
+            }
+            /* after the pass the block holds these n rows, its other columns cleared */
+            memcpy(old + (size_t)i * q, cnew_p + (size_t)na * q, sizeof(int) * (size_t)n);
+            nold[i] = n;
+            na++;
+        }
+        pass_na[ci] = na;
+        pass_nvc[ci] = nvc;
+        if (nvc < min_nvc) min_nvc = nvc;
+        base += (size_t)na;
+        vbase += (size_t)nvc;
+    }
+    const int gmax = maxch == 0 ? 1 : min_nvc >= CERT_WGS ? 1 : (CERT_WGS / min_nvc < CERT_GROUPS ? CERT_WGS / min_nvc : CERT_GROUPS);
+    if ((st = ensure_buf(s, &dp->cold, base * q * sizeof(int), cold, "certification positions")) ||
+        (st = ensure_buf(s, &dp->cnew, base * q * sizeof(int), cnew, "certification positions")) ||
+        (st = ensure_buf(s, &dp->ccoef, base * q * sizeof(double), ccoef, "certification coefficients")) ||
+        (st = ensure_buf(s, &dp->certtab, base * CT_INTS * sizeof(int), ctab, "certification table")) ||
+        (st = ensure_buf(s, &dp->cvcc, 2 * vbase * sizeof(int), vcc, "certification clusters")) ||
+        (st = ensure_buf(s, &dp->cpart, 2 * (size_t)gmax * total * sizeof(double), NULL, "certification sums")))
+        goto cleanup;
+    SETARG(K_CERT_GATHER, 0, dp->cold); SETARG(K_CERT_GATHER, 1, dp->cnew); SETARG(K_CERT_GATHER, 2, dp->certtab);
+    SETARG(K_CERT, 5, dp->cnew); SETARG(K_CERT, 6, dp->ccoef); SETARG(K_CERT, 16, dp->cpart);
+    SETARG(K_CERT, 17, dp->certtab); SETARG(K_CERT, 18, dp->cvcc);
+    SETARG(K_CERT_SUM, 0, dp->cpart); SETARG(K_CERT_SUM, 1, dp->certtab); SETARG(K_CERT_SUM, 2, dp->cvcc);
+    base = 0;
+    vbase = 0;
+    for (int ci = 0; ci < maxch; ci++) {
+        const int na = pass_na[ci], nvc = pass_nvc[ci], sb = (int)base, vb = (int)vbase;
+        const int ngrp = nvc >= CERT_WGS ? 1 : (CERT_WGS / nvc < CERT_GROUPS ? CERT_WGS / nvc : CERT_GROUPS);
+        SETARG(K_CERT_GATHER, 13, sb);
+        SETARG(K_CERT, 21, sb); SETARG(K_CERT, 22, vb);
+        SETARG(K_CERT_SUM, 6, ngrp); SETARG(K_CERT_SUM, 7, sb); SETARG(K_CERT_SUM, 8, vb);
+        if ((st = launch2(s, pf, K_CERT_GATHER, (size_t)q * wg, (size_t)na, (size_t)wg)) ||
+            (st = launch2(s, pf, K_CERT, (size_t)nvc * wg, (size_t)ngrp, (size_t)wg)) ||
+            (st = launch(s, pf, K_CERT_SUM, (size_t)nvc * wg, (size_t)wg)))
+            goto cleanup;
+        if (s->profile) {
+            GS_CL_CHECK(clFinish(s->queue));
+            prof_collect(pf, ph, per_kernel, 0);
+        }
+        base += (size_t)na;
+        vbase += (size_t)nvc;
+    }
+    tm[3] = gs_now();
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cgx, CL_FALSE, 0, sizeof(double) * total, gx, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cmx, CL_TRUE, 0, sizeof(double) * total, mx, 0, NULL, NULL));
+    for (int i = 0; i < np; i++) {
+        const prob *p = &pr[i];
+        const gs_binary_spec *sp = p->spec;
+        if (!sp->g_exact) continue;
+        const double f = ((double)cl->n_ucols + (double)(svoff[i + 1] - svoff[i]) + 16) * ldexp(1.0, -53) * 1.01;
+        for (int t = 0; t < p->npos; t++) {
+            const int64_t k = p->y[t] ? pos_index(cl, sp, wg, t) : -1;
+            if (k < 0) continue;
+            sp->g_exact[k] = p->y[t] * gx[p->pos_off + t] - 1.0;
+            sp->g_err[k] = f * mx[p->pos_off + t] + 1e-300;
+        }
+    }
+    gs_log_verbose(s->log, "gpusvm: certification of %d problem(s): SV lists %.4f s, buffers %.4f s, %d pass(es) "
+                   "%.4f s, gradients back %.4f s\n", np, tm[1] - tm[0], tm[2] - tm[1], maxch, tm[3] - tm[2],
+                   gs_now() - tm[3]);
+cleanup:
+    clFinish(s->queue); /* the writes read the tables freed below (done already when all went well) */
+    free(svpos); free(svoff); free(svcoef); free(old); free(nold); free(cold); free(cnew); free(ctab);
+    free(ccoef); free(gx); free(mx); free(vcc); free(pass_na); free(pass_nvc);
+    return st;
+}
+
+static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ysign, gs_binary_spec *specs,
+                             int np, int split, gs_train_stats *stats)
+{
+    gs_status st = GS_OK;
+    dev *const dp = &s->d;
+    prof pf = {.n = 0};
+    const int q = s->q, keep = s->keep, wg = s->wg, nbank = split ? 2 : 1;
+    const size_t ucols = (size_t)cl->n_ucols + 1;
+    /* the round table (ints) heads the update buffer, whose records start rtd doubles in */
+    const size_t rtd = ((size_t)np * RT_INTS + 1) / 2;
+    prob *pr = calloc((size_t)np, sizeof *pr);
+    int *ptab = calloc((size_t)np * PT_INTS, sizeof *ptab);
+    cl_long *koff = calloc((size_t)np, sizeof *koff);
+    double *ctab = calloc(2 * (size_t)np, sizeof *ctab);
+    int *act = malloc(sizeof *act * (size_t)np);
+    int *rt = calloc((size_t)np * RT_INTS, sizeof *rt);
+    int8_t *yb = NULL;
+    double *ahb = NULL, *Gh = NULL, *rb = NULL, *updp = NULL;
+    int *wsps = NULL, *rowmap = NULL, *vc = NULL, *vch = NULL;
+    double *upds = NULL, *subs = NULL;
+    int8_t *ysubs = NULL;
+    crew cw;
+    round_jobs rj = {.s = s};
+    gs_courier *cour = NULL; /* split rounds' enqueueing thread (see use_courier) */
+    crew_arg *cargs = NULL;
+    pthread_t *th = NULL;
+    int nth = 1, crew_ready = 0;
+    double ph[PH_N] = {0}, per_kernel[K_COUNT_ALL] = {0};
+    double t_wait = 0, t_enq = 0, t_abs = 0, t_setup0 = gs_now(), t_loop0 = 0;
+    double t_overlap = 0; /* split, profiled: device time during the second parts (estimate) */
+    double bytes_rows = 0, bytes_update = 0;
+    memset(&cw, 0, sizeof cw);
+    atomic_init(&cw.next, 0);
+    if (!pr || !ptab || !koff || !ctab || !act || !rt) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+
+    /* problem table and the per-position layout */
+    int64_t total = 0, ktotal = 0, nvc_all = 0, nvch_all = 0;
+    for (int i = 0; i < np; i++) {
+        gs_binary_spec *sp = &specs[i];
+        memset(&sp->res, 0, sizeof sp->res);
+        prob *p = &pr[i];
+        p->spec = sp;
+        p->npos = (sp->na + sp->nb) * wg;
+        p->pos_off = (int)total;
+        int *t = ptab + (size_t)i * PT_INTS;
+        t[0] = sp->a0; t[1] = sp->na; t[2] = sp->b0; t[3] = sp->nb; t[4] = p->npos; t[5] = p->pos_off;
+        koff[i] = ktotal;
+        ctab[2 * i] = sp->Cp;
+        ctab[2 * i + 1] = sp->Cn;
+        total += p->npos;
+        ktotal += (int64_t)nbank * q * p->npos;
+        nvc_all += sp->na + sp->nb;
+        nvch_all += (p->npos + wg * ITEMS - 1) / (wg * ITEMS);
+    }
+    if (total > INT32_MAX - 1) { st = GS_FAIL(GS_ERR_ARG, "batch of %lld positions is too large", (long long)total); goto cleanup; }
+    yb = calloc((size_t)total, 1);
+    ahb = calloc((size_t)total, sizeof *ahb);
+    Gh = malloc(sizeof *Gh * (size_t)total);
+    wsps = malloc(sizeof *wsps * (size_t)np * q);
+    rowmap = malloc(sizeof *rowmap * (size_t)np * q);
+    upds = malloc(sizeof *upds * (size_t)np * 4 * q);
+    subs = malloc(sizeof *subs * (size_t)np * 3 * q);
+    ysubs = malloc((size_t)np * q);
+    vc = malloc(sizeof *vc * 2 * (size_t)nvc_all);
+    vch = malloc(sizeof *vch * 2 * (size_t)nvch_all);
+    if (!yb || !ahb || !Gh || !wsps || !rowmap || !upds || !subs || !ysubs || !vc || !vch) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the solver's host arrays (%d problems)", np);
+        goto cleanup;
+    }
+    for (int i = 0; i < np; i++) {
+        prob *p = &pr[i];
+        const gs_binary_spec *sp = p->spec;
+        int8_t *y = yb + p->pos_off;
+        int nrows = 0;
+        for (int t = 0; t < p->npos; t++) {
+            const int lc = t / wg;
+            const int c = lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na);
+            const int r = cl->perm[(size_t)c * wg + t % wg];
+            if (r < 0) continue;
+            y[t] = (int8_t)((lc < sp->na ? 1 : -1) * ysign[r]);
+            nrows++;
+        }
+        p->y = y;
+        p->ah = ahb + p->pos_off;
+        p->wsp = wsps + (size_t)i * q;
+        p->upd = upds + (size_t)i * 4 * q;
+        p->row = rowmap + (size_t)i * q;
+        p->asub = subs + (size_t)i * 3 * q;
+        p->gsub = p->asub + q;
+        p->csub = p->gsub + q;
+        p->ysub = ysubs + (size_t)i * q;
+        p->max_inner = nrows > 100000 ? 100L * nrows : 10000000L;
+        p->eps = sp->eps > 0 ? sp->eps : s->eps;
+        for (int k = 0; k < q; k++) { p->wsp[k] = -1; p->row[k] = k; }
+    }
+    const size_t rb_prob = rb_doubles(q) * sizeof(double);
+    {
+        void *h0 = NULL, *h1 = NULL;
+        if ((st = ensure_pinned(s, 0, nbank * rb_prob * (size_t)np, &h0)) ||
+            (st = ensure_pinned(s, 1, nbank * (rtd + 4 * (size_t)q * np) * sizeof(double), &h1)))
+            goto cleanup;
+        rb = h0;
+        updp = h1;
+    }
+    int *neg = malloc(sizeof *neg * (size_t)np * q);
+    if (!neg) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    for (size_t k = 0; k < (size_t)np * q; k++) neg[k] = -1;
+
+    /* the selection's path (see ONE_GROUP_MAX) */
+    int one_group = 1;
+    for (int i = 0; i < np; i++)
+        if (pr[i].npos > ONE_GROUP_MAX) one_group = 0;
+    const char *sel = getenv("GPUSVM_SELECT");
+    if (sel && strcmp(sel, "one") == 0) one_group = 1;
+    if (sel && strcmp(sel, "multi") == 0) one_group = 0;
+
+    const int ncl = cl->n_clusters;
+    const size_t ncols_total = (size_t)cl->col_off[ncl];
+    const int nposg = cl->n_pos;
+    if ((st = ensure_buf(s, &dp->cols, ncols_total * sizeof(int32_t), cl->cols, "cols")) ||
+        (st = ensure_buf(s, &dp->col_off, ((size_t)ncl + 1) * sizeof(int64_t), cl->col_off, "col_off")) ||
+        (st = ensure_buf(s, &dp->vals, ncols_total * (size_t)wg * sizeof(float), cl->vals, "vals")) ||
+        (st = ensure_buf(s, &dp->ell_w, (size_t)ncl * sizeof(int32_t), cl->ell_w, "ell_w")) ||
+        (st = ensure_buf(s, &dp->ell_off, ((size_t)ncl + 1) * sizeof(int64_t), cl->ell_off, "ell_off")) ||
+        (st = ensure_buf(s, &dp->ell_idx, (size_t)cl->ell_off[ncl] * sizeof(int32_t), cl->ell_off[ncl] ? cl->ell_idx : NULL, "ell_idx")) ||
+        (st = ensure_buf(s, &dp->ell_val, (size_t)cl->ell_off[ncl] * sizeof(float), cl->ell_off[ncl] ? cl->ell_val : NULL, "ell_val")) ||
+        (st = ensure_buf(s, &dp->norm2, (size_t)nposg * sizeof(double), cl->norm2, "norm2")) ||
+        (st = ensure_buf(s, &dp->y, (size_t)total, yb, "y")) ||
+        (st = ensure_buf(s, &dp->ctab, 2 * (size_t)np * sizeof(double), ctab, "C table")) ||
+        (st = ensure_buf(s, &dp->ptab, (size_t)np * PT_INTS * sizeof(int), ptab, "problem table")) ||
+        (st = ensure_buf(s, &dp->koff, (size_t)np * sizeof(cl_long), koff, "kernel row offsets")) ||
+        (st = ensure_buf(s, &dp->vc, 2 * (size_t)nvc_all * sizeof(int), NULL, "cluster table")) ||
+        (st = ensure_buf(s, &dp->vch, 2 * (size_t)nvch_all * sizeof(int), NULL, "chunk table")) ||
+        (st = ensure_buf(s, &dp->G, (size_t)total * sizeof(double), NULL, "G")) ||
+        (st = ensure_buf(s, &dp->alpha, (size_t)total * sizeof(double), NULL, "alpha")) ||
+        (st = ensure_buf(s, &dp->in_ws, (size_t)total, NULL, "in_ws")) ||
+        (st = ensure_buf(s, &dp->slot_of, (size_t)total * sizeof(int), NULL, "slot_of")) ||
+        (st = ensure_buf(s, &dp->state, 8 * (size_t)np * sizeof(cl_uint), NULL, "state")) ||
+        (st = ensure_buf(s, &dp->hist, 2 * 2048 * (size_t)np * sizeof(cl_uint), NULL, "hist")) ||
+        (st = ensure_buf(s, &dp->gmax, 2 * (size_t)nvch_all * HSPLIT * sizeof(double), NULL, "gmax")) ||
+        (st = ensure_buf(s, &dp->gap, 2 * (size_t)np * sizeof(double), NULL, "gap")) ||
+        (st = ensure_buf(s, &dp->gcnt, 4 * (size_t)nvch_all * sizeof(cl_uint), NULL, "gcnt")) ||
+        (st = ensure_buf(s, &dp->cand, 2 * (size_t)q * np * sizeof(int), NULL, "cand")) ||
+        (st = ensure_buf(s, &dp->ws_pos, (size_t)q * np * sizeof(int), neg, "ws_pos")) ||
+        (st = ensure_buf(s, &dp->ws_row, (size_t)q * np * sizeof(int), rowmap, "kernel row map")) ||
+        (st = ensure_buf(s, &dp->new_slots, (size_t)q * np * sizeof(int), NULL, "new_slots")) ||
+        (st = ensure_buf(s, &dp->n_new, (size_t)np * sizeof(int), NULL, "n_new")) ||
+        (st = ensure_buf(s, &dp->u_pos, (size_t)q * np * sizeof(int), neg, "u_pos")) ||
+        (st = ensure_buf(s, &dp->U, ucols * (size_t)q * np * sizeof(float), NULL, "U")) ||
+        (st = ensure_buf(s, &dp->K, (size_t)ktotal * sizeof(float), NULL, "kernel rows")) ||
+        (st = ensure_buf(s, &dp->upd, (rtd + 4 * (size_t)q * np) * sizeof(double), NULL, "round table and updates")) ||
+        (st = ensure_buf(s, &dp->rb, rb_prob * (size_t)np, NULL, "readback")) ||
+        (st = ensure_buf(s, &dp->kws, (size_t)q * q * np * sizeof(float), NULL, "working-set kernel matrices")) ||
+        (st = ensure_buf(s, &dp->keys, (size_t)total * 2 * sizeof(cl_uint), NULL, "selection keys")) ||
+        (st = ensure_buf(s, &dp->fresh, (size_t)q * np, NULL, "new-row flags"))) {
+        free(neg);
+        goto cleanup;
+    }
+    /* the uploads above are queued; neg must live until they are done */
+    if ((st = fill(s->queue, dp->hist, 0, 2 * 2048 * (size_t)np * sizeof(cl_uint))) ||
+        (st = fill(s->queue, dp->U, 0, ucols * (size_t)q * np * sizeof(float))) ||
+        (st = fill(s->queue, dp->kws, 0, (size_t)q * q * np * sizeof(float))) ||
+        (st = fill(s->queue, dp->fresh, 0, (size_t)q * np))) {
+        free(neg);
+        goto cleanup;
+    }
+    {
+        cl_int e = clFinish(s->queue);
+        free(neg);
+        if (e != CL_SUCCESS) { st = GS_FAIL(GS_ERR_OCL, "clFinish failed: %s", gs_cl_error_name(e)); goto cleanup; }
+    }
+
+    /* fixed kernel arguments */
+    const cl_long uq = (cl_long)(ucols * (size_t)q);
+    const int itotal = (int)total, qh = q;
+    SETARG(K_INIT, 0, dp->G); SETARG(K_INIT, 1, dp->alpha); SETARG(K_INIT, 2, dp->in_ws);
+    SETARG(K_INIT, 3, dp->slot_of); SETARG(K_INIT, 4, dp->y); SETARG(K_INIT, 5, itotal);
+    SETARG(K_UPDATE, 0, dp->G); SETARG(K_UPDATE, 1, dp->alpha); SETARG(K_UPDATE, 2, dp->y);
+    SETARG(K_UPDATE, 3, dp->K); SETARG(K_UPDATE, 4, dp->koff); SETARG(K_UPDATE, 5, dp->upd);
+    SETARG(K_UPDATE, 6, dp->upd); SETARG(K_UPDATE, 7, dp->ptab); SETARG(K_UPDATE, 8, dp->vc);
+    SETARG(K_UPDATE, 9, dp->state);
+    SETARG(K_HIST, 0, dp->y); SETARG(K_HIST, 1, dp->G); SETARG(K_HIST, 2, dp->alpha); SETARG(K_HIST, 3, dp->ctab);
+    SETARG(K_HIST, 4, dp->in_ws); SETARG(K_HIST, 5, dp->state); SETARG(K_HIST, 6, dp->hist);
+    SETARG(K_HIST, 7, dp->gmax); SETARG(K_HIST, 9, dp->upd); SETARG(K_HIST, 10, dp->ptab); SETARG(K_HIST, 11, dp->vch);
+    SETARG(K_HIST, 12, dp->keys);
+    SETARG(K_SELECT, 0, dp->keys); SETARG(K_SELECT, 1, dp->hist); SETARG(K_SELECT, 2, dp->gmax);
+    SETARG(K_SELECT, 3, dp->gap); SETARG(K_SELECT, 4, dp->ws_pos); SETARG(K_SELECT, 5, dp->slot_of);
+    SETARG(K_SELECT, 6, dp->in_ws); SETARG(K_SELECT, 7, dp->new_slots); SETARG(K_SELECT, 8, dp->n_new);
+    SETARG(K_SELECT, 9, q); SETARG(K_SELECT, 10, dp->upd); SETARG(K_SELECT, 11, dp->ptab);
+    SETARG(K_SELECT, 12, dp->ws_row); SETARG(K_SELECT, 13, nbank);
+    SETARG(K_PICK, 0, dp->state); SETARG(K_PICK, 1, dp->hist); SETARG(K_PICK, 2, dp->gmax);
+    SETARG(K_PICK, 3, dp->gap); SETARG(K_PICK, 5, dp->upd);
+    SETARG(K_COUNT, 0, dp->y); SETARG(K_COUNT, 1, dp->G); SETARG(K_COUNT, 2, dp->alpha); SETARG(K_COUNT, 3, dp->ctab);
+    SETARG(K_COUNT, 4, dp->in_ws); SETARG(K_COUNT, 5, dp->state); SETARG(K_COUNT, 6, dp->gcnt);
+    SETARG(K_COUNT, 7, dp->upd); SETARG(K_COUNT, 8, dp->ptab); SETARG(K_COUNT, 9, dp->vch);
+    SETARG(K_SCAN, 0, dp->gcnt); SETARG(K_SCAN, 1, dp->upd);
+    SETARG(K_WRITE, 0, dp->y); SETARG(K_WRITE, 1, dp->G); SETARG(K_WRITE, 2, dp->alpha); SETARG(K_WRITE, 3, dp->ctab);
+    SETARG(K_WRITE, 4, dp->in_ws); SETARG(K_WRITE, 5, dp->state); SETARG(K_WRITE, 6, dp->gcnt);
+    SETARG(K_WRITE, 7, dp->cand); SETARG(K_WRITE, 8, qh); SETARG(K_WRITE, 9, dp->upd);
+    SETARG(K_WRITE, 10, dp->ptab); SETARG(K_WRITE, 11, dp->vch);
+    SETARG(K_MERGE, 0, dp->state); SETARG(K_MERGE, 1, dp->cand); SETARG(K_MERGE, 2, qh);
+    SETARG(K_MERGE, 3, dp->ws_pos); SETARG(K_MERGE, 4, dp->slot_of); SETARG(K_MERGE, 5, dp->in_ws);
+    SETARG(K_MERGE, 6, dp->new_slots); SETARG(K_MERGE, 7, dp->n_new); SETARG(K_MERGE, 8, q);
+    SETARG(K_MERGE, 9, dp->upd); SETARG(K_MERGE, 10, dp->ptab); SETARG(K_MERGE, 11, dp->ws_row);
+    SETARG(K_MERGE, 12, nbank);
+    SETARG(K_GATHER, 0, dp->ws_pos); SETARG(K_GATHER, 1, dp->new_slots); SETARG(K_GATHER, 2, dp->n_new);
+    SETARG(K_GATHER, 3, dp->u_pos); SETARG(K_GATHER, 4, dp->col_off); SETARG(K_GATHER, 5, dp->cols);
+    SETARG(K_GATHER, 6, dp->vals); SETARG(K_GATHER, 7, dp->U); SETARG(K_GATHER, 8, q);
+    SETARG(K_GATHER, 9, dp->ell_w); SETARG(K_GATHER, 10, dp->ell_off); SETARG(K_GATHER, 11, dp->ell_idx);
+    SETARG(K_GATHER, 12, dp->ell_val); SETARG(K_GATHER, 13, dp->upd); SETARG(K_GATHER, 14, dp->ptab);
+    SETARG(K_GATHER, 15, uq);
+    SETARG(K_ROWS, 0, dp->col_off); SETARG(K_ROWS, 1, dp->cols); SETARG(K_ROWS, 2, dp->vals);
+    SETARG(K_ROWS, 3, dp->norm2); SETARG(K_ROWS, 4, dp->U); SETARG(K_ROWS, 5, dp->ws_pos);
+    SETARG(K_ROWS, 6, dp->new_slots); SETARG(K_ROWS, 7, dp->n_new); SETARG(K_ROWS, 8, dp->K);
+    SETARG(K_ROWS, 9, dp->koff); SETARG(K_ROWS, 10, q); SETARG(K_ROWS, 11, s->gamma);
+    SETARG(K_ROWS, 12, s->coef0); SETARG(K_ROWS, 13, s->degree);
+    SETARG(K_ROWS, 14, dp->ell_w); SETARG(K_ROWS, 15, dp->ell_off); SETARG(K_ROWS, 16, dp->ell_idx);
+    SETARG(K_ROWS, 17, dp->ell_val); SETARG(K_ROWS, 18, dp->upd); SETARG(K_ROWS, 19, dp->ptab);
+    SETARG(K_ROWS, 20, dp->vc); SETARG(K_ROWS, 21, uq); SETARG(K_ROWS, 22, dp->ws_row);
+    SETARG(K_READBACK, 0, dp->gap); SETARG(K_READBACK, 1, dp->n_new); SETARG(K_READBACK, 2, dp->ws_pos);
+    SETARG(K_READBACK, 3, dp->new_slots); SETARG(K_READBACK, 4, dp->G); SETARG(K_READBACK, 5, dp->K);
+    SETARG(K_READBACK, 6, dp->koff); SETARG(K_READBACK, 7, dp->rb); SETARG(K_READBACK, 8, q);
+    SETARG(K_READBACK, 9, dp->upd); SETARG(K_READBACK, 10, dp->ptab);
+    SETARG(K_READBACK, 11, dp->kws); SETARG(K_READBACK, 12, dp->ws_row); SETARG(K_READBACK, 14, dp->fresh);
+    SETARG(K_GRAM, 0, dp->col_off); SETARG(K_GRAM, 1, dp->cols); SETARG(K_GRAM, 2, dp->vals);
+    SETARG(K_GRAM, 3, dp->norm2); SETARG(K_GRAM, 4, dp->U); SETARG(K_GRAM, 5, dp->ws_pos);
+    SETARG(K_GRAM, 6, dp->new_slots); SETARG(K_GRAM, 7, dp->n_new); SETARG(K_GRAM, 8, q);
+    SETARG(K_GRAM, 9, s->gamma); SETARG(K_GRAM, 10, s->coef0); SETARG(K_GRAM, 11, s->degree);
+    SETARG(K_GRAM, 12, dp->ell_w); SETARG(K_GRAM, 13, dp->ell_off); SETARG(K_GRAM, 14, dp->ell_idx);
+    SETARG(K_GRAM, 15, dp->ell_val); SETARG(K_GRAM, 16, dp->upd); SETARG(K_GRAM, 17, dp->ptab);
+    SETARG(K_GRAM, 18, uq); SETARG(K_GRAM, 19, dp->rb); SETARG(K_GRAM, 20, dp->kws);
+    SETARG(K_GRAM, 21, dp->fresh);
+    { /* k_gram may skip a dense row's zeros only if every value is finite (then every norm is) */
+        int skip0 = 1;
+        for (int t = 0; t < nposg && skip0; t++) skip0 = isfinite(cl->norm2[t]) != 0;
+        SETARG(K_GRAM, 22, skip0);
+    }
+    SETARG(K_HEADS, 0, dp->gap); SETARG(K_HEADS, 1, dp->n_new); SETARG(K_HEADS, 2, dp->ws_pos);
+    SETARG(K_HEADS, 3, dp->new_slots); SETARG(K_HEADS, 4, dp->G); SETARG(K_HEADS, 5, dp->K);
+    SETARG(K_HEADS, 6, dp->koff); SETARG(K_HEADS, 7, dp->rb); SETARG(K_HEADS, 8, q);
+    SETARG(K_HEADS, 9, dp->upd); SETARG(K_HEADS, 10, dp->ptab); SETARG(K_HEADS, 11, dp->upd);
+    SETARG(K_HEADS, 12, dp->y);
+    {
+        const int part = split ? RB_KWS : RB_ALL;
+        SETARG(K_READBACK, 13, part);
+    }
+
+    if ((st = launch(s, &pf, K_INIT, round_up((size_t)total, (size_t)wg), (size_t)wg)) ||
+        (st = warm_start(s, cl, pr, np, Gh, ahb, (size_t)total)))
+        goto cleanup;
+    if (one_group) {
+        const int r0 = 0, store = 1;
+        SETARG(K_HIST, 8, r0);
+        SETARG(K_HIST, 13, store);
+    }
+
+    /* the subproblem crew */
+    if (np > 1) {
+        nth = host_threads();
+        if (nth > np) nth = np;
+    }
+    cw.sc = calloc((size_t)nth, sizeof *cw.sc);
+    cw.t_sub = calloc((size_t)nth, sizeof *cw.t_sub);
+    if (!cw.sc || !cw.t_sub) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    for (int i = 0; i < nth; i++) {
+        cw.sc[i].work = malloc(sizeof(double) * 4 * (size_t)q);
+        if (!cw.sc[i].work) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    }
+    cw.s = s;
+    cw.split = split;
+    cw.pr = pr;
+    cw.act = act;
+    pthread_mutex_init(&cw.mu, NULL);
+    pthread_cond_init(&cw.go, NULL);
+    pthread_cond_init(&cw.done, NULL);
+    crew_ready = 1;
+    if (nth > 1) {
+        th = calloc((size_t)nth, sizeof *th);
+        cargs = calloc((size_t)nth, sizeof *cargs);
+        if (!th || !cargs) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+        for (int i = 1; i < nth; i++) { /* a thread that does not start leaves its share to the others */
+            cargs[i] = (crew_arg){&cw, i};
+            if (pthread_create(&th[cw.nstarted + 1], NULL, crew_run, &cargs[i]) == 0) cw.nstarted++;
+        }
+    }
+    if (split && use_courier(s) && (st = gs_courier_create(&cour))) goto cleanup;
+    if (stats) stats->setup += gs_now() - t_setup0;
+    t_loop0 = gs_now();
+    if (stats && stats->t_on_device == 0) stats->t_on_device = t_loop0;
+
+    const double clustered_bytes_per_pos = ((double)ncols_total * wg + (double)cl->ell_off[ncl]) * sizeof(float) /
+                                           (nposg ? nposg : 1);
+    /* Rounds: the round table and the alpha changes of the last subproblems in one transfer,
+     * k_update, the selection, k_gather_u, k_rows, k_readback, the read, then the host solves.
+     * Split: the host sends the changes of the first part of each subproblem; while the device
+     * updates, selects the next set (on gradients without the second part's changes), computes
+     * its new matrix entries (k_gram) and sends its kernel matrix (on xfer), the host solves the
+     * second part; k_heads adds its changes to the set's gradients for the heads' read, and a
+     * second k_update applies them to every row after that read, then k_rows. */
+    int nact = np, nvc = 0, nvch = 0, tables_dirty = 1, head = 0;
+    long round = 0;
+    const size_t rbd = rb_doubles(q), upd_region = rtd + 4 * (size_t)q * np;
+    rj = (round_jobs){.s = s, .pf = &pf, .one_group = one_group, .split = split, .q = q, .vc = vc, .vch = vch,
+                      .upd_a = updp, .upd_b = updp + upd_region, .rkd = rb_kws(q), .rbd = rbd};
+    for (int i = 0; i < np; i++) act[i] = i;
+    while (nact > 0) {
+        double te = gs_now();
+        /* the last round's enqueue_rows read rj */
+        if ((st = gs_courier_drain(cour))) goto cleanup;
+        const int q_new = round == 0 ? q : q - keep;
+        const int q_next = q - keep;
+        /* tables: virtual clusters and chunks of the active problems, in active order */
+        rj.tables = tables_dirty;
+        if (tables_dirty) {
+            nvc = 0;
+            nvch = 0;
+            for (int a = 0; a < nact; a++) {
+                const prob *p = &pr[act[a]];
+                const int ncp = p->spec->na + p->spec->nb, nch = (p->npos + wg * ITEMS - 1) / (wg * ITEMS);
+                for (int c = 0; c < ncp; c++) { vc[2 * nvc] = a; vc[2 * nvc + 1] = c; nvc++; }
+                rt[a * RT_INTS + 8] = nvch;
+                rt[a * RT_INTS + 9] = nch;
+                for (int c = 0; c < nch; c++) { vch[2 * nvch] = a; vch[2 * nvch + 1] = c; nvch++; }
+            }
+            tables_dirty = 0;
+        }
+        for (int a = 0; a < nact; a++) {
+            int *r = rt + a * RT_INTS;
+            r[0] = act[a];
+            r[3] = q_new;
+            r[4] = q_next;
+            r[5] = head;
+            r[6] = q_new / 2;
+            r[7] = q_new - q_new / 2;
+        }
+        rj.nact = nact;
+        rj.nvc = nvc;
+        rj.nvch = nvch;
+        rj.q_new = q_new;
+        rj.late_update = 0;
+        rj.rbx = rb + (split ? (size_t)(round & 1) * rbd * np : 0);
+        rj.nhd = rb_head(q) * (size_t)nact;
+        /* the alpha changes (part one's, or all), the selection and the new members' matrix
+         * entries or rows: on the courier thread (split), while this one solves the second parts */
+        rj.upd_a_n = pack_changes(pr, act, nact, rt, rtd, rj.upd_a, &bytes_update);
+        if ((st = gs_courier_post(cour, enqueue_select, &rj))) goto cleanup;
+        int n_first = 0;     /* kernels queued before the second parts */
+        double t_second = 0; /* and their wall time */
+        if (split && round > 0) {
+            const double tb = gs_now();
+            t_enq += tb - te;
+            crew_round(&cw, nact, 1);
+            te = gs_now();
+            t_second = te - tb;
+            t_abs += t_second;
+            rj.upd_b_n = pack_changes(pr, act, nact, rt, rtd, rj.upd_b, &bytes_update);
+            rj.late_update = 1;
+        }
+        if ((st = gs_courier_drain(cour))) goto cleanup;
+        n_first = rj.n_first;
+        cl_event ev[2] = {NULL, rj.kws_read};
+        rj.kws_read = NULL;
+        st = enqueue_heads(&rj, &ev[0]);
+        for (int a = 0; a < nact; a++) {
+            prob *p = &pr[act[a]];
+            p->rb = rj.rbx + rb_head(q) * (size_t)a;
+            p->kws = (const float *)(rj.rbx + rj.nhd + rj.rkd * (size_t)a);
+        }
+        head = (head + q_new) % q;
+        const double tw = gs_now();
+        t_enq += tw - te;
+        /* wait for the heads (and the matrices: unsplit in the same read, split on xfer) */
+        if (st == GS_OK) st = gs_courier_post(cour, enqueue_rows, &rj);
+        {
+            cl_int e = st == GS_OK ? clWaitForEvents(split ? 2 : 1, ev) : CL_SUCCESS;
+            if (ev[0]) clReleaseEvent(ev[0]);
+            if (ev[1]) clReleaseEvent(ev[1]);
+            if (st != GS_OK) goto cleanup;
+            if (e != CL_SUCCESS) {
+                st = GS_FAIL(GS_ERR_OCL, "reading the round's results failed: %s", gs_cl_error_name(e));
+                goto cleanup;
+            }
+            if (s->profile) { /* the later kernels' events too */
+                if ((st = gs_courier_drain(cour))) goto cleanup;
+                GS_CL_CHECK(clFinish(s->queue));
+            }
+        }
+        const double ta = gs_now();
+        t_wait += ta - tw;
+        if (s->profile) {
+            const double dev_first = prof_collect(&pf, ph, per_kernel, n_first);
+            t_overlap += dev_first < t_second ? dev_first : t_second;
+        }
+
+        /* every active problem's readback and subproblem (its first part when split), on the crew */
+        crew_round(&cw, nact, 0);
+        int na = 0;
+        for (int a = 0; a < nact; a++) {
+            const prob *p = &pr[act[a]];
+            bytes_rows += clustered_bytes_per_pos * p->npos * (double)((p->nn + WCH - 1) / WCH);
+            if (!p->done) act[na++] = act[a];
+        }
+        if (na != nact) tables_dirty = 1;
+        nact = na;
+        t_abs += gs_now() - ta;
+        round++;
+    }
+    if ((st = gs_courier_drain(cour))) goto cleanup; /* the last k_update is queued */
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->G, CL_TRUE, 0, (size_t)total * sizeof(double), Gh, 0, NULL, NULL));
+
+    double t_sub = 0;
+    for (int i = 0; i < nth; i++) t_sub += cw.t_sub[i];
+    for (int i = 0; i < np; i++) {
+        prob *p = &pr[i];
+        gs_binary_spec *sp = p->spec;
+        gs_binary_result *res = &sp->res;
+        const int8_t *y = p->y;
+        const double *ah = p->ah, *G = Gh + p->pos_off;
+        /* rho as LIBSVM: mean of y G over free variables, else the midpoint of the bounds */
+        double ub = INFINITY, lb = -INFINITY, sum_free = 0, obj2 = 0;
+        long nfree = 0;
+        for (int t = 0; t < p->npos; t++) {
+            if (!y[t]) continue;
+            const double yg = y[t] * G[t], a = ah[t], c = y[t] > 0 ? sp->Cp : sp->Cn;
+            if (a >= c) { if (y[t] < 0) ub = fmin(ub, yg); else lb = fmax(lb, yg); }
+            else if (a <= 0) { if (y[t] > 0) ub = fmin(ub, yg); else lb = fmax(lb, yg); }
+            else { nfree++; sum_free += yg; }
+            obj2 += a * (G[t] - 1.0);
+        }
+        res->rho = nfree > 0 ? sum_free / (double)nfree : (ub + lb) / 2;
+        res->obj = obj2 / 2;
+        /* relative duality gap (the paper's criterion), for --verbose */
+        double wtw = 0, suma = 0, hinge = 0;
+        for (int t = 0; t < p->npos; t++) {
+            if (!y[t]) continue;
+            wtw += ah[t] * (G[t] + 1.0);
+            suma += ah[t];
+            const double h = y[t] * res->rho - G[t];
+            if (h > 0) hinge += (y[t] > 0 ? sp->Cp : sp->Cn) * h;
+        }
+        const double primal = 0.5 * wtw + hinge, dual = suma - 0.5 * wtw;
+        const double dg = primal != 0 ? (primal - dual) / fabs(primal) : 0;
+        if (stats && dg > stats->duality_gap) stats->duality_gap = dg;
+        /* alphas by row: range A's rows first, then range B's */
+        for (int t = 0; t < p->npos; t++) {
+            const int64_t k = pos_index(cl, sp, wg, t);
+            if (k >= 0) sp->alpha[k] = ah[t];
+        }
+        if (stats) {
+            stats->iterations += res->iterations;
+            stats->inner_steps += res->inner_steps;
+        }
+    }
+    /* the certification's exact gradients, for the problems that ask for them (spec->g_exact) */
+    double t_cert = gs_now();
+    if ((st = certify_batch(s, cl, pr, np, (size_t)total, &pf, ph, per_kernel))) goto cleanup;
+    t_cert = gs_now() - t_cert;
+    if (stats) stats->certify += t_cert;
+    gs_log_verbose(s->log, "gpusvm: host per batch of %d problem(s): enqueue %.4f s (and %.4f s on the courier "
+                   "thread), blocking read %.4f s, readback absorb + subproblems %.4f s (subproblems %.4f s on %d "
+                   "thread(s)), %ld %srounds\n",
+                   np, t_enq, gs_courier_busy(cour), t_wait, t_abs, t_sub, nth, round, split ? "split " : "");
+    if (s->profile) {
+        char line[512];
+        int o = snprintf(line, sizeof line, "gpusvm: device seconds per kernel:");
+        for (int k = 0; k < K_COUNT_ALL && o > 0 && (size_t)o < sizeof line; k++)
+            o += snprintf(line + o, sizeof line - (size_t)o, " %s %.4f", k_names[k], per_kernel[k]);
+        gs_log_verbose(s->log, "%s\n", line);
+    }
+    if (stats) {
+        const double loop = gs_now() - t_loop0 - t_cert;
+        const double sub_wall = nth > 1 ? t_abs : t_sub;
+        stats->subproblem += sub_wall;
+        if (s->profile) {
+            stats->update += ph[PH_UPDATE];
+            stats->select += ph[PH_SELECT];
+            stats->rows += ph[PH_ROWS];
+            stats->transfer += ph[PH_TRANSFER];
+            /* split, the phases overlap: the device time that ran during the second parts (the
+             * shorter of the two each round) is counted once, in its device phase */
+            stats->other += loop - sub_wall - ph[PH_UPDATE] - ph[PH_SELECT] - ph[PH_ROWS] - ph[PH_TRANSFER] + t_overlap;
+            stats->overlap += t_overlap;
+        } else {
+            stats->transfer += t_wait; /* device work and transfers, not separable without profiling */
+            stats->other += loop - sub_wall - t_wait;
+        }
+        stats->update_bytes += bytes_rows + bytes_update;
+    }
+
+cleanup:
+    gs_courier_free(cour); /* before anything its jobs use goes */
+    /* on an error path, transfers from the host arrays freed below may still be queued */
+    if (st != GS_OK) {
+        clFinish(s->queue);
+        clFinish(s->xfer);
+    }
+    if (rj.kws_read) clReleaseEvent(rj.kws_read);
+    if (crew_ready) {
+        pthread_mutex_lock(&cw.mu);
+        cw.quit = 1;
+        pthread_cond_broadcast(&cw.go);
+        pthread_mutex_unlock(&cw.mu);
+        for (int i = 1; i <= cw.nstarted; i++) pthread_join(th[i], NULL);
+        pthread_cond_destroy(&cw.go);
+        pthread_cond_destroy(&cw.done);
+        pthread_mutex_destroy(&cw.mu);
+    }
+    if (cw.sc)
+        for (int i = 0; i < nth; i++) free(cw.sc[i].work);
+    free(cw.sc); free(cw.t_sub); free(th); free(cargs);
+    if (pf.n) for (int i = 0; i < pf.n; i++) clReleaseEvent(pf.ev[i]);
+    free(pr); free(ptab); free(koff); free(ctab); free(act); free(rt);
+    free(yb); free(ahb); free(Gh); free(wsps); free(rowmap); free(upds); free(subs); free(ysubs); free(vc); free(vch);
+    return st;
+}
+
+int gs_solver_needs_precise(const gs_param *param, const gs_clustered *cl, int32_t max_row_nnz)
+{
+    if (param->kernel_type == GS_KERNEL_LINEAR) return 0; /* K's relative error is the sum's: no gain */
+    double n2 = 0;
+    for (int32_t t = 0; t < cl->n_pos; t++)
+        if (isfinite(cl->norm2[t]) && cl->norm2[t] > n2) n2 = cl->norm2[t];
+    return fabs(param->gamma) * n2 * sqrt((double)max_row_nnz) * ldexp(1.0, -24) > 1e-6;
+}
+
+gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ysign, gs_binary_spec *specs,
+                          int nspec, gs_train_stats *stats)
+{
+    gs_status st = GS_OK;
+    if (nspec <= 0) return GS_OK;
+    if (stats) stats->cluster += cl->seconds;
+    gs_log_verbose(s->log, "gpusvm: clustering: %d rows into %d clusters of %d (%d stored row-wise), %.2f "
+                   "nonzeros/row raw, %.2f per clustered row, %.4f s\n", cl->n, cl->n_clusters, cl->cluster_size,
+                   cl->n_ell, cl->raw_nnz_per_row, cl->clustered_nnz_per_row, cl->seconds);
+    /* batches: as many problems as fit a share of the device memory (the kernel rows are one
+     * buffer, so also the largest allocation), of pinned memory and of host memory */
+    const size_t ucols = (size_t)cl->n_ucols + 1;
+    /* Before any work: the clustered data and the largest problem alone must fit the device (its
+     * memory, or --device-memory), and each buffer its largest allocation; otherwise stop with the
+     * figures, never a bare CL_INVALID_BUFFER_SIZE or an out-of-memory kill later. */
+    const int ncl = cl->n_clusters;
+    const size_t wg = (size_t)s->wg, q = (size_t)s->q, ncols = (size_t)cl->col_off[ncl];
+    const size_t nell = (size_t)cl->ell_off[ncl];
+    const size_t data_b = ncols * 4 + ncols * wg * 4 + (size_t)ncl * 20 + 16 + nell * 8 + (size_t)cl->n_pos * 8;
+    size_t big_b = 0, big_npos = 0;
+    for (int k = 0; k < nspec; k++) {
+        size_t d1, p1, h1;
+        const size_t npos = (size_t)(specs[k].na + specs[k].nb) * wg;
+        prob_bytes(s, npos, ucols, 1, &d1, &p1, &h1);
+        if (d1 > big_b) { big_b = d1; big_npos = npos; }
+    }
+    {
+        const size_t avail = (size_t)s->ocl->global_mem, amax = (size_t)s->ocl->max_alloc;
+        const size_t largest[4] = {ncols * wg * 4, nell * 8, ucols * q * 4, q * big_npos * 4};
+        size_t lbuf = 0;
+        for (int k = 0; k < 4; k++) if (largest[k] > lbuf) lbuf = largest[k];
+        if (data_b + big_b > avail || (amax && lbuf > amax)) {
+            char mem[384];
+            gs_ocl_describe_memory(s->ocl, mem, sizeof mem);
+            return GS_FAIL(GS_ERR_NOMEM, "not enough device memory: training needs %zu bytes (%zu for the clustered "
+                           "data, %zu for the working set of its largest problem; largest buffer %zu bytes); %s",
+                           data_b + big_b, data_b, big_b, lbuf, mem);
+        }
+    }
+    size_t dev_cap = (size_t)s->ocl->global_mem / 3;
+    if (s->ocl->max_alloc && dev_cap > (size_t)s->ocl->max_alloc) dev_cap = (size_t)s->ocl->max_alloc;
+    /* and at most 4 GiB: on an H100, NVIDIA's OpenCL lost the queue (CL_INVALID_COMMAND_QUEUE at the
+     * first clFinish) with sector's batches of 10-18 GB, whose working-set block U exceeded 4 GiB, and
+     * ran them all in 4 GB batches; the cause was not isolated (a lone problem larger than this still
+     * gets a batch of its own) */
+    if (dev_cap > ((size_t)4 << 30) - ((size_t)64 << 20)) dev_cap = ((size_t)4 << 30) - ((size_t)64 << 20);
+    size_t pin_cap = (size_t)512 << 20, host_cap = (size_t)1 << 30;
+    const char *mb = getenv("GPUSVM_BATCH_MB"); /* a smaller budget, e.g. to test several batches */
+    if (mb && atol(mb) > 0) {
+        const size_t cap = (size_t)atol(mb) << 20;
+        if (cap < dev_cap) dev_cap = cap;
+        if (cap < pin_cap) pin_cap = cap;
+        if (cap < host_cap) host_cap = cap;
+    }
+    /* split rounds: forced, or for a lone problem (two-class training) whose second bank of kernel
+     * rows fits too */
+    int split = s->split == 1;
+    if (s->split < 0 && nspec == 1) {
+        size_t d2, p2, h2;
+        prob_bytes(s, (size_t)(specs[0].na + specs[0].nb) * s->wg, ucols, 2, &d2, &p2, &h2);
+        split = d2 <= dev_cap && p2 <= pin_cap && h2 <= host_cap && data_b + d2 <= (size_t)s->ocl->global_mem;
+    }
+    const size_t nbank = split ? 2 : 1;
+    /* Batches of several problems (the choice of split above stays the device's, so models do not
+     * depend on these caps): what the data leaves of the device's memory, and on a CPU device,
+     * whose device memory is the host's, about what the data itself takes (16 MiB at least), so
+     * memory grows with the data and the working set, not with the number of problems times the
+     * columns (news20.t's 78-problem batches took 2.5 GB of U). */
+    if (dev_cap > ((size_t)s->ocl->global_mem - data_b) / 2) dev_cap = ((size_t)s->ocl->global_mem - data_b) / 2;
+    if (!(s->ocl->device_type & CL_DEVICE_TYPE_GPU)) {
+        const size_t host_share = data_b > ((size_t)16 << 20) ? data_b : ((size_t)16 << 20);
+        if (dev_cap > host_share) dev_cap = host_share;
+    }
+    int i = 0, nbatch = 0;
+    while (i < nspec) {
+        size_t db = 0, pb = 0, hb = 0;
+        int j = i;
+        while (j < nspec) {
+            size_t d1, p1, h1;
+            prob_bytes(s, (size_t)(specs[j].na + specs[j].nb) * s->wg, ucols, nbank, &d1, &p1, &h1);
+            if (j > i && (db + d1 > dev_cap || pb + p1 > pin_cap || hb + h1 > host_cap)) break;
+            db += d1; pb += p1; hb += h1;
+            j++;
+        }
+        if ((st = solve_batch(s, cl, ysign, specs + i, j - i, split, stats))) return st;
+        nbatch++;
+        i = j;
+    }
+    if (nbatch > 1) gs_log_verbose(s->log, "gpusvm: %d problems in %d batches\n", nspec, nbatch);
+    return GS_OK;
+}

@@ -1,0 +1,72 @@
+/* solver.h — the GTSVM working-set loop for one binary C-SVC problem on the device:
+ *   min 1/2 a'Qa - e'a,  0 <= a_i <= C_{y_i},  y'a = 0,  Q_ij = y_i y_j K(x_i, x_j)
+ * (Cotter, Srebro, Keshet, KDD 2011, Algorithms 1-2, with a working set of --ws-size rows of
+ * which --ws-keep are kept from the previous round together with their kernel rows). Stops on
+ * LIBSVM's criterion m(a) - M(a) < eps, so the answer matches LIBSVM's. Several such problems
+ * over one clustered data set (the one-vs-one pairs of a multiclass set) are solved together. */
+#ifndef GS_SOLVER_H
+#define GS_SOLVER_H
+
+#include <stdint.h>
+
+#include "io/data.h"
+#include "util/log.h"
+#include "device/ocl.h"
+#include "api/param.h"
+#include "train/trainer.h"
+
+typedef struct gs_solver gs_solver;
+
+/* Builds the device program for param's kernel and working-set size; precise: kernel rows from
+ * dot products summed in double (see gs_solver_needs_precise).
+ * @return GS_OK or GS_ERR_OCL/GS_ERR_ARG */
+gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, const gs_log *log, gs_solver **out);
+/* NULL is fine. */
+void gs_solver_free(gs_solver *s);
+
+typedef struct gs_binary_result {
+    double rho, obj;
+    long iterations;   /* working-set rounds */
+    long inner_steps;  /* 2-variable steps of the subproblems */
+    int max_iter_hit;
+} gs_binary_result;
+
+struct gs_clustered;
+/* Clusters rows [0,n) of a CSR the way the solver lays them out, rows [seg[s], seg[s+1]) apart
+ * (nseg = 1, seg = {0, n} for one segment). Host only, so it can run before the device is ready. */
+gs_status gs_solver_cluster(const gs_param *param, const int64_t *row_ptr, const int32_t *idx,
+                            const float *val, int32_t n, int32_t nseg, const int32_t *seg,
+                            struct gs_clustered *out);
+
+/* Whether the clustered data needs precise kernel rows: a float sum of a row's products errs by
+ * about sqrt(nnz) * 2^-24 * |x|^2 (rounding errors of random sign), which in the kernel's argument
+ * (times gamma for RBF, polynomial and sigmoid) should stay below 1e-6, else the device's gradients
+ * drift from the true ones and the certification has to resume. Scaled data stays in float (a9a:
+ * 0.05 * 14 * sqrt(14) * 2^-24 = 1.6e-7; mnist10k 2e-7); svmguide1 unscaled does not (3e-3). */
+int gs_solver_needs_precise(const gs_param *param, const struct gs_clustered *cl, int32_t max_row_nnz);
+
+/* One binary problem over the clustered rows: the clusters [a0, a0+na) (range A) and [b0, b0+nb)
+ * (range B, nb may be 0). Row r's label is ysign[r] in range A and -ysign[r] in range B; C is Cp
+ * for +1 rows and Cn for -1 rows. Range A holds the CSR rows [rowA0, rowA0+nrowA) and range B the
+ * rows from rowB0: alpha receives row r's solution at r - rowA0 (A) or nrowA + r - rowB0 (B). */
+typedef struct gs_binary_spec {
+    int32_t a0, na, b0, nb;
+    int32_t rowA0, nrowA, rowB0;
+    double Cp, Cn;
+    double *alpha;         /* out; with g_init also in: the starting point */
+    const double *g_init;  /* NULL: start from alpha = 0 (G = -1); else the gradient at alpha,
+                            * indexed as alpha (a resumed problem, see certify.h) */
+    double eps;            /* stopping tolerance; 0: the parameters' -e */
+    double *g_exact;       /* NULL, or out (alpha order): the gradient at the final alphas recomputed
+                            * in double from the support vectors (the certification, certify.h) */
+    double *g_err;         /* with g_exact: a bound on each one's rounding error */
+    gs_binary_result res;  /* out */
+} gs_binary_spec;
+
+/* Solves every problem of specs over the clustered rows cl (from gs_solver_cluster), all advancing
+ * together in the same launches (in batches that fit the device). stats (may be NULL) accumulates
+ * per-phase times. @return GS_OK or the error */
+gs_status gs_solver_batch(gs_solver *s, const struct gs_clustered *cl, const int8_t *ysign,
+                          gs_binary_spec *specs, int nspec, gs_train_stats *stats);
+
+#endif

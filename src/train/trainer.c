@@ -1,0 +1,398 @@
+/* trainer.c — gs_svm_train: LIBSVM's classification driver around the device solver. Classes are
+ * grouped by (int)label in first-appearance order (a -1/+1 pair is stored as "1 -1"), each
+ * one-vs-one pair (i,j) is solved with class i as +1 and class j as -1 and C_i = C*w_i, and the
+ * model takes LIBSVM's layout (SVs grouped by class, coefficient column j-1 for class i and i for
+ * class j). Every pair's solution is certified before the model is kept (certify.h): the pairs
+ * whose recomputed gap is not below eps are resumed from the exact gradients. Prints LIBSVM's
+ * per-pair lines (with the certified obj and rho) and "Total nSV". */
+#include "train/trainer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "train/certify.h"
+#include "data/classes.h"
+#include "data/cluster.h"
+#include "train/solver.h"
+
+/* Copies rows (in the given order) into a CSR of their own. */
+static gs_status subset_csr(const gs_problem *prob, const int *rows, int n, int64_t **rp, int32_t **ix, float **vl)
+{
+    int64_t nnz = 0;
+    for (int i = 0; i < n; i++) nnz += prob->row_ptr[rows[i] + 1] - prob->row_ptr[rows[i]];
+    *rp = malloc(sizeof **rp * ((size_t)n + 1));
+    *ix = malloc(sizeof **ix * (size_t)(nnz ? nnz : 1));
+    *vl = malloc(sizeof **vl * (size_t)(nnz ? nnz : 1));
+    if (!*rp || !*ix || !*vl) {
+        free(*rp); free(*ix); free(*vl);
+        *rp = NULL; *ix = NULL; *vl = NULL;
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory copying %d rows", n);
+    }
+    int64_t o = 0;
+    (*rp)[0] = 0;
+    for (int i = 0; i < n; i++) {
+        const int64_t b = prob->row_ptr[rows[i]], e = prob->row_ptr[rows[i] + 1];
+        memcpy(*ix + o, prob->idx + b, sizeof(int32_t) * (size_t)(e - b));
+        memcpy(*vl + o, prob->val + b, sizeof(float) * (size_t)(e - b));
+        o += e - b;
+        (*rp)[i + 1] = o;
+    }
+    return GS_OK;
+}
+
+/* The working set when --ws-size / --ws-keep are not given (0 / -1): 768 keeping 384 for a
+ * two-class set (H100, 7 interleaved runs each: a9a 0.073 s against 0.086 s with 512 and 0.071 s
+ * with 1024; ijcnn1 0.035 s with both 512 and 768, 0.039 s with 1024; w8a 0.016 / 0.017 / 0.019 s);
+ * for one-vs-one pairs, which are smaller and all run together, the power of two nearest to the
+ * mean pair's rows / 16, within 128..512, keeping half (letter 128, mnist10k 128, Fashion-MNIST
+ * 512 measured fastest or within noise of it). */
+static void pick_ws(const gs_param *param, int k, int l, int *q, int *keep)
+{
+    int qa = 768;
+    if (k > 2) {
+        const double rows = 2.0 * l / k;
+        qa = 128;
+        while (qa < 512 && rows / 16 > qa * 1.41421356) qa *= 2;
+    }
+    *q = param->ws_size > 0 ? param->ws_size : qa;
+    *keep = param->ws_keep >= 0 ? param->ws_keep : (param->ws_size > 0 ? *q / 2 : qa / 2);
+}
+
+/* One pair's solution: alpha[n_i + n_j], class i rows then class j rows (file order). */
+typedef struct pair_out {
+    double *alpha;
+    gs_binary_result res;
+} pair_out;
+
+/* Resumes after a failed certification, each pass from the exact gradients: a few passes are
+ * enough when the device's drift is small (the resumed part is short); more means the device's
+ * arithmetic cannot reach eps on this data, which is reported rather than hidden. */
+#define CERT_PASSES 8
+
+/* The model's support vectors and coefficient columns from the pairs' alphas (any previous SVs
+ * are replaced): SVs grouped by class in file order, column j-1 for class i's rows (y = +1) and
+ * column i for class j's (y = -1). Values through gs_model_sv_values. nonzero[l] and
+ * coef_rows[l * (k-1)] are scratch. */
+static gs_status model_svs(const gs_problem *prob, const gs_classes *cls, int (*pairs)[2], const pair_out *out,
+                           int *nonzero, double *coef_rows, gs_model *model)
+{
+    const int k = cls->k, l = prob->l, npair = k * (k - 1) / 2;
+    memset(nonzero, 0, sizeof *nonzero * (size_t)(l ? l : 1));
+    memset(coef_rows, 0, sizeof *coef_rows * (size_t)(l ? l : 1) * (size_t)(k > 1 ? k - 1 : 1));
+    for (int p = 0; p < npair; p++) {
+        const int i = pairs[p][0], j = pairs[p][1], ni = cls->count[i], n = ni + cls->count[j];
+        for (int t = 0; t < n; t++) {
+            const double a = out[p].alpha[t];
+            const int grouped = t < ni ? cls->start[i] + t : cls->start[j] + (t - ni);
+            if (a > 0) nonzero[cls->order[grouped]] = 1;
+            coef_rows[(size_t)grouped * (size_t)(k - 1) + (size_t)(t < ni ? j - 1 : i)] = t < ni ? a : -a;
+        }
+    }
+    free(model->sv_coef); free(model->sv_ptr); free(model->sv_idx); free(model->sv_val);
+    model->sv_coef = NULL; model->sv_ptr = NULL; model->sv_idx = NULL; model->sv_val = NULL;
+    memset(model->nSV, 0, sizeof(int) * (size_t)(k ? k : 1));
+    int total = 0;
+    int64_t nnz = 0;
+    for (int g = 0; g < l; g++) {
+        const int r = cls->order[g];
+        if (!nonzero[r]) continue;
+        total++;
+        model->nSV[cls->of_row[r]]++;
+        nnz += prob->row_ptr[r + 1] - prob->row_ptr[r];
+    }
+    model->l = total;
+    model->sv_coef = calloc((size_t)(total ? total : 1) * (size_t)(k > 1 ? k - 1 : 1), sizeof(double));
+    model->sv_ptr = malloc(sizeof(int64_t) * ((size_t)total + 1));
+    model->sv_idx = malloc(sizeof(int32_t) * (size_t)(nnz ? nnz : 1));
+    model->sv_val = malloc(sizeof(double) * (size_t)(nnz ? nnz : 1));
+    if (!model->sv_coef || !model->sv_ptr || !model->sv_idx || !model->sv_val)
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory for the model");
+    int s = 0;
+    int64_t o = 0;
+    model->sv_ptr[0] = 0;
+    for (int g = 0; g < l; g++) {
+        const int r = cls->order[g];
+        if (!nonzero[r]) continue;
+        if (k > 1) memcpy(model->sv_coef + (size_t)s * (size_t)(k - 1), coef_rows + (size_t)g * (size_t)(k - 1),
+                          sizeof(double) * (size_t)(k - 1));
+        for (int64_t e = prob->row_ptr[r]; e < prob->row_ptr[r + 1]; e++, o++) {
+            model->sv_idx[o] = prob->idx[e];
+            model->sv_val[o] = prob->val[e]; /* the float, exactly; made decimal below */
+        }
+        model->sv_ptr[++s] = o;
+    }
+    gs_model_sv_values(model->sv_val, nnz);
+    return GS_OK;
+}
+
+/* What certify_and_resume works on: the solver and data of the first solve, the pairs' alphas and
+ * the exact gradients' scratch. */
+typedef struct cert_job {
+    gs_solver *solver;
+    const gs_clustered *cl;
+    const int8_t *ysign;
+    const gs_classes *cls;
+    int (*pairs)[2];
+    pair_out *out;
+    const double *cw;
+    double eps;
+    const double *alpha_all;
+    double *G, *E;               /* laid out as alpha_all */
+    const gs_binary_spec *base;  /* [npair] each solved pair's spec (a0, Cp, ...); .alpha NULL: unsolved */
+} cert_job;
+
+/* Certifies every solved pair from the exact gradients the solver computed at its end
+ * (spec->g_exact, certify.h) and resumes the failing ones from them, until all pass or
+ * CERT_PASSES are spent. Leaves each solved pair's certified rho and obj in out[p].res (a pair
+ * never certified is flagged max_iter_hit, so the user is warned). */
+static gs_status certify_and_resume(const cert_job *j, gs_binary_spec *rs, int *rs_pair, const gs_log *log,
+                                    gs_train_stats *stats)
+{
+    const int k = j->cls->k, npair = k * (k - 1) / 2;
+    for (int pass = 0;; pass++) {
+        int ns = 0, nfail = 0;
+        double worst = 0;
+        for (int p = 0; p < npair; p++) {
+            if (!j->base[p].alpha) continue;
+            const int i = j->pairs[p][0], jj = j->pairs[p][1];
+            const int32_t ni = j->cls->count[i], n = ni + j->cls->count[jj];
+            const int64_t off = j->out[p].alpha - j->alpha_all;
+            const gs_cert_pair c = gs_certify_pair(j->out[p].alpha, j->G + off, j->E + off, n, ni, j->cw[i], j->cw[jj]);
+            j->out[p].res.rho = c.rho;
+            j->out[p].res.obj = c.obj;
+            if (!(c.gap <= worst)) worst = c.gap; /* NaN too */
+            if (c.gap < j->eps) continue;
+            nfail++;
+            /* the solver's own step limit ends it too (LIBSVM's warning is printed for it) */
+            if (j->out[p].res.max_iter_hit) continue;
+            if (pass + 1 >= CERT_PASSES) {
+                j->out[p].res.max_iter_hit = 1;
+                gs_log_verbose(log, "gpusvm: pair %d-%d not certified after %d passes: gap %g (eps %g)\n",
+                               j->cls->label[i], j->cls->label[jj], CERT_PASSES, c.gap, j->eps);
+                continue;
+            }
+            /* resume from the exact gradients, to a tolerance that leaves room for their bounds */
+            rs_pair[ns] = p;
+            gs_binary_spec *sp = &rs[ns++];
+            *sp = j->base[p];
+            const double margin = 2 * c.err;
+            sp->eps = margin < j->eps / 2 ? j->eps - margin : j->eps / 2;
+            sp->g_init = j->G + off;
+            sp->g_exact = j->G + off;
+            sp->g_err = j->E + off;
+        }
+        gs_log_verbose(log, "gpusvm: certification %d: %d pair(s) at or above eps, largest gap %g\n", pass + 1, nfail,
+                       worst);
+        if (ns == 0) return GS_OK;
+        gs_status st = gs_solver_batch(j->solver, j->cl, j->ysign, rs, ns, stats);
+        if (st != GS_OK) return st;
+        for (int r = 0; r < ns; r++) {
+            gs_binary_result *res = &j->out[rs_pair[r]].res;
+            res->iterations += rs[r].res.iterations;
+            res->inner_steps += rs[r].res.inner_steps;
+            res->max_iter_hit |= rs[r].res.max_iter_hit;
+        }
+    }
+}
+
+gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                       const gs_log *log, gs_model *model, gs_train_stats *stats)
+{
+    gs_status st = GS_OK;
+    gs_classes cls = {0};
+    double *cw = NULL, *coef_rows = NULL, *alpha_all = NULL;
+    int *nonzero = NULL;
+    int (*pairs)[2] = NULL;
+    pair_out *out = NULL;
+    gs_binary_spec *specs = NULL;
+    int *spec_pair = NULL, *finite = NULL;
+    int8_t *ysign = NULL;
+    int64_t *rp = NULL;
+    int32_t *ix = NULL;
+    float *vl = NULL;
+    gs_clustered cl = {0};
+    gs_solver *solver = NULL;
+    double *gx_all = NULL, *ex_all = NULL;    /* exact gradients and bounds, laid out as alpha_all */
+    gs_binary_spec *base = NULL, *rs = NULL; /* [npair] solved pairs' specs; resumed ones' */
+    int *rs_pair = NULL;
+    const double t_start = gs_now();
+    memset(model, 0, sizeof *model);
+    if (stats) memset(stats, 0, sizeof *stats);
+    if (param->svm_type != GS_C_SVC)
+        return GS_FAIL(GS_ERR_UNSUPPORTED, "svm_type %d is not supported yet (only -s 0, C-SVC)", param->svm_type);
+
+    model->svm_type = param->svm_type;
+    model->kernel_type = param->kernel_type;
+    model->degree = param->degree;
+    model->gamma = param->gamma;
+    model->coef0 = param->coef0;
+
+    if ((st = gs_classes_group(prob, &cls))) goto cleanup;
+    const int k = cls.k, l = prob->l;
+    model->nr_class = k;
+    model->n_coef = k > 1 ? k - 1 : 0;
+    const int npair = k * (k - 1) / 2;
+    model->rho = calloc((size_t)(npair ? npair : 1), sizeof(double));
+    model->label = malloc(sizeof(int) * (size_t)(k ? k : 1));
+    model->nSV = calloc((size_t)(k ? k : 1), sizeof(int));
+    cw = malloc(sizeof *cw * (size_t)(k ? k : 1));
+    nonzero = calloc((size_t)(l ? l : 1), sizeof *nonzero);
+    /* coefficients for every row (grouped order) and pair column, kept until the SVs are known */
+    coef_rows = calloc((size_t)(l ? l : 1) * (size_t)(k > 1 ? k - 1 : 1), sizeof *coef_rows);
+    if (!model->rho || !model->label || !model->nSV || !cw || !nonzero || !coef_rows) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    memcpy(model->label, cls.label, sizeof(int) * (size_t)k);
+    for (int j = 0; j < k; j++) cw[j] = param->C;
+    for (int w = 0; w < param->nr_weight; w++) {
+        int j = 0;
+        while (j < k && cls.label[j] != param->weight_label[w]) j++;
+        if (j == k) fprintf(stderr, "WARNING: class label %d specified in weight is not found\n", param->weight_label[w]);
+        else cw[j] *= param->weight[w];
+    }
+    if (k == 1) gs_log_info(log, "WARNING: training data in only one class. See README for details.\n");
+
+    if (npair > 0) {
+        /* every pair's alphas live in one array: pair p at offset off[p] */
+        pairs = malloc(sizeof *pairs * (size_t)npair);
+        out = calloc((size_t)npair, sizeof *out);
+        specs = calloc((size_t)npair, sizeof *specs);
+        spec_pair = malloc(sizeof *spec_pair * (size_t)npair);
+        int64_t total_alpha = 0;
+        for (int i = 0, p = 0; i < k; i++)
+            for (int j = i + 1; j < k; j++, p++) total_alpha += cls.count[i] + cls.count[j];
+        alpha_all = malloc(sizeof *alpha_all * (size_t)total_alpha);
+        gx_all = malloc(sizeof *gx_all * (size_t)total_alpha);
+        ex_all = malloc(sizeof *ex_all * (size_t)total_alpha);
+        base = calloc((size_t)npair, sizeof *base);
+        rs = calloc((size_t)npair, sizeof *rs);
+        rs_pair = calloc((size_t)npair, sizeof *rs_pair);
+        finite = malloc(sizeof *finite * (size_t)k);
+        ysign = malloc((size_t)(l ? l : 1));
+        if (!pairs || !out || !specs || !spec_pair || !alpha_all || !finite || !ysign || !gx_all || !ex_all || !base ||
+            !rs || !rs_pair) {
+            st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d class pairs", npair);
+            goto cleanup;
+        }
+        int64_t off = 0;
+        for (int i = 0, p = 0; i < k; i++)
+            for (int j = i + 1; j < k; j++, p++) {
+                pairs[p][0] = i;
+                pairs[p][1] = j;
+                out[p].alpha = alpha_all + off;
+                off += cls.count[i] + cls.count[j];
+            }
+        /* rows grouped by class; a two-class set is clustered as one segment (its single problem
+         * sees every cluster), more classes per class so each pair takes two classes' clusters */
+        if ((st = subset_csr(prob, cls.order, l, &rp, &ix, &vl))) goto cleanup;
+        for (int c = 0; c < k; c++) {
+            finite[c] = 1;
+            for (int64_t e = rp[cls.start[c]]; e < rp[cls.start[c + 1]]; e++) finite[c] &= isfinite(vl[e]) != 0;
+        }
+        for (int g = 0; g < l; g++) ysign[g] = (k == 2 && g >= cls.start[1]) ? -1 : 1;
+        const int32_t one_seg[2] = {0, l};
+        if ((st = gs_solver_cluster(param, rp, ix, vl, l, k == 2 ? 1 : k, k == 2 ? one_seg : cls.start, &cl)))
+            goto cleanup;
+        int nspec = 0;
+        for (int p = 0; p < npair; p++) {
+            const int i = pairs[p][0], j = pairs[p][1];
+            if (!finite[i] || !finite[j]) {
+                /* LIBSVM's answer for a NaN/inf feature: one iteration, every alpha NaN (so no SV),
+                 * obj and rho NaN. The device is not involved. */
+                for (int t = 0; t < cls.count[i] + cls.count[j]; t++) out[p].alpha[t] = NAN;
+                memset(&out[p].res, 0, sizeof out[p].res);
+                out[p].res.iterations = 1;
+                out[p].res.rho = NAN;
+                out[p].res.obj = NAN;
+                continue;
+            }
+            gs_binary_spec *sp = &specs[nspec];
+            spec_pair[nspec++] = p;
+            if (k == 2) {
+                sp->a0 = 0; sp->na = cl.n_clusters; sp->b0 = 0; sp->nb = 0;
+                sp->rowA0 = 0; sp->nrowA = l; sp->rowB0 = l;
+            } else {
+                sp->a0 = cl.seg_cl[i]; sp->na = cl.seg_cl[i + 1] - cl.seg_cl[i];
+                sp->b0 = cl.seg_cl[j]; sp->nb = cl.seg_cl[j + 1] - cl.seg_cl[j];
+                sp->rowA0 = cls.start[i]; sp->nrowA = cls.count[i]; sp->rowB0 = cls.start[j];
+            }
+            sp->Cp = cw[i];
+            sp->Cn = cw[j];
+            sp->alpha = out[p].alpha;
+            sp->g_exact = gx_all + (out[p].alpha - alpha_all);
+            sp->g_err = ex_all + (out[p].alpha - alpha_all);
+        }
+        if (nspec > 0) {
+            /* the device is waited for only now, after the clustering */
+            gs_ocl *ocl = dev ? dev->wait(dev->ctx) : NULL;
+            const double t_dev = gs_now();
+            if (!ocl) { st = dev ? GS_ERR_NODEVICE : GS_FAIL(GS_ERR_NODEVICE, "no OpenCL device"); goto cleanup; }
+            gs_param sp = *param; /* shallow: only the working-set fields change */
+            pick_ws(param, k, l, &sp.ws_size, &sp.ws_keep);
+            gs_log_verbose(log, "gpusvm: working set %d, %d kept\n", sp.ws_size, sp.ws_keep);
+            int32_t max_nnz = 0;
+            for (int g = 0; g < l; g++)
+                if (rp[g + 1] - rp[g] > max_nnz) max_nnz = (int32_t)(rp[g + 1] - rp[g]);
+            const int precise = gs_solver_needs_precise(param, &cl, max_nnz);
+            gs_log_verbose(log, "gpusvm: kernel rows' dot products in %s\n", precise ? "double" : "float");
+            if ((st = gs_solver_create(ocl, &sp, precise, log, &solver))) goto cleanup;
+            if (stats) { stats->setup += gs_now() - t_dev; stats->peak_gbps = ocl->peak_gbps; }
+            if ((st = gs_solver_batch(solver, &cl, ysign, specs, nspec, stats))) goto cleanup;
+            for (int s = 0; s < nspec; s++) {
+                out[spec_pair[s]].res = specs[s].res;
+                base[spec_pair[s]] = specs[s];
+            }
+            const cert_job cj = {.solver = solver, .cl = &cl, .ysign = ysign, .cls = &cls, .pairs = pairs, .out = out,
+                                 .cw = cw, .eps = param->eps, .alpha_all = alpha_all, .G = gx_all, .E = ex_all,
+                                 .base = base};
+            if ((st = certify_and_resume(&cj, rs, rs_pair, log, stats))) goto cleanup;
+            if (stats) gs_log_verbose(log, "gpusvm: certification %.4f s (exact gradients; resumed rounds are in the "
+                                      "phases above)\n", stats->certify);
+        }
+    }
+    if ((st = model_svs(prob, &cls, pairs, out, nonzero, coef_rows, model))) goto cleanup;
+    /* LIBSVM's per-pair lines, in pair order */
+    for (int p = 0; p < npair; p++) {
+        const int i = pairs[p][0], j = pairs[p][1];
+        const int ni = cls.count[i], nj = cls.count[j], n = ni + nj;
+        const double *alpha_pair = out[p].alpha;
+        const gs_binary_result *res = &out[p].res;
+        if (res->max_iter_hit) fprintf(stderr, "\nWARNING: reaching max number of iterations\n");
+        double suma = 0;
+        int nsv = 0, nbsv = 0;
+        for (int t = 0; t < n; t++) {
+            const double a = alpha_pair[t];
+            suma += a;
+            if (a > 0) {
+                nsv++;
+                if (a >= (t < ni ? cw[i] : cw[j])) nbsv++;
+            }
+        }
+        model->rho[p] = res->rho;
+        gs_log_info(log, "*\noptimization finished, #iter = %ld\n", res->iterations);
+        if (cw[i] == cw[j]) gs_log_info(log, "nu = %f\n", suma / (cw[i] * n));
+        gs_log_info(log, "obj = %f, rho = %f\n", res->obj, res->rho);
+        gs_log_info(log, "nSV = %d, nBSV = %d\n", nsv, nbsv);
+        gs_log_verbose(log, "gpusvm: pair %d-%d: %ld rounds, %ld inner steps\n", cls.label[i], cls.label[j],
+                       res->iterations, res->inner_steps);
+    }
+    const int total = model->l;
+    gs_log_info(log, "Total nSV = %d\n", total);
+    if (stats) {
+        stats->t_model_ready = gs_now();
+        stats->total = stats->t_model_ready - t_start;
+    }
+
+cleanup:
+    if (st != GS_OK) gs_model_free(model);
+    gs_solver_free(solver);
+    gs_clustered_free(&cl);
+    gs_classes_free(&cls);
+    free(cw); free(coef_rows); free(alpha_all); free(nonzero); free(pairs); free(out); free(specs);
+    free(spec_pair); free(finite); free(ysign); free(rp); free(ix); free(vl);
+    free(gx_all); free(ex_all); free(base); free(rs); free(rs_pair);
+    return st;
+}

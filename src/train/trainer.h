@@ -1,0 +1,40 @@
+/* trainer.h — training entry point used by gpusvm-train: a problem and parameters in, a LIBSVM model
+ * out, LIBSVM's stdout lines through the log. Dispatches to the device solver. */
+#ifndef GS_TRAINER_H
+#define GS_TRAINER_H
+
+#include "io/data.h"
+#include "util/log.h"
+#include "io/model.h"
+#include "device/ocl.h"
+#include "api/param.h"
+
+/* Per-phase wall times of one training run (seconds), for --verbose and scripts/bench. */
+typedef struct gs_train_stats {
+    double cluster, setup, update, select, rows, subproblem, transfer, other, total;
+    double certify;        /* the model's certification (certify.h), resumed passes' solving included */
+    double overlap;        /* split rounds, profiled: device time that ran during the subproblems
+                            * (counted in its device phase only, so the phases add up to the total) */
+    long iterations, inner_steps;
+    double update_bytes;   /* bytes the row/update kernels read, for achieved bandwidth */
+    double duality_gap;    /* relative duality gap at the end (the paper's criterion) */
+    double peak_gbps;      /* the device's nominal memory bandwidth (0 when unknown) */
+    double t_on_device;    /* gs_now() when the first batch's data was on the device (0: never) */
+    double t_model_ready;  /* gs_now() when the model was complete in memory, before clean-up */
+} gs_train_stats;
+
+/* Where the trainer gets its device. wait() returns the open device, blocking until it is ready
+ * (it is opened concurrently with reading and clustering); NULL with the error recorded when there
+ * is none. The trainer calls it only once the host-side preparation is done, and not at all for
+ * problems that need no device (no rows, one class). */
+typedef struct gs_device_provider {
+    gs_ocl *(*wait)(void *ctx);
+    void *ctx;
+} gs_device_provider;
+
+/* Trains per param (gamma already defaulted by the caller).
+ * @return GS_OK with *model filled, or the error */
+gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                       const gs_log *log, gs_model *model, gs_train_stats *stats);
+
+#endif

@@ -1,0 +1,31 @@
+/* log.c — info/verbose printing and the clock. */
+#include "util/log.h"
+
+#include <stdarg.h>
+#include <time.h>
+
+void gs_log_info(const gs_log *log, const char *fmt, ...)
+{
+    if (log && log->quiet) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stdout, fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+}
+
+void gs_log_verbose(const gs_log *log, const char *fmt, ...)
+{
+    if (!log || !log->verbose) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
+double gs_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
