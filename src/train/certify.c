@@ -4,7 +4,7 @@
 #include <math.h>
 
 gs_cert_pair gs_certify_pair(const double *alpha, const double *G, const double *err, int32_t n, int32_t ni,
-                             double Cp, double Cn)
+                             double Cp, double Cn, const double *p)
 {
     double m = -INFINITY, M = INFINITY, emax = 0;
     double ub = INFINITY, lb = -INFINITY, sum_free = 0, obj2 = 0;
@@ -19,7 +19,7 @@ gs_cert_pair gs_certify_pair(const double *alpha, const double *G, const double 
         if (a >= C) { if (pos) lb = fmax(lb, yg); else ub = fmin(ub, yg); }
         else if (a <= 0) { if (pos) ub = fmin(ub, yg); else lb = fmax(lb, yg); }
         else { nfree++; sum_free += yg; }
-        obj2 += a * (G[t] - 1.0);
+        obj2 += a * (G[t] + (p ? p[t] : -1.0));
     }
     gs_cert_pair c;
     c.gap = m - M;

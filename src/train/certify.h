@@ -1,4 +1,4 @@
-/* certify.h — a trained C-SVC pair checked before its model is written. The device solver's
+/* certify.h — a trained problem (a C-SVC pair, one-class, epsilon-SVR) checked before its model is written. The device solver's
  * gradients drift from the true ones (float kernel rows, long accumulation), so at its end the
  * solver recomputes every row's gradient from the support vectors in double with an error bound
  * (solver.h, spec->g_exact; kernels/solver.cl k_cert), and LIBSVM's stopping quantity m(a) - M(a)
@@ -16,9 +16,10 @@ typedef struct gs_cert_pair {
     double rho, obj; /* LIBSVM's rho and objective from the recomputed gradients */
 } gs_cert_pair;
 
-/* LIBSVM's stopping quantity, rho and objective for one pair from its gradients (see above):
- * n rows, the first ni of class i (y = +1, C = Cp), the rest of class j (y = -1, C = Cn). */
+/* LIBSVM's stopping quantity, rho and objective for one problem from its gradients (see above):
+ * n variables, the first ni with y = +1 and C = Cp (class i of a pair, alpha of epsilon-SVR), the
+ * rest with y = -1 and C = Cn; p its linear term (NULL: -1 for every variable, C-SVC). */
 gs_cert_pair gs_certify_pair(const double *alpha, const double *G, const double *err, int32_t n, int32_t ni,
-                             double Cp, double Cn);
+                             double Cp, double Cn, const double *p);
 
 #endif

@@ -926,7 +926,7 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
         for (int t = 0; t < p->npos; t++) {
             const int64_t k = p->y[t] ? pos_index(cl, sp, wg, t) : -1;
             if (k < 0) continue;
-            sp->g_exact[k] = p->y[t] * gx[p->pos_off + t] - 1.0;
+            sp->g_exact[k] = p->y[t] * gx[p->pos_off + t] + (sp->p_lin ? sp->p_lin[k] : -1.0);
             sp->g_err[k] = f * mx[p->pos_off + t] + 1e-300;
         }
     }

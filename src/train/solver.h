@@ -1,7 +1,11 @@
-/* solver.h — the GTSVM working-set loop for one binary C-SVC problem on the device:
- *   min 1/2 a'Qa - e'a,  0 <= a_i <= C_{y_i},  y'a = 0,  Q_ij = y_i y_j K(x_i, x_j)
- * (Cotter, Srebro, Keshet, KDD 2011, Algorithms 1-2, with a working set of --ws-size rows of
- * which --ws-keep are kept from the previous round together with their kernel rows). Stops on
+/* solver.h — the GTSVM working-set loop on the device for LIBSVM's general problem
+ *   min 1/2 a'Qa + p'a,  0 <= a_i <= C_i,  y'a = y'a0,  Q_ij = y_i y_j K(x_r(i), x_r(j))
+ * (LIBSVM's Solver with its C rule; Cotter, Srebro, Keshet, KDD 2011, Algorithms 1-2, with a
+ * working set of --ws-size rows of which --ws-keep are kept from the previous round together with
+ * their kernel rows). Each variable has its own y_i = +-1, C_i (Cp or Cn by the sign of y_i), p_i
+ * and data row r(i): a problem's variables are the rows of its cluster range A followed by those
+ * of range B, and A and B may be the same clusters (epsilon-SVR's alpha and alpha* over one row).
+ * C-SVC has p = -1 and a0 = 0; one-class p = 0 and a0 != 0; epsilon-SVR p = eps -+ z. Stops on
  * LIBSVM's criterion m(a) - M(a) < eps, so the answer matches LIBSVM's. Several such problems
  * over one clustered data set (the one-vs-one pairs of a multiclass set) are solved together. */
 #ifndef GS_SOLVER_H
@@ -54,8 +58,11 @@ typedef struct gs_binary_spec {
     int32_t rowA0, nrowA, rowB0;
     double Cp, Cn;
     double *alpha;         /* out; with g_init also in: the starting point */
-    const double *g_init;  /* NULL: start from alpha = 0 (G = -1); else the gradient at alpha,
-                            * indexed as alpha (a resumed problem, see certify.h) */
+    const double *g_init;  /* NULL: start from alpha = 0 (G = p = -1); else the gradient
+                            * p + Q alpha at alpha, indexed as alpha (a problem with another p or
+                            * a non-zero start, or one resumed after its certification, certify.h) */
+    const double *p_lin;   /* NULL: p_i = -1 for every variable (C-SVC); else p, indexed as alpha.
+                            * Only the exact gradients (g_exact) use it: the rounds move G by Q. */
     double eps;            /* stopping tolerance; 0: the parameters' -e */
     double *g_exact;       /* NULL, or out (alpha order): the gradient at the final alphas recomputed
                             * in double from the support vectors (the certification, certify.h) */

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/certify.h"
 #include "data/classes.h"
 #include "data/cluster.h"
+#include "train/run.h"
 #include "train/solver.h"
 
 /* Copies rows (in the given order) into a CSR of their own. */
@@ -65,11 +65,6 @@ typedef struct pair_out {
     double *alpha;
     gs_binary_result res;
 } pair_out;
-
-/* Resumes after a failed certification, each pass from the exact gradients: a few passes are
- * enough when the device's drift is small (the resumed part is short); more means the device's
- * arithmetic cannot reach eps on this data, which is reported rather than hidden. */
-#define CERT_PASSES 8
 
 /* The model's support vectors and coefficient columns from the pairs' alphas (any previous SVs
  * are replaced): SVs grouped by class in file order, column j-1 for class i's rows (y = +1) and
@@ -127,76 +122,6 @@ static gs_status model_svs(const gs_problem *prob, const gs_classes *cls, int (*
     return GS_OK;
 }
 
-/* What certify_and_resume works on: the solver and data of the first solve, the pairs' alphas and
- * the exact gradients' scratch. */
-typedef struct cert_job {
-    gs_solver *solver;
-    const gs_clustered *cl;
-    const int8_t *ysign;
-    const gs_classes *cls;
-    int (*pairs)[2];
-    pair_out *out;
-    const double *cw;
-    double eps;
-    const double *alpha_all;
-    double *G, *E;               /* laid out as alpha_all */
-    const gs_binary_spec *base;  /* [npair] each solved pair's spec (a0, Cp, ...); .alpha NULL: unsolved */
-} cert_job;
-
-/* Certifies every solved pair from the exact gradients the solver computed at its end
- * (spec->g_exact, certify.h) and resumes the failing ones from them, until all pass or
- * CERT_PASSES are spent. Leaves each solved pair's certified rho and obj in out[p].res (a pair
- * never certified is flagged max_iter_hit, so the user is warned). */
-static gs_status certify_and_resume(const cert_job *j, gs_binary_spec *rs, int *rs_pair, const gs_log *log,
-                                    gs_train_stats *stats)
-{
-    const int k = j->cls->k, npair = k * (k - 1) / 2;
-    for (int pass = 0;; pass++) {
-        int ns = 0, nfail = 0;
-        double worst = 0;
-        for (int p = 0; p < npair; p++) {
-            if (!j->base[p].alpha) continue;
-            const int i = j->pairs[p][0], jj = j->pairs[p][1];
-            const int32_t ni = j->cls->count[i], n = ni + j->cls->count[jj];
-            const int64_t off = j->out[p].alpha - j->alpha_all;
-            const gs_cert_pair c = gs_certify_pair(j->out[p].alpha, j->G + off, j->E + off, n, ni, j->cw[i], j->cw[jj]);
-            j->out[p].res.rho = c.rho;
-            j->out[p].res.obj = c.obj;
-            if (!(c.gap <= worst)) worst = c.gap; /* NaN too */
-            if (c.gap < j->eps) continue;
-            nfail++;
-            /* the solver's own step limit ends it too (LIBSVM's warning is printed for it) */
-            if (j->out[p].res.max_iter_hit) continue;
-            if (pass + 1 >= CERT_PASSES) {
-                j->out[p].res.max_iter_hit = 1;
-                gs_log_verbose(log, "gpusvm: pair %d-%d not certified after %d passes: gap %g (eps %g)\n",
-                               j->cls->label[i], j->cls->label[jj], CERT_PASSES, c.gap, j->eps);
-                continue;
-            }
-            /* resume from the exact gradients, to a tolerance that leaves room for their bounds */
-            rs_pair[ns] = p;
-            gs_binary_spec *sp = &rs[ns++];
-            *sp = j->base[p];
-            const double margin = 2 * c.err;
-            sp->eps = margin < j->eps / 2 ? j->eps - margin : j->eps / 2;
-            sp->g_init = j->G + off;
-            sp->g_exact = j->G + off;
-            sp->g_err = j->E + off;
-        }
-        gs_log_verbose(log, "gpusvm: certification %d: %d pair(s) at or above eps, largest gap %g\n", pass + 1, nfail,
-                       worst);
-        if (ns == 0) return GS_OK;
-        gs_status st = gs_solver_batch(j->solver, j->cl, j->ysign, rs, ns, stats);
-        if (st != GS_OK) return st;
-        for (int r = 0; r < ns; r++) {
-            gs_binary_result *res = &j->out[rs_pair[r]].res;
-            res->iterations += rs[r].res.iterations;
-            res->inner_steps += rs[r].res.inner_steps;
-            res->max_iter_hit |= rs[r].res.max_iter_hit;
-        }
-    }
-}
-
 gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
                        const gs_log *log, gs_model *model, gs_train_stats *stats)
 {
@@ -206,7 +131,7 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
     int *nonzero = NULL;
     int (*pairs)[2] = NULL;
     pair_out *out = NULL;
-    gs_binary_spec *specs = NULL;
+    gs_run_item *items = NULL;
     int *spec_pair = NULL, *finite = NULL;
     int8_t *ysign = NULL;
     int64_t *rp = NULL;
@@ -215,8 +140,6 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
     gs_clustered cl = {0};
     gs_solver *solver = NULL;
     double *gx_all = NULL, *ex_all = NULL;    /* exact gradients and bounds, laid out as alpha_all */
-    gs_binary_spec *base = NULL, *rs = NULL; /* [npair] solved pairs' specs; resumed ones' */
-    int *rs_pair = NULL;
     const double t_start = gs_now();
     memset(model, 0, sizeof *model);
     if (stats) memset(stats, 0, sizeof *stats);
@@ -259,7 +182,7 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
         /* every pair's alphas live in one array: pair p at offset off[p] */
         pairs = malloc(sizeof *pairs * (size_t)npair);
         out = calloc((size_t)npair, sizeof *out);
-        specs = calloc((size_t)npair, sizeof *specs);
+        items = calloc((size_t)npair, sizeof *items);
         spec_pair = malloc(sizeof *spec_pair * (size_t)npair);
         int64_t total_alpha = 0;
         for (int i = 0, p = 0; i < k; i++)
@@ -267,13 +190,9 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
         alpha_all = malloc(sizeof *alpha_all * (size_t)total_alpha);
         gx_all = malloc(sizeof *gx_all * (size_t)total_alpha);
         ex_all = malloc(sizeof *ex_all * (size_t)total_alpha);
-        base = calloc((size_t)npair, sizeof *base);
-        rs = calloc((size_t)npair, sizeof *rs);
-        rs_pair = calloc((size_t)npair, sizeof *rs_pair);
         finite = malloc(sizeof *finite * (size_t)k);
         ysign = malloc((size_t)(l ? l : 1));
-        if (!pairs || !out || !specs || !spec_pair || !alpha_all || !finite || !ysign || !gx_all || !ex_all || !base ||
-            !rs || !rs_pair) {
+        if (!pairs || !out || !items || !spec_pair || !alpha_all || !finite || !ysign || !gx_all || !ex_all) {
             st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d class pairs", npair);
             goto cleanup;
         }
@@ -309,8 +228,12 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
                 out[p].res.obj = NAN;
                 continue;
             }
-            gs_binary_spec *sp = &specs[nspec];
+            gs_run_item *it = &items[nspec];
+            gs_binary_spec *sp = &it->spec;
             spec_pair[nspec++] = p;
+            it->n = cls.count[i] + cls.count[j];
+            it->ni = cls.count[i];
+            snprintf(it->name, sizeof it->name, "pair %d-%d", cls.label[i], cls.label[j]);
             if (k == 2) {
                 sp->a0 = 0; sp->na = cl.n_clusters; sp->b0 = 0; sp->nb = 0;
                 sp->rowA0 = 0; sp->nrowA = l; sp->rowB0 = l;
@@ -340,15 +263,8 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
             gs_log_verbose(log, "gpusvm: kernel rows' dot products in %s\n", precise ? "double" : "float");
             if ((st = gs_solver_create(ocl, &sp, precise, log, &solver))) goto cleanup;
             if (stats) { stats->setup += gs_now() - t_dev; stats->peak_gbps = ocl->peak_gbps; }
-            if ((st = gs_solver_batch(solver, &cl, ysign, specs, nspec, stats))) goto cleanup;
-            for (int s = 0; s < nspec; s++) {
-                out[spec_pair[s]].res = specs[s].res;
-                base[spec_pair[s]] = specs[s];
-            }
-            const cert_job cj = {.solver = solver, .cl = &cl, .ysign = ysign, .cls = &cls, .pairs = pairs, .out = out,
-                                 .cw = cw, .eps = param->eps, .alpha_all = alpha_all, .G = gx_all, .E = ex_all,
-                                 .base = base};
-            if ((st = certify_and_resume(&cj, rs, rs_pair, log, stats))) goto cleanup;
+            if ((st = gs_run_certified(solver, &cl, ysign, items, nspec, param->eps, log, stats))) goto cleanup;
+            for (int s = 0; s < nspec; s++) out[spec_pair[s]].res = items[s].res;
             if (stats) gs_log_verbose(log, "gpusvm: certification %.4f s (exact gradients; resumed rounds are in the "
                                       "phases above)\n", stats->certify);
         }
@@ -391,8 +307,8 @@ cleanup:
     gs_solver_free(solver);
     gs_clustered_free(&cl);
     gs_classes_free(&cls);
-    free(cw); free(coef_rows); free(alpha_all); free(nonzero); free(pairs); free(out); free(specs);
+    free(cw); free(coef_rows); free(alpha_all); free(nonzero); free(pairs); free(out); free(items);
     free(spec_pair); free(finite); free(ysign); free(rp); free(ix); free(vl);
-    free(gx_all); free(ex_all); free(base); free(rs); free(rs_pair);
+    free(gx_all); free(ex_all);
     return st;
 }

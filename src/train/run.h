@@ -1,0 +1,31 @@
+/* run.h — a batch of problems solved to a certified optimum: the device solver (solver.h) runs
+ * them together, its exact gradients at the end are checked with LIBSVM's stopping rule
+ * (certify.h), and the problems that fail are resumed from those gradients. The drivers
+ * (trainer.c: one-vs-one pairs; single.c: one-class, epsilon-SVR) describe their problems as
+ * gs_run_item and read back certified alphas, rho and obj. */
+#ifndef GS_RUN_H
+#define GS_RUN_H
+
+#include <stdint.h>
+
+#include "train/solver.h"
+#include "util/log.h"
+
+/* One problem. spec describes it for the solver (ranges, Cp/Cn, alpha, p_lin, g_init for a
+ * non-zero start) and must have g_exact and g_err pointing at n doubles each (scratch that ends
+ * holding the certified gradients); n variables of which the first ni have y = +1. */
+typedef struct gs_run_item {
+    gs_binary_spec spec;
+    int32_t n, ni;
+    char name[48];         /* in --verbose lines, e.g. "pair 1-2" */
+    gs_binary_result res;  /* out: rounds and steps of every pass, the certified rho and obj;
+                            * max_iter_hit when LIBSVM's iteration warning is due */
+} gs_run_item;
+
+/* Solves items[0..n) and certifies each (eps: LIBSVM's -e); a problem still above eps after the
+ * resumption passes is flagged max_iter_hit, never hidden.
+ * @return GS_OK or the solver's error */
+gs_status gs_run_certified(gs_solver *s, const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
+                           int n, double eps, const gs_log *log, gs_train_stats *stats);
+
+#endif
