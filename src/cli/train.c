@@ -21,7 +21,7 @@
  *  - A lone "-" where an option could start is the training file, standard input; the default model
  *    file is then "stdin.model". LIBSVM reports "Unknown option: -" (with a NUL byte), or prints
  *    the usage when "-" is the last argument (golden options/train_dash_only).
- *  - Features not built yet (-s 1..4, -t 4, -b 1, -v n) are refused with "... is not supported yet"
+ * *  - Features not built yet (-s 1 and -s 4, -t 4, -b 1, -v n) are refused with "... is not supported yet"
  *    after the parameter check, exit 1. This also replaces LIBSVM's crash on "-v 5" with an empty
  *    file (golden badinput/train_empty_cv, SIGFPE).
  *  - --multiclass cs trains one Crammer–Singer model (cs.h, an svm_type LIBSVM does not know) instead
@@ -283,8 +283,6 @@ static const char *unsupported_feature(const gs_param *p)
 {
     switch (p->svm_type) {
     case GS_NU_SVC: return "nu-SVC (-s 1)";
-    case GS_ONE_CLASS: return "one-class SVM (-s 2)";
-    case GS_EPSILON_SVR: return "epsilon-SVR (-s 3)";
     case GS_NU_SVR: return "nu-SVR (-s 4)";
     default: break;
     }

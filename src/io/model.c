@@ -501,11 +501,14 @@ static gs_status read_array(reader *r, token kw, int is_int, int64_t want, int *
             double *const v = (double *)a + i;
             parse_double(t.s, t.n, v);
             /* rho, probA, probB, prob_density_marks: a NaN here predicts one class for every
-             * row (LIBSVM trains "rho nan" from NaN features and reads it back silently) */
-            if (!isfinite(*v)) {
+             * row (LIBSVM trains "rho nan" from NaN features and reads it back silently). An
+             * infinite rho is a model LIBSVM trains on purpose: one-class with nu = 1 (every
+             * alpha at its bound) writes "rho inf" and predicts -1 for every row. */
+            const int is_rho = strcmp(name, "rho") == 0;
+            if (is_rho ? isnan(*v) : !isfinite(*v)) {
                 free(a);
-                return GS_FAIL(GS_ERR_FORMAT, "%s:%d: %s needs finite numbers, found '%.*s'",
-                               r->path, t.line, name, QUOTE(t));
+                return GS_FAIL(GS_ERR_FORMAT, "%s:%d: %s needs %s numbers, found '%.*s'",
+                               r->path, t.line, name, is_rho ? "non-NaN" : "finite", QUOTE(t));
             }
         }
     }

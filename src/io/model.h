@@ -42,7 +42,7 @@ typedef struct gs_model {
 
 /* Reads and validates a model. Errors (GS_ERR_IO / GS_ERR_FORMAT) name the file and line, e.g.
  * "model.txt:9: expected 132 SV lines, found 57". GS_ERR_IO says "can't open model file <path>".
- * Stricter than svm_load_model on purpose: non-finite gamma, coef0, rho, probA, probB,
+ * Stricter than svm_load_model on purpose: non-finite gamma, coef0, probA, probB, a NaN rho,
  * prob_density_marks or SV coefficients, a polynomial degree outside 0..GS_MODEL_MAX_DEGREE, and
  * an SV section whose last line has no newline (a cut file) are errors.
  * *out is zeroed first and stays zeroed on error (gs_model_free on it is still fine). */

@@ -28,4 +28,12 @@ typedef struct gs_run_item {
 gs_status gs_run_certified(gs_solver *s, const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
                            int n, double eps, const gs_log *log, gs_train_stats *stats);
 
+/* Waits for the device (dev: see trainer.h), picks the working set (--ws-size / --ws-keep, or
+ * automatic for k classes over l rows) and builds the solver for the clustered rows cl of the CSR
+ * with row_ptr (its widest row decides gs_solver_needs_precise).
+ * @return GS_OK, GS_ERR_NODEVICE, or the solver's error */
+gs_status gs_run_open_solver(const gs_device_provider *dev, const gs_param *param, int k, int32_t l,
+                             const int64_t *row_ptr, const struct gs_clustered *cl, const gs_log *log,
+                             gs_train_stats *stats, gs_solver **out);
+
 #endif

@@ -15,6 +15,7 @@
 #include "data/classes.h"
 #include "data/cluster.h"
 #include "train/run.h"
+#include "train/single.h"
 #include "train/solver.h"
 
 /* Copies rows (in the given order) into a CSR of their own. */
@@ -40,24 +41,6 @@ static gs_status subset_csr(const gs_problem *prob, const int *rows, int n, int6
         (*rp)[i + 1] = o;
     }
     return GS_OK;
-}
-
-/* The working set when --ws-size / --ws-keep are not given (0 / -1): 768 keeping 384 for a
- * two-class set (H100, 7 interleaved runs each: a9a 0.073 s against 0.086 s with 512 and 0.071 s
- * with 1024; ijcnn1 0.035 s with both 512 and 768, 0.039 s with 1024; w8a 0.016 / 0.017 / 0.019 s);
- * for one-vs-one pairs, which are smaller and all run together, the power of two nearest to the
- * mean pair's rows / 16, within 128..512, keeping half (letter 128, mnist10k 128, Fashion-MNIST
- * 512 measured fastest or within noise of it). */
-static void pick_ws(const gs_param *param, int k, int l, int *q, int *keep)
-{
-    int qa = 768;
-    if (k > 2) {
-        const double rows = 2.0 * l / k;
-        qa = 128;
-        while (qa < 512 && rows / 16 > qa * 1.41421356) qa *= 2;
-    }
-    *q = param->ws_size > 0 ? param->ws_size : qa;
-    *keep = param->ws_keep >= 0 ? param->ws_keep : (param->ws_size > 0 ? *q / 2 : qa / 2);
 }
 
 /* One pair's solution: alpha[n_i + n_j], class i rows then class j rows (file order). */
@@ -143,8 +126,10 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
     const double t_start = gs_now();
     memset(model, 0, sizeof *model);
     if (stats) memset(stats, 0, sizeof *stats);
+    if (param->svm_type == GS_ONE_CLASS || param->svm_type == GS_EPSILON_SVR)
+        return gs_train_single(dev, prob, param, log, model, stats);
     if (param->svm_type != GS_C_SVC)
-        return GS_FAIL(GS_ERR_UNSUPPORTED, "svm_type %d is not supported yet (only -s 0, C-SVC)", param->svm_type);
+        return GS_FAIL(GS_ERR_UNSUPPORTED, "svm_type %d is not supported yet (-s 0, 2 and 3 are)", param->svm_type);
 
     model->svm_type = param->svm_type;
     model->kernel_type = param->kernel_type;
@@ -250,19 +235,7 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
         }
         if (nspec > 0) {
             /* the device is waited for only now, after the clustering */
-            gs_ocl *ocl = dev ? dev->wait(dev->ctx) : NULL;
-            const double t_dev = gs_now();
-            if (!ocl) { st = dev ? GS_ERR_NODEVICE : GS_FAIL(GS_ERR_NODEVICE, "no OpenCL device"); goto cleanup; }
-            gs_param sp = *param; /* shallow: only the working-set fields change */
-            pick_ws(param, k, l, &sp.ws_size, &sp.ws_keep);
-            gs_log_verbose(log, "gpusvm: working set %d, %d kept\n", sp.ws_size, sp.ws_keep);
-            int32_t max_nnz = 0;
-            for (int g = 0; g < l; g++)
-                if (rp[g + 1] - rp[g] > max_nnz) max_nnz = (int32_t)(rp[g + 1] - rp[g]);
-            const int precise = gs_solver_needs_precise(param, &cl, max_nnz);
-            gs_log_verbose(log, "gpusvm: kernel rows' dot products in %s\n", precise ? "double" : "float");
-            if ((st = gs_solver_create(ocl, &sp, precise, log, &solver))) goto cleanup;
-            if (stats) { stats->setup += gs_now() - t_dev; stats->peak_gbps = ocl->peak_gbps; }
+            if ((st = gs_run_open_solver(dev, param, k, l, rp, &cl, log, stats, &solver))) goto cleanup;
             if ((st = gs_run_certified(solver, &cl, ysign, items, nspec, param->eps, log, stats))) goto cleanup;
             for (int s = 0; s < nspec; s++) out[spec_pair[s]].res = items[s].res;
             if (stats) gs_log_verbose(log, "gpusvm: certification %.4f s (exact gradients; resumed rounds are in the "

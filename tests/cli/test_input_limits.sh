@@ -65,7 +65,7 @@ sed 's/^gamma .*/gamma inf/' "$HM" >"$TMPD/gamma_inf.model"
 rho_line=$(grep -n '^rho ' "$HM" | cut -d: -f1)
 gamma_line=$(grep -n '^gamma ' "$HM" | cut -d: -f1)
 nl=$(wc -l <"$HM")
-for c in "rho_nan:$rho_line: rho needs finite numbers, found 'nan'" \
+for c in "rho_nan:$rho_line: rho needs non-NaN numbers, found 'nan'" \
          "gamma_inf:$gamma_line: gamma needs a finite number, found 'inf'"; do
     m=${c%%:*}; want=${c#*:}
     echo keep >"$TMPD/o4"

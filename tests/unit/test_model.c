@@ -173,7 +173,7 @@ static void test_golden_round_trip(const char *golden)
         if (has_rho_nan(ps.v[i])) {
             /* svm-train's degenerate models (NaN features, empty SVR/one-class data): read back
              * they would predict one class for every row, so the reader refuses them */
-            CHECK(st == GS_ERR_FORMAT && strstr(gs_last_error(), "rho needs finite numbers"),
+            CHECK(st == GS_ERR_FORMAT && strstr(gs_last_error(), "rho needs non-NaN numbers"),
                   "%s: want rho rejected, got %d %s", ps.v[i], (int)st, gs_last_error());
             rejected++;
             gs_model_free(&m);
@@ -588,12 +588,12 @@ static void test_reject_nonfinite(void)
     expect_reject("coef0_nan", "svm_type c_svc\nkernel_type sigmoid\ncoef0 -nan\n", 3,
                   "coef0 needs a finite number, found '-nan'");
     expect_reject("rho_nan", HDR_TOP "rho nan\nlabel 1 -1\nnr_sv 1 1\nSV\n" SVS, 6,
-                  "rho needs finite numbers, found 'nan'");
+                  "rho needs non-NaN numbers, found 'nan'");
     expect_reject("rho_inf_3class", "svm_type c_svc\nkernel_type linear\nnr_class 3\n"
-                  "total_sv 0\nrho 1\n2 inf\nlabel 1 2 3\nnr_sv 0 0 0\nSV\n", 6,
-                  "rho needs finite numbers, found 'inf'");
+                  "total_sv 0\nrho 1\n2 nan\nlabel 1 2 3\nnr_sv 0 0 0\nSV\n", 6,
+                  "rho needs non-NaN numbers, found 'nan'");
     expect_reject("rho_first_nan", "nr_class 2\nrho nan\nsvm_type c_svc\n", 2,
-                  "rho needs finite numbers, found 'nan'");
+                  "rho needs non-NaN numbers, found 'nan'");
     expect_reject("probA_nan", HDR_TOP "rho 0.25\nlabel 1 -1\nprobA nan\nprobB 1\nnr_sv 1 1\n"
                   "SV\n" SVS, 8, "probA needs finite numbers, found 'nan'");
     expect_reject("probB_inf", HDR_TOP "rho 0.25\nlabel 1 -1\nprobA 1\nprobB inf\nnr_sv 1 1\n"

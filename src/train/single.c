@@ -1,0 +1,203 @@
+/* single.c — the SVM types that are one problem over every row, as LIBSVM 3.24 sets them up
+ * (compat §6.1), on the device solver:
+ *   one-class:   l variables, y = +1, C = 1, p = 0, alpha starting at 1 for the first floor(nu l)
+ *                rows and nu l - floor(nu l) for the next (so the start's gradient Q a0 is computed
+ *                first, by the certification's exact gradient pass);
+ *   epsilon-SVR: 2l variables over the l rows (range A: alpha with y = +1, p = eps - z; range B, the
+ *                same clusters: alpha* with y = -1, p = eps + z), C, alpha starting at 0.
+ * The model keeps the rows whose coefficient (alpha, or alpha - alpha*) is non-zero, in file order.
+ * Prints LIBSVM's lines for the type (no "Total nSV"). */
+#include "train/single.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/cluster.h"
+#include "train/run.h"
+#include "train/solver.h"
+
+/* The model from the coefficients coef[l] (rows in file order), rho and the parameters. */
+static gs_status build_model(const gs_problem *prob, const gs_param *param, const double *coef, double rho,
+                             gs_model *m)
+{
+    m->svm_type = param->svm_type;
+    m->kernel_type = param->kernel_type;
+    m->degree = param->degree;
+    m->gamma = param->gamma;
+    m->coef0 = param->coef0;
+    m->nr_class = 2;
+    m->n_coef = 1;
+    int32_t nsv = 0;
+    int64_t nnz = 0;
+    for (int32_t i = 0; i < prob->l; i++)
+        if (coef[i] != 0) { nsv++; nnz += prob->row_ptr[i + 1] - prob->row_ptr[i]; }
+    m->l = nsv;
+    m->rho = malloc(sizeof(double));
+    m->sv_coef = malloc(sizeof(double) * (size_t)(nsv ? nsv : 1));
+    m->sv_ptr = malloc(sizeof(int64_t) * ((size_t)nsv + 1));
+    m->sv_idx = malloc(sizeof(int32_t) * (size_t)(nnz ? nnz : 1));
+    m->sv_val = malloc(sizeof(double) * (size_t)(nnz ? nnz : 1));
+    if (!m->rho || !m->sv_coef || !m->sv_ptr || !m->sv_idx || !m->sv_val)
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory for the model");
+    m->rho[0] = rho;
+    m->sv_ptr[0] = 0;
+    int32_t s = 0;
+    int64_t o = 0;
+    for (int32_t i = 0; i < prob->l; i++) {
+        if (coef[i] == 0) continue;
+        m->sv_coef[s] = coef[i];
+        for (int64_t e = prob->row_ptr[i]; e < prob->row_ptr[i + 1]; e++, o++) {
+            m->sv_idx[o] = prob->idx[e];
+            m->sv_val[o] = prob->val[e]; /* the float, exactly; made decimal below */
+        }
+        m->sv_ptr[++s] = o;
+    }
+    gs_model_sv_values(m->sv_val, nnz);
+    return GS_OK;
+}
+
+/* The problem's variables: n = l (one-class) or 2l (epsilon-SVR); alpha's start, p and the
+ * solver's spec over the clustered rows. */
+static void set_up(const gs_problem *prob, const gs_param *param, const gs_clustered *cl, double *alpha, double *p,
+                   gs_run_item *it)
+{
+    const int32_t l = prob->l;
+    gs_binary_spec *sp = &it->spec;
+    sp->a0 = 0;
+    sp->na = cl->n_clusters;
+    sp->rowA0 = 0;
+    sp->nrowA = l;
+    sp->alpha = alpha;
+    sp->p_lin = p;
+    if (param->svm_type == GS_ONE_CLASS) {
+        const double nul = param->nu * l;
+        const int32_t n = (int32_t)nul;
+        for (int32_t i = 0; i < l; i++) { alpha[i] = i < n ? 1.0 : 0.0; p[i] = 0.0; }
+        if (n < l) alpha[n] = nul - n;
+        sp->b0 = 0; sp->nb = 0; sp->rowB0 = l;
+        sp->Cp = sp->Cn = 1.0;
+        it->n = it->ni = l;
+        snprintf(it->name, sizeof it->name, "one-class");
+    } else {
+        for (int32_t i = 0; i < l; i++) {
+            alpha[i] = alpha[l + i] = 0.0;
+            p[i] = param->p - prob->y[i];
+            p[l + i] = param->p + prob->y[i];
+        }
+        sp->b0 = 0; sp->nb = cl->n_clusters; sp->rowB0 = 0;
+        sp->Cp = sp->Cn = param->C;
+        it->n = 2 * l;
+        it->ni = l;
+        snprintf(it->name, sizeof it->name, "epsilon-SVR");
+    }
+}
+
+/* Solves the set-up problem to a certified optimum. A non-zero start (one-class) first has its
+ * gradient p + Q a0 computed exactly: a pass that stops before its first step (eps = DBL_MAX)
+ * and ends with the exact gradients. */
+static gs_status solve(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                       const gs_clustered *cl, gs_run_item *it, const gs_log *log, gs_train_stats *stats)
+{
+    gs_solver *solver = NULL;
+    int8_t *ysign = malloc((size_t)(prob->l ? prob->l : 1));
+    gs_status st = GS_OK;
+    if (!ysign) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    memset(ysign, 1, (size_t)prob->l);
+    if ((st = gs_run_open_solver(dev, param, 2, prob->l, prob->row_ptr, cl, log, stats, &solver))) goto cleanup;
+    if (param->svm_type == GS_ONE_CLASS) {
+        gs_binary_spec g = it->spec;
+        g.g_init = it->spec.p_lin; /* any gradient: no step is taken */
+        g.eps = DBL_MAX;
+        if ((st = gs_solver_batch(solver, cl, ysign, &g, 1, stats))) goto cleanup;
+        it->spec.g_init = it->spec.g_exact;
+    } else {
+        it->spec.g_init = it->spec.p_lin; /* alpha = 0: G = p */
+    }
+    st = gs_run_certified(solver, cl, ysign, it, 1, param->eps, log, stats);
+cleanup:
+    gs_solver_free(solver);
+    free(ysign);
+    return st;
+}
+
+/* LIBSVM's lines after the solve (compat §2.4): nu for epsilon-SVR, obj and rho, nSV and nBSV. */
+static void print_result(const gs_param *param, const gs_problem *prob, const double *coef, const gs_run_item *it,
+                         const gs_log *log)
+{
+    const double bound = param->svm_type == GS_ONE_CLASS ? 1.0 : param->C;
+    double sum = 0;
+    int nsv = 0, nbsv = 0;
+    for (int32_t i = 0; i < prob->l; i++) {
+        sum += fabs(coef[i]);
+        if (coef[i] != 0) {
+            nsv++;
+            if (fabs(coef[i]) >= bound) nbsv++;
+        }
+    }
+    if (it->res.max_iter_hit) fprintf(stderr, "\nWARNING: reaching max number of iterations\n");
+    gs_log_info(log, "*\noptimization finished, #iter = %ld\n", it->res.iterations);
+    if (param->svm_type == GS_EPSILON_SVR) gs_log_info(log, "nu = %f\n", sum / (param->C * prob->l));
+    gs_log_info(log, "obj = %f, rho = %f\n", it->res.obj, it->res.rho);
+    gs_log_info(log, "nSV = %d, nBSV = %d\n", nsv, nbsv);
+    gs_log_verbose(log, "gpusvm: %s: %ld rounds, %ld inner steps\n", it->name, it->res.iterations,
+                   it->res.inner_steps);
+}
+
+/* LIBSVM on an empty training file: no iteration, rho NaN, no SV; epsilon-SVR's nu is 0/0, which
+ * glibc prints "-nan" (golden badinput/train_empty_svr, train_empty_oneclass). */
+static gs_status train_empty(const gs_problem *prob, const gs_param *param, const gs_log *log, gs_model *model)
+{
+    gs_log_info(log, "*.*\noptimization finished, #iter = 0\n");
+    if (param->svm_type == GS_EPSILON_SVR) gs_log_info(log, "nu = %f\n", -NAN);
+    gs_log_info(log, "obj = %f, rho = %f\n", 0.0, NAN);
+    gs_log_info(log, "nSV = 0, nBSV = 0\n");
+    return build_model(prob, param, NULL, NAN, model);
+}
+
+gs_status gs_train_single(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                          const gs_log *log, gs_model *model, gs_train_stats *stats)
+{
+    gs_status st = GS_OK;
+    const int32_t l = prob->l;
+    const int32_t n = param->svm_type == GS_ONE_CLASS ? l : 2 * l;
+    double *alpha = malloc(sizeof(double) * (size_t)(n ? n : 1)), *p = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    double *gx = malloc(sizeof(double) * (size_t)(n ? n : 1)), *ex = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    double *coef = calloc((size_t)(l ? l : 1), sizeof(double));
+    gs_clustered cl = {0};
+    gs_run_item it;
+    const double t_start = gs_now();
+    memset(model, 0, sizeof *model);
+    memset(&it, 0, sizeof it);
+    if (!alpha || !p || !gx || !ex || !coef) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d variables", n); goto cleanup; }
+    if (l == 0) { st = train_empty(prob, param, log, model); goto cleanup; }
+    int finite = 1;
+    for (int64_t e = 0; e < prob->nnz && finite; e++) finite = isfinite(prob->val[e]) != 0;
+    if (!finite) {
+        /* LIBSVM's answer for a NaN/inf feature: one iteration, no SV, obj and rho NaN (as the
+         * classification driver does); the device is not involved */
+        it.res.iterations = 1;
+        it.res.obj = it.res.rho = NAN;
+    } else {
+        const int32_t one_seg[2] = {0, l};
+        if ((st = gs_solver_cluster(param, prob->row_ptr, prob->idx, prob->val, l, 1, one_seg, &cl))) goto cleanup;
+        set_up(prob, param, &cl, alpha, p, &it);
+        it.spec.g_exact = gx;
+        it.spec.g_err = ex;
+        if ((st = solve(dev, prob, param, &cl, &it, log, stats))) goto cleanup;
+        for (int32_t i = 0; i < l; i++) coef[i] = param->svm_type == GS_ONE_CLASS ? alpha[i] : alpha[i] - alpha[l + i];
+    }
+    print_result(param, prob, coef, &it, log);
+    if ((st = build_model(prob, param, coef, it.res.rho, model))) goto cleanup;
+    if (stats) {
+        stats->t_model_ready = gs_now();
+        stats->total = stats->t_model_ready - t_start;
+    }
+cleanup:
+    if (st != GS_OK) gs_model_free(model);
+    gs_clustered_free(&cl);
+    free(alpha); free(p); free(gx); free(ex); free(coef);
+    return st;
+}
