@@ -21,9 +21,10 @@
  *  - A lone "-" where an option could start is the training file, standard input; the default model
  *    file is then "stdin.model". LIBSVM reports "Unknown option: -" (with a NUL byte), or prints
  *    the usage when "-" is the last argument (golden options/train_dash_only).
- * *  - Features not built yet (-s 1 and -s 4, -t 4, -b 1, -v n) are refused with "... is not supported yet"
- *    after the parameter check, exit 1. This also replaces LIBSVM's crash on "-v 5" with an empty
- *    file (golden badinput/train_empty_cv, SIGFPE).
+ * *  - Features not built yet (-s 1 and -s 4, -t 4, -b 1) are refused with "... is not supported yet"
+ *    after the parameter check, exit 1.
+ *  - "-v n" on an empty file is an error, exit 1, where LIBSVM crashes (golden
+ *    badinput/train_empty_cv, SIGFPE).
  *  - --multiclass cs trains one Crammer–Singer model (cs.h, an svm_type LIBSVM does not know) instead
  *    of the one-vs-one pairs; what it cannot combine with (-s 1..4, -t 4, -b 1, -wi, -v) is an
  *    "ERROR: --multiclass cs ..." of the parameter check, exit 1.
@@ -36,6 +37,7 @@
 
 #include "cli/cli.h"
 #include "train/cs.h"
+#include "train/cv.h"
 #include "cli/fastexit.h"
 #include "io/data.h"
 #include "util/log.h"
@@ -288,7 +290,6 @@ static const char *unsupported_feature(const gs_param *p)
     }
     if (p->kernel_type == GS_KERNEL_PRECOMPUTED) return "the precomputed kernel (-t 4)";
     if (p->probability) return "probability training (-b 1)";
-    if (p->cross_validation) return "cross validation (-v n)";
     return NULL;
 }
 
@@ -373,6 +374,18 @@ int main(int argc, char **argv)
      * none (an empty file, one class), which still get LIBSVM's degenerate model. */
     device_wait dw = {.job = &job, .thread = &thread, .thread_started = &thread_started, .log = &o.log, .t0 = t0};
     const gs_device_provider provider = {.wait = device_wait_fn, .ctx = &dw};
+    if (o.param.cross_validation) {
+        /* LIBSVM's -v: the folds' training lines, then the result lines on stdout even with -q; no
+         * model file */
+        double *target = malloc(sizeof *target * (size_t)(prob.l ? prob.l : 1));
+        const gs_status cst = target ? gs_cross_validation(&provider, &prob, &o.param, o.param.nr_fold, &o.log, target)
+                                     : GS_FAIL(GS_ERR_NOMEM, "out of memory");
+        if (cst == GS_OK) gs_cross_validation_print(&prob, &o.param, target);
+        else fprintf(stderr, "%s\n", gs_last_error());
+        free(target);
+        rc = cst == GS_OK ? 0 : 1;
+        goto cleanup;
+    }
     const gs_status st = o.param.multiclass == GS_MC_CS
                              ? gs_cs_train(&provider, &prob, &o.param, &o.log, &model, &stats)
                              : gs_svm_train(&provider, &prob, &o.param, &o.log, &model, &stats);

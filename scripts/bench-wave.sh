@@ -1,0 +1,48 @@
+#!/bin/sh
+# This wave's GPU measurements in one call (the closing notes and docs/performance.md cite it):
+# the first run's compile, the five standard sets against LIBSVM and ThunderSVM (scripts/bench),
+# one-class and epsilon-SVR on a9a against both, this tree against an older commit (same sets,
+# whole process, interleaved), and the exit helper's cost (scripts/bench-exit.sh when present).
+# Usage, from the repository root on the NVIDIA machine (as root, for the ICD file):
+#   scripts/bench-wave.sh DIR [OLD_SRC]
+# DIR holds ds/ (the sets laid out as ../shared/datasets), debs/ (libsvm3 and libsvm-tools .deb,
+# scripts/fetch-libsvm-debs.sh), tools/ (thundersvm-5c6a056.tar.gz and build-thundersvm.sh from
+# ../shared/tools); OLD_SRC is a source tree of the commit compared with (git archive COMMIT).
+# Env: REPEAT (default 5), PARTS (default "first bench types old exit": which parts to run).
+set -u
+D=$1; OLD=${2:-}
+REPEAT=${REPEAT:-5}; PARTS=${PARTS:-first bench types old exit}
+if [ "$(id -u)" -eq 0 ] && [ ! -f /etc/OpenCL/vendors/nvidia.icd ]; then
+    mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+fi
+has() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+make -j"$(nproc)" > /dev/null || { echo "build failed"; exit 1; }
+if [ -n "$OLD" ]; then make -C "$OLD" -j"$(nproc)" > /dev/null || { echo "old build failed"; exit 1; }; fi
+T=$D/tsvm
+[ -x "$T/thundersvm-train" ] || bash "$D/tools/build-thundersvm.sh" "$D/tools/thundersvm-5c6a056.tar.gz" "$T" > "$D/tsvm-build.log" 2>&1 ||
+    echo "ThunderSVM build failed (see $D/tsvm-build.log)"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
+if has first; then
+    # a fresh machine's first run builds the kernels (the driver caches them for later runs)
+    /usr/bin/time -f "first run a9a (kernel build): %e s" ./build/gpusvm-train -q "$D/ds/a9a/a9a.gz" /tmp/bw.m
+    /usr/bin/time -f "second run a9a: %e s" ./build/gpusvm-train -q "$D/ds/a9a/a9a.gz" /tmp/bw.m
+fi
+if has bench; then
+    scripts/bench --data-dir "$D/ds" --libsvm-debs "$D/debs" --thundersvm "$T" --repeat "$REPEAT" \
+        --datasets a9a,ijcnn1,w8a,letter,mnist10k --out-md "$D/bench.md" --csv "$D/bench.csv" > "$D/bench.log" 2>&1
+    cat "$D/bench.md"
+fi
+if has types; then
+    for args in "-s 2 -n 0.1 -g 0.05" "-s 3 -p 0.1 -g 0.05"; do
+        scripts/bench --data-dir "$D/ds" --libsvm-debs "$D/debs" --thundersvm "$T" --repeat "$REPEAT" \
+            --ref-subset 0 --datasets a9a --train-args "$args" --out-md "$D/types.md" --csv "$D/types.csv" \
+            > "$D/types.log" 2>&1
+        cat "$D/types.md"
+    done
+fi
+if has old && [ -n "$OLD" ]; then
+    REPEAT=$REPEAT GAP=1 CHECK=0 sh scripts/bench-certify.sh "$D/ds" build "$OLD/build"
+fi
+if has exit && [ -f scripts/bench-exit.sh ]; then
+    sh scripts/bench-exit.sh "$D/ds/a9a/a9a.gz"
+fi

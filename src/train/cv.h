@@ -1,0 +1,21 @@
+/* cv.h — LIBSVM's n-fold cross-validation (svm_cross_validation, 3.24): the same folds (glibc's
+ * rand() stream from seed 1, stratified by class for C-SVC when n < l, compat §6.9), each fold's
+ * model trained by gs_svm_train on the other folds' rows in LIBSVM's order (printing its usual
+ * lines), and each held-out row predicted as svm_predict would. */
+#ifndef GS_CV_H
+#define GS_CV_H
+
+#include "train/trainer.h"
+
+/* target[l] receives each row's prediction (a label, a one-class +-1, or a regression value) by
+ * the model trained without its fold. nr_fold > l is taken as l with LIBSVM's warning on stderr.
+ * @return GS_OK or the first fold's training error */
+gs_status gs_cross_validation(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                              int nr_fold, const gs_log *log, double *target);
+
+/* What svm-train -v prints for target (plain stdout lines, not silenced by -q): classification and
+ * one-class "Cross Validation Accuracy = X%", regression the mean squared error and the squared
+ * correlation coefficient, computed as LIBSVM does. */
+void gs_cross_validation_print(const gs_problem *prob, const gs_param *param, const double *target);
+
+#endif

@@ -1,0 +1,71 @@
+#!/bin/sh
+# -v n against real LIBSVM (Debian svm-train as the oracle): LIBSVM's folds (glibc rand() from seed 1,
+# stratified for C-SVC), so the result line is svm-train's exactly where each fold's solution is the
+# same (classification: within 0.2 points; regression: MSE and r^2 within 1e-3 relative), the per-fold
+# training lines in LIBSVM's order, the result lines printed even with -q, no model file written,
+# LIBSVM's warning for n > l, an error (not LIBSVM's SIGFPE) on an empty file; and svm-grid (grid.py)
+# driving gpusvm-train gives the same rates as with svm-train.
+. "$(dirname "$0")/lib.sh"
+if ! command -v svm-train >/dev/null 2>&1; then skip "svm-train (libsvm-tools) not installed"; finish; exit; fi
+require_bin "$TRAIN"
+H=$TOP/data/heart_scale
+
+# cv NAME DATA [options...]
+cv() {
+    name=$1; data=$2; shift 2
+    (cd "$TMPD" && "$TRAIN" "$@" "$data" > g.out 2> g.err); grc=$?
+    (cd "$TMPD" && svm-train "$@" "$data" > r.out 2> r.err)
+    check_eq "$name: exit" 0 "$grc"
+    check_file_eq "$name: stderr" "$TMPD/r.err" "$TMPD/g.err"
+    shape() { grep -E '^(optimization finished|nu =|obj =|nSV =|Total nSV|Cross)' "$1" | sed 's/[-0-9.e+]\{1,\}/N/g'; }
+    check_eq "$name: the lines in LIBSVM's order" "$(shape "$TMPD/r.out")" "$(shape "$TMPD/g.out")"
+    ga=$(sed -n 's/^Cross Validation Accuracy = \(.*\)%$/\1/p' "$TMPD/g.out")
+    ra=$(sed -n 's/^Cross Validation Accuracy = \(.*\)%$/\1/p' "$TMPD/r.out")
+    if [ -n "$ra" ]; then
+        if awk -v a="$ga" -v b="$ra" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 0.2) }'; then pass
+        else fail "$name: accuracy $ga% vs LIBSVM $ra%"; fi
+    else
+        for k in "Mean squared error" "Squared correlation coefficient"; do
+            gv=$(sed -n "s/^Cross Validation $k = //p" "$TMPD/g.out"); rv=$(sed -n "s/^Cross Validation $k = //p" "$TMPD/r.out")
+            if awk -v a="$gv" -v b="$rv" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(a != "" && d <= 1e-3 * m) }'; then pass
+            else fail "$name: $k $gv vs LIBSVM $rv"; fi
+        done
+    fi
+}
+
+cv "heart -v 5" "$H" -v 5
+cv "heart -v 5 -c 10 linear" "$H" -v 5 -c 10 -t 0
+cv "heart -v 3 poly" "$H" -v 3 -t 1 -d 2 -g 0.1
+cv "heart -v 2 -w1 3" "$H" -v 2 -w1 3
+cv "heart one-class -v 5" "$H" -s 2 -v 5 -n 0.3
+cv "heart eps-SVR -v 5" "$H" -s 3 -v 5 -p 0.2
+head -n 40 "$H" > "$TMPD/h40"
+cv "leave-one-out (-v 50 on 40 rows)" "$TMPD/h40" -v 50
+if [ -d "$GOLDEN/iris" ]; then
+    cv "iris -v 5 (three classes)" "$GOLDEN/iris/iris_train.libsvm" -v 5
+    cv "diabetes eps-SVR -v 5" "$GOLDEN/diabetes/diabetes_xy.scale" -s 3 -c 100 -p 0.05 -v 5
+else
+    skip "../shared/reference/golden absent: iris and diabetes not run"
+fi
+
+# -q silences the training lines, not the result; no model file appears
+(cd "$TMPD" && rm -f heart_scale.model && "$TRAIN" -q -v 5 "$H" > q.out 2>&1)
+check_eq "-q -v 5: only the result line" "$(svm-train -q -v 5 "$H")" "$(cat "$TMPD/q.out")"
+if [ -e "$TMPD/heart_scale.model" ]; then fail "-v wrote a model"; else pass; fi
+# an empty file: an error, exit 1 (LIBSVM: SIGFPE)
+: > "$TMPD/empty"
+"$TRAIN" -v 5 "$TMPD/empty" > /dev/null 2> "$TMPD/e.err"; rc=$?
+check_eq "empty -v 5 exit" 1 "$rc"
+if grep -q 'training set is empty' "$TMPD/e.err"; then pass; else fail "empty -v 5: $(cat "$TMPD/e.err")"; fi
+
+# svm-grid (grid.py) runs gpusvm-train unchanged: the same rate for every cell
+if command -v svm-grid >/dev/null 2>&1; then
+    cp "$H" "$TMPD/hs"
+    (cd "$TMPD" && svm-grid -log2c -1,3,4 -log2g -5,-1,4 -v 3 -gnuplot null -out g.grid -svmtrain "$TRAIN" hs > g.best 2>&1)
+    (cd "$TMPD" && svm-grid -log2c -1,3,4 -log2g -5,-1,4 -v 3 -gnuplot null -out r.grid -svmtrain "$(command -v svm-train)" hs > r.best 2>&1)
+    check_eq "svm-grid: every cell's rate" "$(sort "$TMPD/r.grid")" "$(sort "$TMPD/g.grid")"
+    check_eq "svm-grid: the best line" "$(tail -n 1 "$TMPD/r.best")" "$(tail -n 1 "$TMPD/g.best")"
+else
+    skip "svm-grid not installed: grid.py not run"
+fi
+finish
