@@ -70,7 +70,7 @@
 #define P_POFF 5
 /* round table: ints per active problem (the host sends it at the head of the update buffer, so
  * rt and upd are one buffer: one transfer a round) */
-#define RT 10
+#define RT 11
 #define R_PID 0
 #define R_NUPD 1
 #define R_UOFF 2   /* offset of the problem's updates in upd (doubles, past the round table) */
@@ -81,6 +81,8 @@
 #define R_KLOW 7
 #define R_CH0 8    /* its first virtual chunk */
 #define R_NCH 9    /* its chunks */
+#define R_SEL 10   /* 0: select over every row (LIBSVM's C rule); +1 / -1: over the rows of that sign
+                    * alone (the nu rule, one sign a round), the gap also that sign's */
 
 /* Global cluster of problem p's local cluster c. */
 inline int gcl(__global const int *pt, int c)
@@ -104,15 +106,16 @@ inline uint key_of(float f)
 }
 
 /* Heuristic keys of row t for both lists; up_v and low_v receive the violation values (or -INF).
- * The arrays are the problem's (offset by pos_off); Cp / Cn bound the +1 / -1 rows. */
+ * The arrays are the problem's (offset by pos_off); Cp / Cn bound the +1 / -1 rows; sel (R_SEL)
+ * leaves out the rows of the other sign. */
 inline void row_keys(int t, __global const char *y, __global const double *G,
-                     __global const double *alpha, double Cp, double Cn,
+                     __global const double *alpha, double Cp, double Cn, int sel,
                      __global const uchar *in_ws, uint *k_up, uint *k_low, double *up_v, double *low_v)
 {
     const int yt = y[t];
     *k_up = EXCLUDED; *k_low = EXCLUDED;
     *up_v = -INFINITY; *low_v = -INFINITY;
-    if (yt == 0) return;
+    if (yt == 0 || (sel != 0 && yt != sel)) return;
     const double a = alpha[t], c = yt > 0 ? Cp : Cn, g = G[t];
     const int up = (yt > 0) ? (a < c) : (a > 0.0);
     const int low = (yt > 0) ? (a > 0.0) : (a < c);
@@ -246,7 +249,7 @@ __kernel void k_hist(__global const char *y, __global const double *G,
     __local double lmax[2 * WG];
     const int gid = get_group_id(0), lid = get_local_id(0);
     const int v = gid / HSPLIT, i0 = gid % HSPLIT * (ITEMS / HSPLIT);
-    const int pid = rt[vch[2 * v] * RT + R_PID], j = vch[2 * v + 1];
+    const int pid = rt[vch[2 * v] * RT + R_PID], j = vch[2 * v + 1], sel = rt[vch[2 * v] * RT + R_SEL];
     __global const int *pt = ptab + pid * PT;
     const int npos = pt[P_NPOS], poff = pt[P_POFF];
     const double Cp = ctab[2 * pid], Cn = ctab[2 * pid + 1];
@@ -267,7 +270,7 @@ __kernel void k_hist(__global const char *y, __global const double *G,
         double vu = -INFINITY, vl = -INFINITY;
         ku[i] = EXCLUDED;
         kl[i] = EXCLUDED;
-        if (t < end) row_keys(t, y, G, alpha, Cp, Cn, in_ws, &ku[i], &kl[i], &vu, &vl);
+        if (t < end) row_keys(t, y, G, alpha, Cp, Cn, sel, in_ws, &ku[i], &kl[i], &vu, &vl);
         mu = fmax(mu, vu);
         ml = fmax(ml, vl);
     }
@@ -375,7 +378,7 @@ __kernel void k_pick(__global uint *state, __global uint *hist, __global const d
 /* Counts this work-item's ITEMS rows from base whose keys are above / equal to the thresholds:
  * c[0], c[1] for list 0 ("up"), c[2], c[3] for list 1 ("low"). */
 inline void count_items(int base, int npos, __global const char *y, __global const double *G,
-                        __global const double *alpha, double Cp, double Cn,
+                        __global const double *alpha, double Cp, double Cn, int sel,
                         __global const uchar *in_ws, uint T0, uint T1, uint *c)
 {
     c[0] = c[1] = c[2] = c[3] = 0;
@@ -384,7 +387,7 @@ inline void count_items(int base, int npos, __global const char *y, __global con
         if (t >= npos) break;
         uint ku, kl;
         double vu, vl;
-        row_keys(t, y, G, alpha, Cp, Cn, in_ws, &ku, &kl, &vu, &vl);
+        row_keys(t, y, G, alpha, Cp, Cn, sel, in_ws, &ku, &kl, &vu, &vl);
         if (ku != EXCLUDED) { c[0] += ku > T0; c[1] += ku == T0; }
         if (kl != EXCLUDED) { c[2] += kl > T1; c[3] += kl == T1; }
     }
@@ -399,14 +402,14 @@ __kernel void k_count(__global const char *y, __global const double *G,
 {
     __local uint red[4 * WG];
     const int v = get_group_id(0), lid = get_local_id(0);
-    const int pid = rt[vch[2 * v] * RT + R_PID], j = vch[2 * v + 1];
+    const int pid = rt[vch[2 * v] * RT + R_PID], j = vch[2 * v + 1], sel = rt[vch[2 * v] * RT + R_SEL];
     __global const int *pt = ptab + pid * PT;
     const int npos = pt[P_NPOS], poff = pt[P_POFF];
     y += poff; G += poff; alpha += poff; in_ws += poff;
     state += 8 * pid;
     const int base = j * WG * ITEMS + lid * ITEMS;
     uint c[4];
-    count_items(base, npos, y, G, alpha, ctab[2 * pid], ctab[2 * pid + 1], in_ws, state[0], state[4], c);
+    count_items(base, npos, y, G, alpha, ctab[2 * pid], ctab[2 * pid + 1], sel, in_ws, state[0], state[4], c);
     for (int k = 0; k < 4; k++) red[k * WG + lid] = c[k];
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int s = WG / 2; s > 0; s >>= 1) {
@@ -466,7 +469,7 @@ __kernel void k_write(__global const char *y, __global const double *G,
     __local uint part[4 * WG];
     const int lid = get_local_id(0);
     const int g = get_group_id(0);
-    const int pid = rt[vch[2 * g] * RT + R_PID], jc = vch[2 * g + 1];
+    const int pid = rt[vch[2 * g] * RT + R_PID], jc = vch[2 * g + 1], sel = rt[vch[2 * g] * RT + R_SEL];
     __global const int *pt = ptab + pid * PT;
     const int npos = pt[P_NPOS], poff = pt[P_POFF];
     const double Cp = ctab[2 * pid], Cn = ctab[2 * pid + 1];
@@ -477,7 +480,7 @@ __kernel void k_write(__global const char *y, __global const double *G,
     const uint T[2] = {state[0], state[4]};
     const uint need[2] = {state[2], state[6]};
     uint c[4];
-    count_items(base, npos, y, G, alpha, Cp, Cn, in_ws, T[0], T[1], c);
+    count_items(base, npos, y, G, alpha, Cp, Cn, sel, in_ws, T[0], T[1], c);
     for (int j = 0; j < 4; j++) part[j * WG + lid] = c[j];
     scan4(part, lid, WG);
     uint r[4];
@@ -487,7 +490,7 @@ __kernel void k_write(__global const char *y, __global const double *G,
         if (t >= npos) break;
         uint k[2];
         double vu, vl;
-        row_keys(t, y, G, alpha, Cp, Cn, in_ws, &k[0], &k[1], &vu, &vl);
+        row_keys(t, y, G, alpha, Cp, Cn, sel, in_ws, &k[0], &k[1], &vu, &vl);
         for (int L = 0; L < 2; L++) {
             if (k[L] == EXCLUDED) continue;
             const uint gt = r[2 * L], eq = r[2 * L + 1];

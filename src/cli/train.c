@@ -21,7 +21,7 @@
  *  - A lone "-" where an option could start is the training file, standard input; the default model
  *    file is then "stdin.model". LIBSVM reports "Unknown option: -" (with a NUL byte), or prints
  *    the usage when "-" is the last argument (golden options/train_dash_only).
- * *  - Features not built yet (-s 1 and -s 4, -t 4, -b 1) are refused with "... is not supported yet"
+ * *  - Features not built yet (-t 4, -b 1) are refused with "... is not supported yet"
  *    after the parameter check, exit 1.
  *  - "-v n" on an empty file is an error, exit 1, where LIBSVM crashes (golden
  *    badinput/train_empty_cv, SIGFPE).
@@ -283,11 +283,6 @@ static int parse_args(int argc, char **argv, train_opts *o)
  * @return NULL or the feature's name */
 static const char *unsupported_feature(const gs_param *p)
 {
-    switch (p->svm_type) {
-    case GS_NU_SVC: return "nu-SVC (-s 1)";
-    case GS_NU_SVR: return "nu-SVR (-s 4)";
-    default: break;
-    }
     if (p->kernel_type == GS_KERNEL_PRECOMPUTED) return "the precomputed kernel (-t 4)";
     if (p->probability) return "probability training (-b 1)";
     return NULL;

@@ -14,12 +14,15 @@ typedef struct gs_cert_pair {
     double gap;      /* m - M on the recomputed gradients, widened by their error bounds */
     double err;      /* the largest error bound of the pair's gradients */
     double rho, obj; /* LIBSVM's rho and objective from the recomputed gradients */
+    double r;        /* the nu rule's r = (r1 + r2) / 2 (0 for the C rule) */
 } gs_cert_pair;
 
 /* LIBSVM's stopping quantity, rho and objective for one problem from its gradients (see above):
  * n variables, the first ni with y = +1 and C = Cp (class i of a pair, alpha of epsilon-SVR), the
- * rest with y = -1 and C = Cn; p its linear term (NULL: -1 for every variable, C-SVC). */
+ * rest with y = -1 and C = Cn; p its linear term (NULL: -1 for every variable, C-SVC). nu: LIBSVM's
+ * Solver_NU (the larger of the two signs' gaps; rho = (r1 - r2) / 2 and r = (r1 + r2) / 2 from
+ * each sign's G, compat §6.6). */
 gs_cert_pair gs_certify_pair(const double *alpha, const double *G, const double *err, int32_t n, int32_t ni,
-                             double Cp, double Cn, const double *p);
+                             double Cp, double Cn, const double *p, int nu);
 
 #endif

@@ -24,9 +24,10 @@ static gs_status certify_and_resume(gs_solver *s, const struct gs_clustered *cl,
             gs_run_item *it = &items[i];
             const gs_binary_spec *sp = &it->spec;
             const gs_cert_pair c = gs_certify_pair(sp->alpha, sp->g_exact, sp->g_err, it->n, it->ni, sp->Cp, sp->Cn,
-                                                   sp->p_lin);
+                                                   sp->p_lin, sp->nu_rule);
             it->res.rho = c.rho;
             it->res.obj = c.obj;
+            it->res.r = c.r;
             if (!(c.gap <= worst)) worst = c.gap; /* NaN too */
             if (c.gap < eps) continue;
             nfail++;

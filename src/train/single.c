@@ -4,7 +4,9 @@
  *                rows and nu l - floor(nu l) for the next (so the start's gradient Q a0 is computed
  *                first, by the certification's exact gradient pass);
  *   epsilon-SVR: 2l variables over the l rows (range A: alpha with y = +1, p = eps - z; range B, the
- *                same clusters: alpha* with y = -1, p = eps + z), C, alpha starting at 0.
+ *                same clusters: alpha* with y = -1, p = eps + z), C, alpha starting at 0;
+ *   nu-SVR:      the same 2l variables with p = -z / +z, the nu rule, and alpha = alpha* = min(C,
+ *                what is left of C nu l / 2) row by row (a non-zero start, as one-class).
  * The model keeps the rows whose coefficient (alpha, or alpha - alpha*) is non-zero, in file order.
  * Prints LIBSVM's lines for the type (no "Total nSV"). */
 #include "train/single.h"
@@ -82,16 +84,24 @@ static void set_up(const gs_problem *prob, const gs_param *param, const gs_clust
         it->n = it->ni = l;
         snprintf(it->name, sizeof it->name, "one-class");
     } else {
+        const int nu = param->svm_type == GS_NU_SVR;
+        double budget = param->C * param->nu * l / 2;
         for (int32_t i = 0; i < l; i++) {
-            alpha[i] = alpha[l + i] = 0.0;
-            p[i] = param->p - prob->y[i];
-            p[l + i] = param->p + prob->y[i];
+            double a0 = 0;
+            if (nu) {
+                a0 = budget < param->C ? budget : param->C;
+                budget -= a0;
+            }
+            alpha[i] = alpha[l + i] = a0;
+            p[i] = (nu ? 0 : param->p) - prob->y[i];
+            p[l + i] = (nu ? 0 : param->p) + prob->y[i];
         }
+        sp->nu_rule = nu;
         sp->b0 = 0; sp->nb = cl->n_clusters; sp->rowB0 = 0;
         sp->Cp = sp->Cn = param->C;
         it->n = 2 * l;
         it->ni = l;
-        snprintf(it->name, sizeof it->name, "epsilon-SVR");
+        snprintf(it->name, sizeof it->name, nu ? "nu-SVR" : "epsilon-SVR");
     }
 }
 
@@ -107,7 +117,7 @@ static gs_status solve(const gs_device_provider *dev, const gs_problem *prob, co
     if (!ysign) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     memset(ysign, 1, (size_t)prob->l);
     if ((st = gs_run_open_solver(dev, param, 2, prob->l, prob->row_ptr, cl, log, stats, &solver))) goto cleanup;
-    if (param->svm_type == GS_ONE_CLASS) {
+    if (param->svm_type == GS_ONE_CLASS || param->svm_type == GS_NU_SVR) {
         gs_binary_spec g = it->spec;
         g.g_init = it->spec.p_lin; /* any gradient: no step is taken */
         g.eps = DBL_MAX;
@@ -140,6 +150,7 @@ static void print_result(const gs_param *param, const gs_problem *prob, const do
     if (it->res.max_iter_hit) fprintf(stderr, "\nWARNING: reaching max number of iterations\n");
     gs_log_info(log, "*\noptimization finished, #iter = %ld\n", it->res.iterations);
     if (param->svm_type == GS_EPSILON_SVR) gs_log_info(log, "nu = %f\n", sum / (param->C * prob->l));
+    if (param->svm_type == GS_NU_SVR) gs_log_info(log, "epsilon = %f\n", -it->res.r);
     gs_log_info(log, "obj = %f, rho = %f\n", it->res.obj, it->res.rho);
     gs_log_info(log, "nSV = %d, nBSV = %d\n", nsv, nbsv);
     gs_log_verbose(log, "gpusvm: %s: %ld rounds, %ld inner steps\n", it->name, it->res.iterations,
@@ -152,6 +163,7 @@ static gs_status train_empty(const gs_problem *prob, const gs_param *param, cons
 {
     gs_log_info(log, "*.*\noptimization finished, #iter = 0\n");
     if (param->svm_type == GS_EPSILON_SVR) gs_log_info(log, "nu = %f\n", -NAN);
+    if (param->svm_type == GS_NU_SVR) gs_log_info(log, "epsilon = %f\n", -NAN);
     gs_log_info(log, "obj = %f, rho = %f\n", 0.0, NAN);
     gs_log_info(log, "nSV = 0, nBSV = 0\n");
     return build_model(prob, param, NULL, NAN, model);

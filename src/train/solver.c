@@ -60,7 +60,7 @@ _Static_assert(ITEMS % HSPLIT == 0, "k_hist splits a chunk's ITEMS evenly");
 #define SPLIT_REL 0.2
 #define SPLIT_AT 0.3
 #define PT_INTS 8  /* problem table entry (kernels/solver.cl PT) */
-#define RT_INTS 10 /* round table entry (RT) */
+#define RT_INTS 11 /* round table entry (RT) */
 
 enum { K_INIT, K_UPDATE, K_HIST, K_PICK, K_COUNT, K_SCAN, K_WRITE, K_MERGE, K_SELECT, K_GATHER, K_ROWS,
        K_READBACK, K_HEADS, K_GRAM, K_CERT_GATHER, K_CERT, K_CERT_SUM, K_COUNT_ALL };
@@ -380,6 +380,13 @@ typedef struct prob {
     int nupd, nn, done;
     int nupd_b;          /* changes of the last second part (not seen by the set selected meanwhile) */
     const double *rb;    /* this round's readback: head (see k_readback) */
+    /* the nu rule (spec->nu_rule): each round selects over the rows of one sign (R_SEL, +1 and -1
+     * in turn) and its gap is that sign's; the problem stops when both signs' last gaps are below
+     * eps with no change made since the older of the two was measured */
+    int nu, sel;
+    double gap_sign[2];  /* the last gap measured for y = +1 / y = -1 (INFINITY: not yet) */
+    int prev_nupd;       /* changes the previous round's subproblem made */
+    int prev_idle;       /* the previous round moved nothing and brought nothing new */
     const float *kws;    /* and the set's kernel matrix */
     long max_inner;
     double eps;          /* its stopping tolerance */
@@ -452,7 +459,15 @@ static void host_first(gs_solver *s, int split, prob *p, scratch *sc, double *t_
     p->nupd = 0;
     p->nupd_b = 0;
     const double gap = rb[0] + rb[1];
-    if (!(gap >= p->eps) && fresh) { p->done = 1; return; } /* also stops on NaN or an empty side */
+    if (p->nu) {
+        const int si = p->sel < 0;
+        p->gap_sign[si] = gap;
+        const int other_current = p->prev_nupd == 0; /* the other sign's gap still holds */
+        if (!(gap >= p->eps) && !(p->gap_sign[1 - si] >= p->eps) && other_current) { p->done = 1; return; }
+    } else if (!(gap >= p->eps) && fresh) {
+        p->done = 1; /* also stops on NaN or an empty side */
+        return;
+    }
     gs_binary_result *res = &p->spec->res;
     if (res->inner_steps >= p->max_inner) { res->max_iter_hit = 1; p->done = 1; return; }
     const double ts = gs_now();
@@ -469,15 +484,22 @@ static void host_first(gs_solver *s, int split, prob *p, scratch *sc, double *t_
                         .g = p->gsub, .work = sc->work, .eps = p->eps, .rel = split ? SPLIT_AT : REL,
                         .max_steps = budget};
     double g0;
-    const long steps = gs_subproblem_solve(&sp, &g0);
+    const long steps = p->nu ? gs_subproblem_solve_nu(&sp, &g0) : gs_subproblem_solve(&sp, &g0);
     res->inner_steps += steps;
     /* the second part goes on to SPLIT_REL: the steps are those of one solve to SPLIT_REL */
     p->tol_b = SPLIT_REL * g0 > p->eps ? SPLIT_REL * g0 : p->eps;
     p->steps_b = budget - steps;
     emit_changes(p, q);
     res->iterations++;
-    /* nothing moved and nothing new (selected on current gradients): no progress possible */
-    if (p->nupd == 0 && p->nn == 0 && fresh) p->done = 1;
+    /* nothing moved and nothing new (selected on current gradients): no progress possible (for
+     * the nu rule, in two rounds in a row: one of each sign) */
+    const int idle = p->nupd == 0 && p->nn == 0 && fresh;
+    if (idle && (!p->nu || p->prev_idle)) p->done = 1;
+    if (p->nu) {
+        p->prev_idle = idle;
+        p->prev_nupd = p->nupd;
+        p->sel = -p->sel;
+    }
     *t_sub += gs_now() - ts;
 }
 
@@ -982,6 +1004,10 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         memset(&sp->res, 0, sizeof sp->res);
         prob *p = &pr[i];
         p->spec = sp;
+        p->nu = sp->nu_rule != 0;
+        p->sel = 1;
+        p->gap_sign[0] = p->gap_sign[1] = INFINITY;
+        p->prev_nupd = 1;
         p->npos = (sp->na + sp->nb) * wg;
         p->pos_off = (int)total;
         int *t = ptab + (size_t)i * PT_INTS;
@@ -1274,6 +1300,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
             r[5] = head;
             r[6] = q_new / 2;
             r[7] = q_new - q_new / 2;
+            r[10] = pr[act[a]].nu ? pr[act[a]].sel : 0;
         }
         rj.nact = nact;
         rj.nvc = nvc;
@@ -1522,7 +1549,10 @@ gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ys
     /* split rounds: forced, or for a lone problem (two-class training) whose second bank of kernel
      * rows fits too */
     int split = s->split == 1;
-    if (s->split < 0 && nspec == 1) {
+    int nu = 0;
+    for (int i = 0; i < nspec; i++) nu |= specs[i].nu_rule != 0;
+    if (nu) split = 0; /* the nu rule's stopping test counts on each round's changes being whole */
+    else if (s->split < 0 && nspec == 1) {
         size_t d2, p2, h2;
         prob_bytes(s, (size_t)(specs[0].na + specs[0].nb) * s->wg, ucols, 2, &d2, &p2, &h2);
         split = d2 <= dev_cap && p2 <= pin_cap && h2 <= host_cap && data_b + d2 <= (size_t)s->ocl->global_mem;

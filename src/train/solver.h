@@ -30,6 +30,7 @@ void gs_solver_free(gs_solver *s);
 
 typedef struct gs_binary_result {
     double rho, obj;
+    double r;          /* the nu rule's r (certify.h), 0 otherwise */
     long iterations;   /* working-set rounds */
     long inner_steps;  /* 2-variable steps of the subproblems */
     int max_iter_hit;
@@ -64,6 +65,8 @@ typedef struct gs_binary_spec {
     const double *p_lin;   /* NULL: p_i = -1 for every variable (C-SVC); else p, indexed as alpha.
                             * Only the exact gradients (g_exact) use it: the rounds move G by Q. */
     double eps;            /* stopping tolerance; 0: the parameters' -e */
+    int nu_rule;           /* LIBSVM's Solver_NU (nu-SVC, nu-SVR): pairs within one sign, gap the
+                            * larger of the two signs'; 0: its C rule */
     double *g_exact;       /* NULL, or out (alpha order): the gradient at the final alphas recomputed
                             * in double from the support vectors (the certification, certify.h) */
     double *g_err;         /* with g_exact: a bound on each one's rounding error */

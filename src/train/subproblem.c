@@ -202,3 +202,67 @@ long gs_subproblem_solve(gs_subproblem *sp, double *gap0)
 #else
 long gs_subproblem_solve(gs_subproblem *sp, double *gap0) { return solve_body(sp, gap0, 1); }
 #endif
+
+/* LIBSVM's Solver_NU on the set (compat §6.3): i is the I_up maximiser of -y g within each sign,
+ * j the second-order choice over I_low against its own sign's maximum, so every step moves a pair
+ * of one sign and keeps both sums (y'a and, per sign, e'a); stops when the larger of the two
+ * signs' gaps is below the tolerance. Plain double loops: one-class and C-SVC never come here. */
+long gs_subproblem_solve_nu(gs_subproblem *sp, double *gap0)
+{
+    const int n = sp->n, ld = sp->ld;
+    const int8_t *y = sp->y;
+    const double *C = sp->C;
+    double *a = sp->alpha, *g = sp->g;
+    const float *K = sp->K;
+    double tol = sp->eps;
+    long steps = 0;
+    *gap0 = 0;
+    for (;;) {
+        double gmax[2] = {-INFINITY, -INFINITY}; /* [0]: y = +1, [1]: y = -1 */
+        int im[2] = {-1, -1};
+        for (int t = 0; t < n; t++) {
+            if (!y[t] || !in_up(y[t], a[t], C[t])) continue;
+            const int s = y[t] < 0;
+            const double u = -y[t] * g[t];
+            if (u >= gmax[s]) { gmax[s] = u; im[s] = t; }
+        }
+        double gmax2[2] = {-INFINITY, -INFINITY}, best = INFINITY;
+        int j = -1;
+        for (int t = 0; t < n; t++) {
+            if (!y[t] || !in_low(y[t], a[t], C[t])) continue;
+            const int s = y[t] < 0;
+            const double w = y[t] * g[t];
+            if (w > gmax2[s]) gmax2[s] = w;
+            const int i = im[s];
+            if (i < 0) continue;
+            const double b = gmax[s] + w;
+            if (!(b > 0)) continue;
+            double q = (double)K[(long)i * ld + i] + (double)K[(long)t * ld + t] - 2.0 * (double)K[(long)i * ld + t];
+            if (q <= 0) q = TAU;
+            const double val = -(b * b) / q;
+            if (val <= best) { best = val; j = t; }
+        }
+        const double gp = im[0] >= 0 && gmax2[0] > -INFINITY ? gmax[0] + gmax2[0] : 0;
+        const double gn = im[1] >= 0 && gmax2[1] > -INFINITY ? gmax[1] + gmax2[1] : 0;
+        const double gap = gp > gn ? gp : gn;
+        if (steps == 0) {
+            *gap0 = gap;
+            if (sp->rel * gap > tol) tol = sp->rel * gap;
+        }
+        if (!(gap >= tol) || j < 0 || steps >= sp->max_steps) break;
+        const int i = im[y[j] < 0];
+        const double ai = a[i], aj = a[j];
+        const double quad = (double)K[(long)i * ld + i] + (double)K[(long)j * ld + j] - 2.0 * (double)K[(long)i * ld + j];
+        double ni, nj;
+        smo_step(y[i], y[j], ai, aj, C[i], C[j], quad, y[i] * g[i], y[j] * g[j], &ni, &nj);
+        a[i] = ni;
+        a[j] = nj;
+        /* g_t += Q_ti di + Q_tj dj = y_t (y_i di K_ti + y_j dj K_tj) */
+        const double ci = y[i] * (ni - ai), cj = y[j] * (nj - aj);
+        const float *Ki = K + (long)i * ld, *Kj = K + (long)j * ld;
+        for (int t = 0; t < n; t++)
+            if (y[t]) g[t] += y[t] * (ci * (double)Ki[t] + cj * (double)Kj[t]);
+        steps++;
+    }
+    return steps;
+}

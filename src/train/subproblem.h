@@ -25,4 +25,9 @@ typedef struct gs_subproblem {
  * initial maximal violating pair gap. */
 long gs_subproblem_solve(gs_subproblem *sp, double *gap0);
 
+/* The same with LIBSVM's nu rule (nu-SVC, nu-SVR): pairs of one sign only, so the sum of each
+ * sign's alphas is kept too; the gap is the larger of the two signs' (compat §6.3). K is read in
+ * slot space as above; work is unused. @return steps taken; *gap0 the set's initial nu gap. */
+long gs_subproblem_solve_nu(gs_subproblem *sp, double *gap0);
+
 #endif

@@ -7,6 +7,7 @@
  * per-pair lines (with the certified obj and rho) and "Total nSV". */
 #include "train/trainer.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,12 +106,33 @@ static gs_status model_svs(const gs_problem *prob, const gs_classes *cls, int (*
     return GS_OK;
 }
 
+/* The gradient p + Q a0 of each item's non-zero start (nu-SVC), exactly: a pass that stops before
+ * its first step (eps = DBL_MAX) and ends with the certification's exact gradients, which become
+ * the items' starting gradients. */
+static gs_status start_gradients(gs_solver *solver, const gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
+                                 int n, gs_train_stats *stats)
+{
+    gs_binary_spec *g = malloc(sizeof *g * (size_t)(n ? n : 1));
+    if (!g) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < n; i++) {
+        g[i] = items[i].spec;
+        g[i].g_init = items[i].spec.p_lin; /* any gradient: no step is taken */
+        g[i].eps = DBL_MAX;
+    }
+    const gs_status st = gs_solver_batch(solver, cl, ysign, g, n, stats);
+    for (int i = 0; i < n; i++) items[i].spec.g_init = items[i].spec.g_exact;
+    free(g);
+    return st;
+}
+
 gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
                        const gs_log *log, gs_model *model, gs_train_stats *stats)
 {
     gs_status st = GS_OK;
     gs_classes cls = {0};
     double *cw = NULL, *coef_rows = NULL, *alpha_all = NULL;
+    double *zeros = NULL; /* nu-SVC's p */
+    const int nu = param->svm_type == GS_NU_SVC;
     int *nonzero = NULL;
     int (*pairs)[2] = NULL;
     pair_out *out = NULL;
@@ -126,9 +148,9 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
     const double t_start = gs_now();
     memset(model, 0, sizeof *model);
     if (stats) memset(stats, 0, sizeof *stats);
-    if (param->svm_type == GS_ONE_CLASS || param->svm_type == GS_EPSILON_SVR)
+    if (param->svm_type == GS_ONE_CLASS || param->svm_type == GS_EPSILON_SVR || param->svm_type == GS_NU_SVR)
         return gs_train_single(dev, prob, param, log, model, stats);
-    if (param->svm_type != GS_C_SVC)
+    if (param->svm_type != GS_C_SVC && !nu)
         return GS_FAIL(GS_ERR_UNSUPPORTED, "svm_type %d is not supported yet (-s 0, 2 and 3 are)", param->svm_type);
 
     model->svm_type = param->svm_type;
@@ -173,6 +195,7 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
         for (int i = 0, p = 0; i < k; i++)
             for (int j = i + 1; j < k; j++, p++) total_alpha += cls.count[i] + cls.count[j];
         alpha_all = malloc(sizeof *alpha_all * (size_t)total_alpha);
+        if (nu && !(zeros = calloc((size_t)total_alpha, sizeof *zeros))) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
         gx_all = malloc(sizeof *gx_all * (size_t)total_alpha);
         ex_all = malloc(sizeof *ex_all * (size_t)total_alpha);
         finite = malloc(sizeof *finite * (size_t)k);
@@ -227,8 +250,21 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
                 sp->b0 = cl.seg_cl[j]; sp->nb = cl.seg_cl[j + 1] - cl.seg_cl[j];
                 sp->rowA0 = cls.start[i]; sp->nrowA = cls.count[i]; sp->rowB0 = cls.start[j];
             }
-            sp->Cp = cw[i];
-            sp->Cn = cw[j];
+            if (nu) { /* bounds 1, p = 0, each class starting with nu n / 2 spread in row order */
+                sp->Cp = sp->Cn = 1;
+                sp->nu_rule = 1;
+                sp->p_lin = zeros + (out[p].alpha - alpha_all);
+                const int n = cls.count[i] + cls.count[j];
+                double left[2] = {param->nu * n / 2, param->nu * n / 2};
+                for (int t = 0; t < n; t++) {
+                    double *b = &left[t >= cls.count[i]];
+                    out[p].alpha[t] = *b < 1 ? *b : 1;
+                    *b -= out[p].alpha[t];
+                }
+            } else {
+                sp->Cp = cw[i];
+                sp->Cn = cw[j];
+            }
             sp->alpha = out[p].alpha;
             sp->g_exact = gx_all + (out[p].alpha - alpha_all);
             sp->g_err = ex_all + (out[p].alpha - alpha_all);
@@ -236,8 +272,17 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
         if (nspec > 0) {
             /* the device is waited for only now, after the clustering */
             if ((st = gs_run_open_solver(dev, param, k, l, rp, &cl, log, stats, &solver))) goto cleanup;
+            if (nu && (st = start_gradients(solver, &cl, ysign, items, nspec, stats))) goto cleanup;
             if ((st = gs_run_certified(solver, &cl, ysign, items, nspec, param->eps, log, stats))) goto cleanup;
             for (int s = 0; s < nspec; s++) out[spec_pair[s]].res = items[s].res;
+            if (nu) /* LIBSVM's scaling by r: coefficients y alpha / r, rho / r, obj / r^2 */
+                for (int s = 0; s < nspec; s++) {
+                    const int p = spec_pair[s];
+                    const double r = out[p].res.r;
+                    for (int t = 0; t < items[s].n; t++) out[p].alpha[t] /= r;
+                    out[p].res.rho /= r;
+                    out[p].res.obj /= r * r;
+                }
             if (stats) gs_log_verbose(log, "gpusvm: certification %.4f s (exact gradients; resumed rounds are in the "
                                       "phases above)\n", stats->certify);
         }
@@ -257,12 +302,13 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
             suma += a;
             if (a > 0) {
                 nsv++;
-                if (a >= (t < ni ? cw[i] : cw[j])) nbsv++;
+                if (a >= (nu ? 1 / res->r : (t < ni ? cw[i] : cw[j]))) nbsv++;
             }
         }
         model->rho[p] = res->rho;
         gs_log_info(log, "*\noptimization finished, #iter = %ld\n", res->iterations);
-        if (cw[i] == cw[j]) gs_log_info(log, "nu = %f\n", suma / (cw[i] * n));
+        if (nu) gs_log_info(log, "C = %f\n", 1 / res->r);
+        else if (cw[i] == cw[j]) gs_log_info(log, "nu = %f\n", suma / (cw[i] * n));
         gs_log_info(log, "obj = %f, rho = %f\n", res->obj, res->rho);
         gs_log_info(log, "nSV = %d, nBSV = %d\n", nsv, nbsv);
         gs_log_verbose(log, "gpusvm: pair %d-%d: %ld rounds, %ld inner steps\n", cls.label[i], cls.label[j],
@@ -282,6 +328,6 @@ cleanup:
     gs_classes_free(&cls);
     free(cw); free(coef_rows); free(alpha_all); free(nonzero); free(pairs); free(out); free(items);
     free(spec_pair); free(finite); free(ysign); free(rp); free(ix); free(vl);
-    free(gx_all); free(ex_all);
+    free(gx_all); free(ex_all); free(zeros);
     return st;
 }
