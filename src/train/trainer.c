@@ -106,6 +106,101 @@ static gs_status model_svs(const gs_problem *prob, const gs_classes *cls, int (*
     return GS_OK;
 }
 
+/* C_i = C * w_i for each class (LIBSVM's -wi; a label that is not in the data is warned about). */
+static void class_weights(const gs_param *param, const gs_classes *cls, double *cw)
+{
+    for (int j = 0; j < cls->k; j++) cw[j] = param->C;
+    for (int w = 0; w < param->nr_weight; w++) {
+        int j = 0;
+        while (j < cls->k && cls->label[j] != param->weight_label[w]) j++;
+        if (j == cls->k) fprintf(stderr, "WARNING: class label %d specified in weight is not found\n", param->weight_label[w]);
+        else cw[j] *= param->weight[w];
+    }
+}
+
+/* What every pair's problem is laid out over: the classes, their clusters and the arrays that hold
+ * all pairs' alphas, exact gradients, bounds and (nu-SVC) zero linear terms at the same offsets. */
+typedef struct pair_layout {
+    const gs_param *param;
+    const gs_classes *cls;
+    const gs_clustered *cl;
+    int k, l, nu;
+    const double *cw;
+    double *alpha_all, *gx_all, *ex_all, *zeros;
+} pair_layout;
+
+/* The problem of pair (i, j): class i's clusters (y = +1) then class j's (y = -1); C-SVC's bounds
+ * C_i, C_j and alpha = 0, or nu-SVC's bounds 1, p = 0 and each class starting with nu n / 2
+ * spread in row order (compat §6.1). */
+static void set_up_pair(const pair_layout *lay, int i, int j, pair_out *o, gs_run_item *it)
+{
+    const gs_classes *cls = lay->cls;
+    gs_binary_spec *sp = &it->spec;
+    const int64_t off = o->alpha - lay->alpha_all;
+    const int n = cls->count[i] + cls->count[j];
+    it->n = n;
+    it->ni = cls->count[i];
+    snprintf(it->name, sizeof it->name, "pair %d-%d", cls->label[i], cls->label[j]);
+    if (lay->k == 2) {
+        sp->a0 = 0; sp->na = lay->cl->n_clusters; sp->b0 = 0; sp->nb = 0;
+        sp->rowA0 = 0; sp->nrowA = lay->l; sp->rowB0 = lay->l;
+    } else {
+        sp->a0 = lay->cl->seg_cl[i]; sp->na = lay->cl->seg_cl[i + 1] - lay->cl->seg_cl[i];
+        sp->b0 = lay->cl->seg_cl[j]; sp->nb = lay->cl->seg_cl[j + 1] - lay->cl->seg_cl[j];
+        sp->rowA0 = cls->start[i]; sp->nrowA = cls->count[i]; sp->rowB0 = cls->start[j];
+    }
+    if (lay->nu) {
+        sp->Cp = sp->Cn = 1;
+        sp->nu_rule = 1;
+        sp->p_lin = lay->zeros + off;
+        double left[2] = {lay->param->nu * n / 2, lay->param->nu * n / 2};
+        for (int t = 0; t < n; t++) {
+            double *b = &left[t >= cls->count[i]];
+            o->alpha[t] = *b < 1 ? *b : 1;
+            *b -= o->alpha[t];
+        }
+    } else {
+        sp->Cp = lay->cw[i];
+        sp->Cn = lay->cw[j];
+    }
+    sp->alpha = o->alpha;
+    sp->g_exact = lay->gx_all + off;
+    sp->g_err = lay->ex_all + off;
+}
+
+/* LIBSVM's per-pair lines in pair order (compat §2.4; nu-SVC: "C = 1/r", its bound 1/r), and each
+ * pair's rho into the model. */
+static void print_pairs(const gs_log *log, const gs_classes *cls, int (*pairs)[2], const pair_out *out,
+                        const double *cw, int nu, gs_model *model)
+{
+    const int k = cls->k, npair = k * (k - 1) / 2;
+    for (int p = 0; p < npair; p++) {
+        const int i = pairs[p][0], j = pairs[p][1];
+        const int ni = cls->count[i], nj = cls->count[j], n = ni + nj;
+        const double *alpha_pair = out[p].alpha;
+        const gs_binary_result *res = &out[p].res;
+        if (res->max_iter_hit) fprintf(stderr, "\nWARNING: reaching max number of iterations\n");
+        double suma = 0;
+        int nsv = 0, nbsv = 0;
+        for (int t = 0; t < n; t++) {
+            const double a = alpha_pair[t];
+            suma += a;
+            if (a > 0) {
+                nsv++;
+                if (a >= (nu ? 1 / res->r : (t < ni ? cw[i] : cw[j]))) nbsv++;
+            }
+        }
+        model->rho[p] = res->rho;
+        gs_log_info(log, "*\noptimization finished, #iter = %ld\n", res->iterations);
+        if (nu) gs_log_info(log, "C = %f\n", 1 / res->r);
+        else if (cw[i] == cw[j]) gs_log_info(log, "nu = %f\n", suma / (cw[i] * n));
+        gs_log_info(log, "obj = %f, rho = %f\n", res->obj, res->rho);
+        gs_log_info(log, "nSV = %d, nBSV = %d\n", nsv, nbsv);
+        gs_log_verbose(log, "gpusvm: pair %d-%d: %ld rounds, %ld inner steps\n", cls->label[i], cls->label[j],
+                       res->iterations, res->inner_steps);
+    }
+}
+
 /* The gradient p + Q a0 of each item's non-zero start (nu-SVC), exactly: a pass that stops before
  * its first step (eps = DBL_MAX) and ends with the certification's exact gradients, which become
  * the items' starting gradients. */
@@ -176,13 +271,7 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
         goto cleanup;
     }
     memcpy(model->label, cls.label, sizeof(int) * (size_t)k);
-    for (int j = 0; j < k; j++) cw[j] = param->C;
-    for (int w = 0; w < param->nr_weight; w++) {
-        int j = 0;
-        while (j < k && cls.label[j] != param->weight_label[w]) j++;
-        if (j == k) fprintf(stderr, "WARNING: class label %d specified in weight is not found\n", param->weight_label[w]);
-        else cw[j] *= param->weight[w];
-    }
+    class_weights(param, &cls, cw);
     if (k == 1) gs_log_info(log, "WARNING: training data in only one class. See README for details.\n");
 
     if (npair > 0) {
@@ -223,6 +312,8 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
         const int32_t one_seg[2] = {0, l};
         if ((st = gs_solver_cluster(param, rp, ix, vl, l, k == 2 ? 1 : k, k == 2 ? one_seg : cls.start, &cl)))
             goto cleanup;
+        const pair_layout lay = {.param = param, .cls = &cls, .cl = &cl, .k = k, .l = l, .nu = nu, .cw = cw,
+                                 .alpha_all = alpha_all, .gx_all = gx_all, .ex_all = ex_all, .zeros = zeros};
         int nspec = 0;
         for (int p = 0; p < npair; p++) {
             const int i = pairs[p][0], j = pairs[p][1];
@@ -236,38 +327,8 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
                 out[p].res.obj = NAN;
                 continue;
             }
-            gs_run_item *it = &items[nspec];
-            gs_binary_spec *sp = &it->spec;
-            spec_pair[nspec++] = p;
-            it->n = cls.count[i] + cls.count[j];
-            it->ni = cls.count[i];
-            snprintf(it->name, sizeof it->name, "pair %d-%d", cls.label[i], cls.label[j]);
-            if (k == 2) {
-                sp->a0 = 0; sp->na = cl.n_clusters; sp->b0 = 0; sp->nb = 0;
-                sp->rowA0 = 0; sp->nrowA = l; sp->rowB0 = l;
-            } else {
-                sp->a0 = cl.seg_cl[i]; sp->na = cl.seg_cl[i + 1] - cl.seg_cl[i];
-                sp->b0 = cl.seg_cl[j]; sp->nb = cl.seg_cl[j + 1] - cl.seg_cl[j];
-                sp->rowA0 = cls.start[i]; sp->nrowA = cls.count[i]; sp->rowB0 = cls.start[j];
-            }
-            if (nu) { /* bounds 1, p = 0, each class starting with nu n / 2 spread in row order */
-                sp->Cp = sp->Cn = 1;
-                sp->nu_rule = 1;
-                sp->p_lin = zeros + (out[p].alpha - alpha_all);
-                const int n = cls.count[i] + cls.count[j];
-                double left[2] = {param->nu * n / 2, param->nu * n / 2};
-                for (int t = 0; t < n; t++) {
-                    double *b = &left[t >= cls.count[i]];
-                    out[p].alpha[t] = *b < 1 ? *b : 1;
-                    *b -= out[p].alpha[t];
-                }
-            } else {
-                sp->Cp = cw[i];
-                sp->Cn = cw[j];
-            }
-            sp->alpha = out[p].alpha;
-            sp->g_exact = gx_all + (out[p].alpha - alpha_all);
-            sp->g_err = ex_all + (out[p].alpha - alpha_all);
+            spec_pair[nspec] = p;
+            set_up_pair(&lay, i, j, &out[p], &items[nspec++]);
         }
         if (nspec > 0) {
             /* the device is waited for only now, after the clustering */
@@ -288,32 +349,7 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
         }
     }
     if ((st = model_svs(prob, &cls, pairs, out, nonzero, coef_rows, model))) goto cleanup;
-    /* LIBSVM's per-pair lines, in pair order */
-    for (int p = 0; p < npair; p++) {
-        const int i = pairs[p][0], j = pairs[p][1];
-        const int ni = cls.count[i], nj = cls.count[j], n = ni + nj;
-        const double *alpha_pair = out[p].alpha;
-        const gs_binary_result *res = &out[p].res;
-        if (res->max_iter_hit) fprintf(stderr, "\nWARNING: reaching max number of iterations\n");
-        double suma = 0;
-        int nsv = 0, nbsv = 0;
-        for (int t = 0; t < n; t++) {
-            const double a = alpha_pair[t];
-            suma += a;
-            if (a > 0) {
-                nsv++;
-                if (a >= (nu ? 1 / res->r : (t < ni ? cw[i] : cw[j]))) nbsv++;
-            }
-        }
-        model->rho[p] = res->rho;
-        gs_log_info(log, "*\noptimization finished, #iter = %ld\n", res->iterations);
-        if (nu) gs_log_info(log, "C = %f\n", 1 / res->r);
-        else if (cw[i] == cw[j]) gs_log_info(log, "nu = %f\n", suma / (cw[i] * n));
-        gs_log_info(log, "obj = %f, rho = %f\n", res->obj, res->rho);
-        gs_log_info(log, "nSV = %d, nBSV = %d\n", nsv, nbsv);
-        gs_log_verbose(log, "gpusvm: pair %d-%d: %ld rounds, %ld inner steps\n", cls.label[i], cls.label[j],
-                       res->iterations, res->inner_steps);
-    }
+    print_pairs(log, &cls, pairs, out, cw, nu, model);
     const int total = model->l;
     gs_log_info(log, "Total nSV = %d\n", total);
     if (stats) {
