@@ -8,10 +8,10 @@
 # DIR holds ds/ (the sets laid out as ../shared/datasets), debs/ (libsvm3 and libsvm-tools .deb,
 # scripts/fetch-libsvm-debs.sh), tools/ (thundersvm-5c6a056.tar.gz and build-thundersvm.sh from
 # ../shared/tools); OLD_SRC is a source tree of the commit compared with (git archive COMMIT).
-# Env: REPEAT (default 5), PARTS (default "first bench types old exit": which parts to run).
+# Env: REPEAT (default 5), PARTS (default "first bench types cv old exit": which parts to run).
 set -u
 D=$1; OLD=${2:-}
-REPEAT=${REPEAT:-5}; PARTS=${PARTS:-first bench types old exit}
+REPEAT=${REPEAT:-5}; PARTS=${PARTS:-first bench types cv old exit}
 if [ "$(id -u)" -eq 0 ] && [ ! -f /etc/OpenCL/vendors/nvidia.icd ]; then
     mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
 fi
@@ -33,11 +33,26 @@ if has bench; then
     cat "$D/bench.md"
 fi
 if has types; then
-    for args in "-s 2 -n 0.1 -g 0.05" "-s 3 -p 0.1 -g 0.05"; do
+    for args in "-s 1 -n 0.5 -g 0.05" "-s 2 -n 0.1 -g 0.05" "-s 3 -p 0.1 -g 0.05"; do
         scripts/bench --data-dir "$D/ds" --libsvm-debs "$D/debs" --thundersvm "$T" --repeat "$REPEAT" \
             --ref-subset 0 --datasets a9a --train-args "$args" --out-md "$D/types.md" --csv "$D/types.csv" \
             > "$D/types.log" 2>&1
         cat "$D/types.md"
+    done
+fi
+if has cv; then
+    # -v 5 (whole process, median of REPEAT): gpusvm against ThunderSVM, and against one training
+    med() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+    wall() { for i in $(seq "$REPEAT"); do sleep 1; s0=$(date +%s.%N); "$@" > /dev/null 2>&1; s1=$(date +%s.%N);
+             awk -v a="$s0" -v b="$s1" 'BEGIN { print b - a }'; done | med; }
+    for s in "a9a/a9a.gz:-c 1 -g 0.05" "letter/letter.scale.gz:-c 10 -g 0.5" "mnist10k/mnist10k.scale.gz:-g 0.02" \
+             "ijcnn1/ijcnn1.gz:"; do
+        f=${s%%:*}; o=${s#*:}
+        gunzip -c "$D/ds/$f" > /tmp/bw.plain
+        echo "-v 5 $f $o: gpusvm $(wall ./build/gpusvm-train -q $o -v 5 "$D/ds/$f") s," \
+             "one training $(wall ./build/gpusvm-train -q $o "$D/ds/$f" /tmp/bw.m) s," \
+             "ThunderSVM $(wall "$T/thundersvm-train" $o -v 5 /tmp/bw.plain) s"
+        ./build/gpusvm-train -q $o -v 5 "$D/ds/$f"; "$T/thundersvm-train" $o -v 5 /tmp/bw.plain 2>&1 | grep -i 'cross' | tail -1
     done
 fi
 if has old && [ -n "$OLD" ]; then

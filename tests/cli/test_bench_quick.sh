@@ -16,7 +16,7 @@ if [ ! -f "$TOP/data/heart_scale" ] && [ ! -f "$DATASETS/heart_scale/heart_scale
     finish; exit $?
 fi
 
-CSV_HEADER='dataset,n,d,classes,test_rows,test_is_train,params,gpusvm_train_s,gpusvm_predict_s,ref_train_s,ref_predict_s,ref_mode,ref_rows,speedup_train,speedup_predict,gpusvm_accuracy,ref_accuracy,gpusvm_nsv,ref_nsv,gpusvm_obj,ref_obj,gpusvm_iter,ref_iter,gpusvm_status,ref_status,repeat,ref_repeat,gpusvm_train_runs_s,gpusvm_predict_runs_s,ref_train_runs_s,ref_predict_runs_s,note,errors'
+CSV_HEADER='dataset,n,d,classes,test_rows,test_is_train,params,gpusvm_train_s,gpusvm_predict_s,ref_train_s,ref_predict_s,ref_mode,ref_rows,speedup_train,speedup_predict,gpusvm_accuracy,ref_accuracy,gpusvm_nsv,ref_nsv,gpusvm_obj,ref_obj,gpusvm_iter,ref_iter,gpusvm_status,ref_status,repeat,ref_repeat,gpusvm_train_runs_s,gpusvm_predict_runs_s,ref_train_runs_s,ref_predict_runs_s,gpusvm_mse,ref_mse,thundersvm_train_s,thundersvm_predict_s,thundersvm_mode,thundersvm_rows,speedup_vs_thundersvm_train,speedup_vs_thundersvm_predict,thundersvm_accuracy,thundersvm_mse,thundersvm_nsv,thundersvm_obj,thundersvm_status,thundersvm_train_runs_s,thundersvm_predict_runs_s,note,errors'
 MD_HEADER='| dataset | n × d | classes | parameters | gpusvm train (s) | gpusvm predict (s) | LIBSVM train (s) | LIBSVM predict (s) | speed-up train | speed-up predict | accuracy gpusvm | accuracy LIBSVM | nSV gpusvm | nSV LIBSVM | obj gpusvm | obj LIBSVM |'
 BD_HEADER='dataset,wall_s,read_s,cluster_s,setup_s,update_s,select_s,subproblem_s,transfer_s,rest_s,update_gbps,peak_gbps,update_pct_of_peak,train_after_ready_s,train_on_device_s,predict_ready_s,predict_after_ready_s,other_phases'
 
