@@ -6,7 +6,7 @@ BUILD   ?= build
 OPT     ?= -O2
 SAN     ?=
 CFLAGS  ?=
-ALL_CFLAGS := -std=c11 -Wall -Wextra -Werror $(OPT) -g -D_DEFAULT_SOURCE -Isrc -I$(BUILD) -MMD -MP $(SAN) $(CFLAGS)
+ALL_CFLAGS := -std=c11 -Wall -Wextra -Werror $(OPT) -g -D_DEFAULT_SOURCE -Isrc -I. -I$(BUILD) -MMD -MP $(SAN) $(CFLAGS)
 LDLIBS  := -lOpenCL -lz -lm
 # src/<layer>/: util io data device train predict api make the library; cli/ the programs.
 LAYERS  := util io data device train predict api
@@ -14,7 +14,8 @@ MAINS   := src/cli/train.c src/cli/predict.c
 LIBSRC  := $(wildcard $(LAYERS:%=src/%/*.c))
 CLISRC  := $(filter-out $(MAINS),$(wildcard src/cli/*.c))
 LIBOBJ  := $(LIBSRC:src/%.c=$(BUILD)/obj/%.o) $(CLISRC:src/%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/kernels_embed.o
-KERNELS := $(wildcard kernels/*.cl)
+# kernels/*.cl and the header they share with the host (kernels/abi.h), embedded into the library
+KERNELS := $(wildcard kernels/*.cl) kernels/abi.h
 TESTSRC := $(wildcard tests/unit/*.c tests/device/*.c)
 TESTBIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TESTSRC))
 BINS    := $(BUILD)/gpusvm-train $(BUILD)/gpusvm-predict

@@ -439,15 +439,15 @@ const char *gs_ocl_source(const char *name)
     return NULL;
 }
 
-/* Dev mode: reads <dir>/<name>.cl into a malloc'd string. */
-static gs_status read_kernel_file(const char *dir, const char *name, char **out)
+/* Dev mode: reads <dir>/<file> (e.g. "solver.cl", "abi.h") into a malloc'd string. */
+static gs_status read_kernel_file(const char *dir, const char *file, char **out)
 {
     gs_status st = GS_OK;
     FILE *f = NULL;
     char *buf = NULL;
     char path[1024];
     *out = NULL;
-    if ((size_t)snprintf(path, sizeof path, "%s/%s.cl", dir, name) >= sizeof path) {
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, file) >= sizeof path) {
         st = GS_FAIL(GS_ERR_IO, "GPUSVM_KERNEL_DIR path too long: %s", dir);
         goto cleanup;
     }
@@ -506,42 +506,52 @@ static gs_status build_failed(gs_ocl *o, cl_program prog, const char *name, cons
     int cut = len > GS_OCL_LOG_IN_MSG;
     char where[96] = "";
     if (first_line > 1)
-        snprintf(where, sizeof where, " (kernels/%s.cl starts at line %zu after common.cl)", name,
-                 first_line);
+        snprintf(where, sizeof where, " (kernels/%s.cl starts at line %zu after common.cl and abi.h)",
+                 name, first_line);
     return GS_FAIL(GS_ERR_OCL, "building OpenCL program '%s' failed: clBuildProgram: %s\n"
                    "options: %s\nbuild log%s:\n%.*s%s", name, gs_cl_error_name(err), opts, where,
                    (int)(cut ? GS_OCL_LOG_IN_MSG : len), log,
                    cut ? "\n[build log cut here; the whole log is in gs_ocl.build_log]" : "");
 }
 
+/* The prelude (kernels/common.cl, kernels/abi.h) and kernels/<name>.cl (none when alone):
+ * embedded, or in dev mode read from GPUSVM_KERNEL_DIR into file[] (the caller frees those). */
+static gs_status kernel_sources(const char *name, int alone, const char *src[3], char *file[3])
+{
+    gs_status st = GS_OK;
+    char fname[256];
+    if ((size_t)snprintf(fname, sizeof fname, "%s.cl", name) >= sizeof fname)
+        return GS_FAIL(GS_ERR_INTERNAL, "kernel program name too long: %s", name);
+    const char *const embedded[3] = {"common", "abi.h", name}; /* gs_kernel_sources' names */
+    const char *const files[3] = {"common.cl", "abi.h", fname};
+    const int n = alone ? 2 : 3;
+    src[2] = "";
+    const char *dir = getenv("GPUSVM_KERNEL_DIR");
+    for (int i = 0; i < n && st == GS_OK; i++) {
+        if (dir && *dir) {
+            st = read_kernel_file(dir, files[i], &file[i]);
+            src[i] = file[i];
+        } else if (!(src[i] = gs_ocl_source(embedded[i]))) {
+            st = GS_FAIL(GS_ERR_INTERNAL, "no embedded OpenCL source kernels/%s", files[i]);
+        }
+    }
+    return st;
+}
+
 gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_program *out)
 {
     gs_status st = GS_OK;
-    char *file_common = NULL, *file_src = NULL, *opts = NULL;
+    char *file[3] = {NULL, NULL, NULL}, *opts = NULL;
+    const char *src[3] = {NULL, NULL, NULL};
     cl_program prog = NULL;
     cl_int e = CL_SUCCESS;
     *out = NULL;
     free(o->build_log);
     o->build_log = NULL;
 
-    const char *dir = getenv("GPUSVM_KERNEL_DIR");
-    const char *common, *src;
-    int alone = strcmp(name, "common") == 0;
-    if (dir && *dir) {
-        if ((st = read_kernel_file(dir, "common", &file_common)) != GS_OK ||
-            (!alone && (st = read_kernel_file(dir, name, &file_src)) != GS_OK))
-            goto cleanup;
-        common = file_common;
-        src = alone ? file_common : file_src;
-    } else {
-        common = gs_ocl_source("common");
-        src = gs_ocl_source(name);
-        if (!common || !src) {
-            st = GS_FAIL(GS_ERR_INTERNAL, "no embedded OpenCL source kernels/%s.cl",
-                         src ? "common" : name);
-            goto cleanup;
-        }
-    }
+    const int alone = strcmp(name, "common") == 0;
+    if ((st = kernel_sources(name, alone, src, file)) != GS_OK)
+        goto cleanup;
 
     if (!options)
         options = "";
@@ -553,15 +563,19 @@ gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_prog
     }
     snprintf(opts, olen, "%s%s-cl-std=CL1.2", options, *options ? " " : "");
 
-    /* No "#line 1" before the kernel file: NVIDIA's compiler ignores it (PoCL honours it), so the
-     * failure message says instead where kernels/<name>.cl starts in the log's numbering. */
-    const char *parts[3] = {common, "\n", src};
-    cl_uint nparts = alone ? 1 : 3;
+    /* The prelude (common.cl, then abi.h, whose structs may hold doubles once common.cl enabled
+     * them) and the program. No "#line 1" before the kernel file: NVIDIA's compiler ignores it
+     * (PoCL honours it), so the failure message says instead where kernels/<name>.cl starts in
+     * the log's numbering. */
+    const char *parts[5] = {src[0], "\n", src[1], "\n", src[2]};
+    const cl_uint nparts = alone ? 3 : 5;
     size_t first_line = 1;
-    if (!alone)
-        for (const char *c = common; *c; c++)
-            first_line += *c == '\n';
-    first_line += !alone;
+    if (!alone) {
+        for (int i = 0; i < 2; i++)
+            for (const char *c = src[i]; *c; c++)
+                first_line += *c == '\n';
+        first_line += 2;
+    }
     prog = clCreateProgramWithSource(o->ctx, nparts, parts, NULL, &e);
     GS_CL_CHECK(e);
     /* No binary cache of our own: NVIDIA's driver caches compiled programs keyed by source and
@@ -578,8 +592,8 @@ cleanup:
     if (prog)
         clReleaseProgram(prog);
     free(opts);
-    free(file_src);
-    free(file_common);
+    for (int i = 0; i < 3; i++)
+        free(file[i]);
     return st;
 }
 

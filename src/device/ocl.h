@@ -73,10 +73,11 @@ void gs_ocl_describe_ready(const gs_ocl *o, double ready_s, char *buf, size_t ca
  * @return GS_OK or GS_ERR_NODEVICE/GS_ERR_OCL */
 gs_status gs_ocl_list(FILE *f);
 
-/* Builds the embedded kernels/<name>.cl (e.g. "solver") with the common prelude (kernels/common.cl)
- * in front and the options (e.g. "-DWG=256 -DKTYPE=2"; NULL = none) plus " -cl-std=CL1.2".
- * "common" itself builds alone. Dev mode: with env GPUSVM_KERNEL_DIR set, <dir>/common.cl and
- * <dir>/<name>.cl are read from disk instead of the embedded copies.
+/* Builds the embedded kernels/<name>.cl (e.g. "solver") with the prelude in front: kernels/common.cl
+ * and kernels/abi.h (the tables shared with the host), and the options (e.g. "-DWG=256 -DKTYPE=2";
+ * NULL = none) plus " -cl-std=CL1.2". "common" builds the prelude alone. Dev mode: with env
+ * GPUSVM_KERNEL_DIR set, <dir>/common.cl, <dir>/abi.h and <dir>/<name>.cl are read from disk
+ * instead of the embedded copies.
  * On failure the message holds the program name, the options and the build log (cut to fit the
  * last-error record, with a note when cut); the whole log stays in o->build_log until the next
  * build or gs_ocl_close. Not reentrant for one gs_ocl (o->build_log); *out is NULL on failure.
@@ -96,7 +97,8 @@ gs_status gs_ocl_kernel_wg(const gs_ocl *o, cl_kernel k, size_t *out);
 gs_status gs_ocl_alloc(const gs_ocl *o, cl_mem_flags flags, size_t bytes, void *host, const char *what,
                        cl_mem *out);
 
-/* The embedded source of kernels/<name>.cl, or NULL (for tests and the dev-mode loader). */
+/* The embedded source of kernels/<name>.cl, or of kernels/abi.h for "abi.h"; NULL when there is
+ * none (for tests and the build). */
 const char *gs_ocl_source(const char *name);
 
 /* Checks an OpenCL return code: records "<call> failed: <CL_NAME>" and jumps to cleanup. */
