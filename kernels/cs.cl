@@ -50,11 +50,8 @@
 #ifndef MWG
 #define MWG 256
 #endif
-#define NBINS 2048
-#define NPASS 6
-
-/* state (ulong): [0] prefix of the threshold key, [1] its mask, [2] keys still wanted inside the
- * prefix, [3] rows selected this round, [4] the smallest eligible key (from the largest violation). */
+#define NBINS GS_CS_NBINS /* kernels/abi.h, as the selection's state (gs_abi_cs_state) and the */
+#define NPASS GS_CS_NPASS /* update and readback buffers' layouts (GS_CS_UPD_*, GS_CS_RB_*) */
 
 /* Bits [shift, shift + width) of the key are pass p's digit: 11 bits from the top, 9 in the last. */
 inline int pass_shift(int p) { return p < NPASS - 1 ? 53 - 11 * p : 0; }
@@ -71,22 +68,22 @@ __kernel void cs_init(__global double *G, __global double *A, __global const int
     }
 }
 
-/* upd (doubles): [nupd * k] the changes dA of the updated slots, [nupd] their slot numbers,
- * then [q * k] the new alphas of every working-set slot (rows that hold slot s get them). */
+/* upd (doubles, GS_CS_UPD_*): [nupd * k] the changes dA of the updated slots, [nupd] their slot
+ * numbers, then [q * k] the new alphas of every working-set slot (rows that hold slot s get them). */
 __kernel void cs_update(__global double *G, __global double *A, __global const int *cls,
                         __global const float *K, __global const double *upd, int nupd, int q,
                         __global const int *slot_of, int npos, double C, double eps,
-                        __global ulong *key, __global double *gmax, __global ulong *state, int nclass)
+                        __global ulong *key, __global double *gmax, __global gs_abi_cs_state *state, int nclass)
 {
     __local double lmax[WG];
     const int t = get_global_id(0), lid = get_local_id(0);
-    if (t == 0) { state[0] = 0; state[1] = 0; state[2] = 0; state[3] = 0; state[4] = 0; }
+    if (t == 0) { state->prefix = 0; state->mask = 0; state->need = 0; state->selected = 0; state->low = 0; }
     double v = -INFINITY;
     const int y = t < npos ? cls[t] : -1;
     if (y >= 0) {
         __global const double *dA = upd;
-        __global const double *uslot = upd + (long)nupd * nclass;
-        __global const double *anew = uslot + nupd;
+        __global const double *uslot = upd + GS_CS_UPD_SLOTS((long)nupd, nclass);
+        __global const double *anew = upd + GS_CS_UPD_ALPHAS((long)nupd, nclass);
         for (int m0 = 0; m0 < nclass; m0 += CB) {
             double acc[CB];
             for (int j = 0; j < CB; j++) acc[j] = 0.0;
@@ -125,7 +122,7 @@ __kernel void cs_update(__global double *G, __global double *A, __global const i
 /* One work-group of MWG: the largest violation (gap[0]) and the smallest eligible key: rows whose
  * violation is below max(eps, sel * gap) are not selected this round. */
 __kernel void cs_gap(__global const double *gmax, int ngroups, __global double *gap,
-                     __global ulong *state, double eps, double sel)
+                     __global gs_abi_cs_state *state, double eps, double sel)
 {
     __local double lm[MWG];
     const int lid = get_local_id(0);
@@ -140,12 +137,12 @@ __kernel void cs_gap(__global const double *gmax, int ngroups, __global double *
     if (lid == 0) {
         gap[0] = lm[0];
         const double thr = fmax(eps, sel * lm[0]);
-        state[4] = isfinite(thr) ? (ulong)as_uint((float)thr) << 32 : 0ul;
+        state->low = isfinite(thr) ? (ulong)as_uint((float)thr) << 32 : 0ul;
     }
 }
 
 /* Histogram of pass p's digit over the keys that match the prefix found so far. */
-__kernel void cs_hist(__global const ulong *key, __global const ulong *state, __global uint *hist,
+__kernel void cs_hist(__global const ulong *key, __global const gs_abi_cs_state *state, __global uint *hist,
                       int p, int npos)
 {
     __local uint lh[NBINS];
@@ -154,7 +151,7 @@ __kernel void cs_hist(__global const ulong *key, __global const ulong *state, __
     barrier(CLK_LOCAL_MEM_FENCE);
     const int shift = pass_shift(p);
     const uint dmask = pass_mask(p);
-    const ulong prefix = state[0], mask = state[1], low = state[4];
+    const ulong prefix = state->prefix, mask = state->mask, low = state->low;
     for (int t = get_global_id(0); t < npos; t += get_global_size(0)) {
         const ulong k = key[t];
         if (k != 0ul && k >= low && (k & mask) == prefix) atomic_inc(&lh[(uint)(k >> shift) & dmask]);
@@ -166,7 +163,7 @@ __kernel void cs_hist(__global const ulong *key, __global const ulong *state, __
 
 /* One work-group of MWG: the digit holding the wanted key (counting from the largest), and on the
  * first pass the number of rows to select, min(q, eligible). Clears hist for the next pass. */
-__kernel void cs_pick(__global ulong *state, __global uint *hist, int p, int q)
+__kernel void cs_pick(__global gs_abi_cs_state *state, __global uint *hist, int p, int q)
 {
     __local uint h[NBINS];
     __local uint part[MWG];
@@ -174,7 +171,7 @@ __kernel void cs_pick(__global ulong *state, __global uint *hist, int p, int q)
     const int per = NBINS / MWG;
     const int shift = pass_shift(p);
     const uint dmask = pass_mask(p);
-    uint need = (uint)state[2];
+    uint need = (uint)state->need;
     for (int i = lid; i < NBINS; i += MWG) { h[i] = hist[i]; hist[i] = 0; }
     barrier(CLK_LOCAL_MEM_FENCE);
     /* work-item lid counts bins NBINS-1-lid*per down to NBINS-per-lid*per: from the top */
@@ -185,7 +182,7 @@ __kernel void cs_pick(__global ulong *state, __global uint *hist, int p, int q)
     if (p == 0) {
         const uint total = part[MWG - 1];
         need = total < (uint)q ? total : (uint)q;
-        if (lid == 0) state[3] = need;
+        if (lid == 0) state->selected = need;
     }
     const uint above = lid ? part[lid - 1] : 0u;
     if (need > 0 && above < need && need <= part[lid]) {
@@ -193,9 +190,9 @@ __kernel void cs_pick(__global ulong *state, __global uint *hist, int p, int q)
         for (int i = 0; i < per; i++) {
             const int b = NBINS - 1 - (lid * per + i);
             if (cum + h[b] >= need) {
-                state[0] |= (ulong)((uint)b & dmask) << shift;
-                state[1] |= (ulong)dmask << shift;
-                state[2] = need - cum;
+                state->prefix |= (ulong)((uint)b & dmask) << shift;
+                state->mask |= (ulong)dmask << shift;
+                state->need = need - cum;
                 break;
             }
             cum += h[b];
@@ -203,14 +200,15 @@ __kernel void cs_pick(__global ulong *state, __global uint *hist, int p, int q)
     }
 }
 
-/* The selected rows: keys at or above the threshold (exactly state[3] of them, keys being unique). */
-__kernel void cs_collect(__global const ulong *key, __global const ulong *state,
+/* The selected rows: keys at or above the threshold (exactly state->selected of them, keys being
+ * unique). */
+__kernel void cs_collect(__global const ulong *key, __global const gs_abi_cs_state *state,
                          __global uint *count, __global int *cand, int npos)
 {
     const int t = get_global_id(0);
-    if (t >= npos || state[3] == 0) return;
+    if (t >= npos || state->selected == 0) return;
     const ulong k = key[t];
-    if (k != 0ul && k >= state[0] && k >= state[4]) cand[atomic_inc(count)] = t;
+    if (k != 0ul && k >= state->prefix && k >= state->low) cand[atomic_inc(count)] = t;
 }
 
 /* One work-group of MWG. Slots 0..q-1; ws_pos[s] = row in slot s or -1, slot_of[t] the inverse,
@@ -220,7 +218,7 @@ __kernel void cs_collect(__global const ulong *key, __global const ulong *state,
  * examples that disturb each other are then solved together instead of in alternate rounds.
  * new_slots[0..n_new) lists the slots whose kernel rows must be computed, in position order. Also
  * clears count for the next round. */
-__kernel void cs_merge(__global const ulong *state, __global const int *cand, __global uint *count,
+__kernel void cs_merge(__global const gs_abi_cs_state *state, __global const int *cand, __global uint *count,
                        __global int *ws_pos, __global int *slot_of, __global int *last,
                        __global int *new_slots, __global int *n_new, int q, int round)
 {
@@ -231,7 +229,7 @@ __kernel void cs_merge(__global const ulong *state, __global const int *cand, __
     __local ulong sk[QMAX];   /* replaceable slots by (age, slot) */
     __local int part[MWG];
     const int lid = get_local_id(0);
-    const int nsel = (int)state[3];
+    const int nsel = (int)state->selected;
     for (int e = lid; e < QMAX; e += MWG) {
         lc[e] = e < nsel ? cand[e] : INT_MAX;
         keep[e] = 0;
@@ -335,10 +333,10 @@ __kernel void cs_rows(__global const long *col_off, __global const int *cols,
     }
 }
 
-/* rb layout (doubles): [0] maximal violation, [1] rows selected, [2] n_new, [3] 0,
- * [4, 4+q) ws_pos, [4+q, 4+2q) new_slots (-1 past n_new), [4+2q, 4+2q+q*nclass) G of each slot
- * (slot-major), then floats: gram[e*q + s] = K(new slot e, slot s) for e < n_new. */
-__kernel void cs_readback(__global const double *gap, __global const ulong *state,
+/* rb (doubles, GS_CS_RB_*): the maximal violation, rows selected, n_new; ws_pos, new_slots (-1 past
+ * n_new), G of each slot (slot-major), then floats: gram[e*q + s] = K(new slot e, slot s) for
+ * e < n_new. */
+__kernel void cs_readback(__global const double *gap, __global const gs_abi_cs_state *state,
                           __global const int *n_new, __global const int *ws_pos,
                           __global const int *new_slots, __global const double *G,
                           __global const float *K, __global double *rb, int q, int npos, int nclass)
@@ -347,13 +345,18 @@ __kernel void cs_readback(__global const double *gap, __global const ulong *stat
     const int nn = n_new[0];
     if (i < q) {
         const int p = ws_pos[i];
-        rb[4 + i] = (double)p;
-        rb[4 + q + i] = i < nn ? (double)new_slots[i] : -1.0;
+        rb[GS_CS_RB_WS_POS(q) + i] = (double)p;
+        rb[GS_CS_RB_NEW_SLOTS(q) + i] = i < nn ? (double)new_slots[i] : -1.0;
         for (int m = 0; m < nclass; m++)
-            rb[4 + 2 * q + (long)i * nclass + m] = p >= 0 ? G[(long)m * npos + p] : 0.0;
+            rb[GS_CS_RB_G(q) + (long)i * nclass + m] = p >= 0 ? G[(long)m * npos + p] : 0.0;
     }
-    if (i == 0) { rb[0] = gap[0]; rb[1] = (double)state[3]; rb[2] = (double)nn; rb[3] = 0.0; }
-    __global float *gram = (__global float *)(rb + 4 + 2 * q + (long)q * nclass);
+    if (i == 0) {
+        rb[GS_CS_RB_GAP] = gap[0];
+        rb[GS_CS_RB_SELECTED] = (double)state->selected;
+        rb[GS_CS_RB_NNEW] = (double)nn;
+        for (int h = GS_CS_RB_NNEW + 1; h < GS_CS_RB_HEAD; h++) rb[h] = 0.0;
+    }
+    __global float *gram = (__global float *)(rb + GS_CS_RB_DOUBLES((long)q, nclass));
     for (int e = i; e < nn * q; e += get_global_size(0)) {
         const int k = e / q, s = e % q;
         const int ps = ws_pos[s];

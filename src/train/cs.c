@@ -34,7 +34,9 @@
 
 #include "data/classes.h"
 #include "data/cluster.h"
+#include "device/dev.h"
 #include "device/ocl.h"
+#include "kernels/abi.h"
 
 #define WCH 16      /* kernels/cs.cl tunables, passed with -D so host and device agree */
 #define CCH 16
@@ -49,7 +51,6 @@ static const char *const k_names[K_N] = {"cs_init", "cs_update", "cs_gap", "cs_h
 enum { PH_UPDATE, PH_SELECT, PH_ROWS, PH_TRANSFER, PH_N };
 static const int k_phase[K_N] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SELECT, PH_SELECT, PH_SELECT,
                                  PH_SELECT, PH_ROWS, PH_ROWS, PH_TRANSFER};
-#define NPASS 6 /* radix passes over the 64-bit keys (kernels/cs.cl) */
 
 /* ---- the subproblem on the CPU ------------------------------------------------------------- */
 
@@ -172,136 +173,51 @@ static long subproblem_solve(subproblem *sp)
 
 /* ---- the device loop ------------------------------------------------------------------------ */
 
-/* Device buffers, released together. */
+/* Device buffers of a run (the clustered layout first), released together. */
 typedef struct bufs {
-    cl_mem cols, col_off, vals, ell_w, ell_off, ell_idx, ell_val, norm2, cls, G, A, key, gmax, state,
-        hist, gap, count, cand, ws_pos, slot_of, last, new_slots, n_new, u_pos, U, K, upd, rb;
+    gs_dev_clustered data;
+    gs_dev_buf cls, G, A, key, gmax, state, hist, gap, count, cand, ws_pos, slot_of, last, new_slots, n_new,
+        u_pos, U, K, upd, rb;
 } bufs;
-#define N_BUFS (sizeof(bufs) / sizeof(cl_mem))
+#define N_BUFS (sizeof(bufs) / sizeof(gs_dev_buf))
 
+/* One training run on the device: its queue, kernels and buffers, the host's copies of what the
+ * rounds exchange, and the counters for --verbose. */
 typedef struct run {
-    gs_ocl *ocl;
-    cl_command_queue queue; /* the device's queue (in order) */
-    cl_program prog;
-    cl_kernel k[K_N];
+    gs_dev dev;
+    gs_dev_kernels ks;
     bufs b;
-    cl_mem pin[2];          /* pinned, mapped host memory: readback and update */
-    void *pin_host[2];
-    int profile;
-    cl_event ev[40];
-    int ev_kern[40], n_ev;
+    gs_dev_pinned pin_rb, pin_upd; /* pinned, mapped host memory: readback and update */
+    gs_dev_prof pf;
+    int k, q, wg, npos, ncl, mwg, nhist;
+    size_t qk, rb_doubles, rb_bytes, upd_bytes;
+    double *rb, *upd;              /* the pinned memory */
+    int nupd;                      /* changed slots, sent at the start of the next round */
+    int *cls_pos;                  /* [npos] class of each position, -1 for padding */
+    double *ah;                    /* [npos * k] alphas, position-major */
+    int *wsp;                      /* [q] position in each slot, -1 when empty */
+    int *act, *ys, *chg, *ns, *nz; /* [q] occupied slots, slot classes, changed slots, new slots; [k] */
+    double *gsub, *asub, *dsub;    /* [q * k] the subproblem's gradients (class-major), alphas, changes */
+    double *scratch;               /* [4k] */
+    float *Kq;                     /* [q * q] the slots' Gram matrix */
+    double ph[PH_N];               /* device seconds per phase (profiling queue) */
+    double t_sub, t_wait;          /* subproblems, blocking reads */
+    long sum_new, sum_upd;         /* new kernel rows, changed examples */
 } run;
 
 static void run_release(run *r)
 {
-    for (int i = 0; i < r->n_ev; i++) clReleaseEvent(r->ev[i]);
-    r->n_ev = 0;
-    for (int i = 0; i < 2; i++)
-        if (r->pin[i]) {
-            if (r->pin_host[i]) clEnqueueUnmapMemObject(r->queue, r->pin[i], r->pin_host[i], 0, NULL, NULL);
-            clReleaseMemObject(r->pin[i]);
-        }
-    if (r->queue) clFinish(r->queue);
-    cl_mem *m = (cl_mem *)&r->b;
-    for (size_t i = 0; i < N_BUFS; i++)
-        if (m[i]) clReleaseMemObject(m[i]);
-    for (int i = 0; i < K_N; i++)
-        if (r->k[i]) clReleaseKernel(r->k[i]);
-    if (r->prog) clReleaseProgram(r->prog);
+    gs_dev_prof_release(&r->pf);
+    if (r->dev.queue) {
+        gs_dev_pinned_release(&r->dev, &r->pin_rb);
+        gs_dev_pinned_release(&r->dev, &r->pin_upd);
+        clFinish(r->dev.queue);
+    }
+    gs_dev_bufs_release((gs_dev_buf *)&r->b, N_BUFS);
+    gs_dev_kernels_release(&r->ks);
+    free(r->cls_pos); free(r->ah); free(r->wsp); free(r->act); free(r->ys); free(r->chg); free(r->ns); free(r->nz);
+    free(r->gsub); free(r->asub); free(r->dsub); free(r->scratch); free(r->Kq);
     memset(r, 0, sizeof *r);
-}
-
-/* A device buffer of `bytes` (at least 16: OpenCL refuses empty ones), uploaded from host when
- * given (blocking: host arrays are freed early). */
-static gs_status buf(run *r, cl_mem *m, size_t bytes, const void *host, const char *what)
-{
-    const size_t n = bytes < 16 ? 16 : bytes;
-    gs_status st = gs_ocl_alloc(r->ocl, CL_MEM_READ_WRITE, n, NULL, what, m);
-    if (st != GS_OK) return st;
-    if (host && bytes > 0) {
-        const cl_int e = clEnqueueWriteBuffer(r->queue, *m, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
-        if (e != CL_SUCCESS)
-            return GS_FAIL(GS_ERR_OCL, "clEnqueueWriteBuffer(%s, %zu bytes) failed: %s", what, bytes,
-                           gs_cl_error_name(e));
-    }
-    return GS_OK;
-}
-
-static gs_status fill_int(run *r, cl_mem m, int pattern, size_t bytes)
-{
-    const cl_int e = clEnqueueFillBuffer(r->queue, m, &pattern, sizeof pattern, 0, bytes, 0, NULL, NULL);
-    if (e != CL_SUCCESS) return GS_FAIL(GS_ERR_OCL, "clEnqueueFillBuffer failed: %s", gs_cl_error_name(e));
-    return GS_OK;
-}
-
-static gs_status pinned(run *r, int i, size_t bytes, void **host)
-{
-    cl_int e;
-    r->pin[i] = clCreateBuffer(r->ocl->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &e);
-    if (e != CL_SUCCESS)
-        return GS_FAIL(GS_ERR_OCL, "clCreateBuffer(pinned, %zu bytes) failed: %s", bytes, gs_cl_error_name(e));
-    r->pin_host[i] = clEnqueueMapBuffer(r->queue, r->pin[i], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
-                                        NULL, NULL, &e);
-    if (e != CL_SUCCESS) {
-        r->pin_host[i] = NULL;
-        return GS_FAIL(GS_ERR_OCL, "clEnqueueMapBuffer(pinned, %zu bytes) failed: %s", bytes, gs_cl_error_name(e));
-    }
-    *host = r->pin_host[i];
-    return GS_OK;
-}
-
-static gs_status arg(run *r, int kern, cl_uint i, size_t size, const void *v)
-{
-    const cl_int e = clSetKernelArg(r->k[kern], i, size, v);
-    if (e != CL_SUCCESS)
-        return GS_FAIL(GS_ERR_OCL, "clSetKernelArg(%s, %u) failed: %s", k_names[kern], i, gs_cl_error_name(e));
-    return GS_OK;
-}
-
-/* Sets consecutive arguments from 0: each entry is (size, pointer). */
-typedef struct karg {
-    size_t size;
-    const void *v;
-} karg;
-
-static gs_status args(run *r, int kern, const karg *a, int n)
-{
-    for (int i = 0; i < n; i++) {
-        const gs_status st = arg(r, kern, (cl_uint)i, a[i].size, a[i].v);
-        if (st != GS_OK) return st;
-    }
-    return GS_OK;
-}
-#define M(x) {sizeof(cl_mem), &(x)}
-#define V(x) {sizeof(x), &(x)}
-
-static gs_status launch(run *r, int kern, size_t g0, size_t g1, size_t local)
-{
-    cl_event *evp = NULL;
-    if (r->profile && r->n_ev < 40) {
-        r->ev_kern[r->n_ev] = kern;
-        evp = &r->ev[r->n_ev++];
-    }
-    const size_t global[2] = {g0, g1}, loc[2] = {local, 1};
-    const cl_int e = clEnqueueNDRangeKernel(r->queue, r->k[kern], g1 > 1 ? 2 : 1, NULL, global, loc, 0, NULL, evp);
-    if (e != CL_SUCCESS) {
-        if (evp) r->n_ev--;
-        return GS_FAIL(GS_ERR_OCL, "clEnqueueNDRangeKernel(%s, %zu x %zu, local %zu) failed: %s", k_names[kern], g0,
-                       g1, local, gs_cl_error_name(e));
-    }
-    return GS_OK;
-}
-
-static void collect_profile(run *r, double *ph)
-{
-    for (int i = 0; i < r->n_ev; i++) {
-        cl_ulong a = 0, b = 0;
-        clGetEventProfilingInfo(r->ev[i], CL_PROFILING_COMMAND_START, sizeof a, &a, NULL);
-        clGetEventProfilingInfo(r->ev[i], CL_PROFILING_COMMAND_END, sizeof b, &b, NULL);
-        if (b > a) ph[k_phase[r->ev_kern[i]]] += (double)(b - a) * 1e-9;
-        clReleaseEvent(r->ev[i]);
-    }
-    r->n_ev = 0;
 }
 
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
@@ -321,6 +237,353 @@ typedef struct outcome {
     int max_iter_hit, stalled;
 } outcome;
 
+/* Builds kernels/cs.cl for this run and checks that the device launches every kernel as wide as
+ * it is used. */
+static gs_status build_kernels(run *r, gs_ocl *ocl, const gs_param *param)
+{
+    gs_status st = GS_OK;
+    if ((size_t)r->wg > ocl->max_wg)
+        return GS_FAIL(GS_ERR_ARG, "--cluster-size %d exceeds the device's work-group limit %zu", r->wg, ocl->max_wg);
+    r->mwg = MWG_MAX;
+    while ((size_t)r->mwg > ocl->max_wg) r->mwg /= 2;
+    const int qmax = pow2_at_least(r->q > r->mwg ? r->q : r->mwg);
+    char opts[256];
+    snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DCB=%d -DWCH=%d -DCCH=%d -DQMAX=%d -DMWG=%d", r->wg,
+             param->kernel_type, CB, WCH, CCH, qmax, r->mwg);
+    if ((st = gs_dev_kernels_build(ocl, "cs", opts, k_names, K_N, &r->ks))) return st;
+    for (int i = 0; i < K_N; i++) {
+        size_t kw = 0;
+        if ((st = gs_ocl_kernel_wg(ocl, r->ks.k[i], &kw))) return st;
+        const size_t need = (i == K_MERGE || i == K_PICK || i == K_GAP) ? (size_t)r->mwg
+                            : (i == K_READBACK ? 256 : (size_t)r->wg);
+        if (kw < need)
+            return GS_FAIL(GS_ERR_UNSUPPORTED, "the device runs %s with at most %zu work-items (%zu needed; try a "
+                           "smaller --cluster-size)", k_names[i], kw, need);
+    }
+    return GS_OK;
+}
+
+/* The host's arrays, and each position's class. */
+static gs_status alloc_host(run *r, const gs_clustered *cl, const gs_classes *cls)
+{
+    const int k = r->k, q = r->q, npos = r->npos;
+    const size_t qk = r->qk;
+    r->cls_pos = malloc(sizeof *r->cls_pos * (size_t)npos);
+    r->ah = calloc((size_t)npos * (size_t)k, sizeof *r->ah);
+    r->wsp = malloc(sizeof *r->wsp * (size_t)q);
+    r->act = malloc(sizeof *r->act * (size_t)q);
+    r->chg = malloc(sizeof *r->chg * (size_t)q);
+    r->ns = malloc(sizeof *r->ns * (size_t)q);
+    r->ys = malloc(sizeof *r->ys * (size_t)q);
+    r->nz = malloc(sizeof *r->nz * (size_t)k);
+    r->gsub = calloc(qk, sizeof *r->gsub);
+    r->asub = malloc(sizeof *r->asub * qk);
+    r->dsub = malloc(sizeof *r->dsub * qk);
+    r->scratch = malloc(sizeof *r->scratch * 4 * (size_t)k);
+    r->Kq = calloc((size_t)q * (size_t)q, sizeof *r->Kq);
+    if (!r->cls_pos || !r->ah || !r->wsp || !r->act || !r->chg || !r->ns || !r->ys || !r->nz || !r->gsub ||
+        !r->asub || !r->dsub || !r->scratch || !r->Kq)
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory for the Crammer-Singer host arrays (%d rows, %d classes)", npos, k);
+    for (int p = 0; p < npos; p++) r->cls_pos[p] = cl->perm[p] >= 0 ? cls->of_row[cl->perm[p]] : -1;
+    for (int i = 0; i < q; i++) r->wsp[i] = -1;
+    return GS_OK;
+}
+
+/* The device buffers (the clustered layout and the classes uploaded, the selection state
+ * cleared) and the pinned readback and update memory. */
+static gs_status alloc_device(run *r, const gs_clustered *cl)
+{
+    gs_status st = GS_OK;
+    const gs_dev *d = &r->dev;
+    bufs *b = &r->b;
+    const size_t k = (size_t)r->k, q = (size_t)r->q, npos = (size_t)r->npos, ncl = (size_t)r->ncl;
+    const size_t ucols = (size_t)cl->n_ucols + 1;
+    if ((st = gs_dev_upload_clustered(d, cl, &b->data)) ||
+        (st = gs_dev_buf_ensure(d, &b->cls, npos * sizeof(int), r->cls_pos, "classes")) ||
+        (st = gs_dev_buf_ensure(d, &b->G, npos * k * sizeof(double), NULL, "gradients")) ||
+        (st = gs_dev_buf_ensure(d, &b->A, npos * k * sizeof(double), NULL, "alphas")) ||
+        (st = gs_dev_buf_ensure(d, &b->key, npos * sizeof(cl_ulong), NULL, "keys")) ||
+        (st = gs_dev_buf_ensure(d, &b->gmax, ncl * sizeof(double), NULL, "group maxima")) ||
+        (st = gs_dev_buf_ensure(d, &b->state, sizeof(gs_abi_cs_state), NULL, "selection state")) ||
+        (st = gs_dev_buf_ensure(d, &b->hist, GS_CS_NBINS * sizeof(cl_uint), NULL, "histogram")) ||
+        (st = gs_dev_buf_ensure(d, &b->gap, sizeof(double), NULL, "violation")) ||
+        (st = gs_dev_buf_ensure(d, &b->count, sizeof(cl_uint), NULL, "count")) ||
+        (st = gs_dev_buf_ensure(d, &b->cand, q * sizeof(int), NULL, "candidates")) ||
+        (st = gs_dev_buf_ensure(d, &b->ws_pos, q * sizeof(int), NULL, "slot rows")) ||
+        (st = gs_dev_buf_ensure(d, &b->slot_of, npos * sizeof(int), NULL, "row slots")) ||
+        (st = gs_dev_buf_ensure(d, &b->last, q * sizeof(int), NULL, "slot ages")) ||
+        (st = gs_dev_buf_ensure(d, &b->new_slots, q * sizeof(int), NULL, "new slots")) ||
+        (st = gs_dev_buf_ensure(d, &b->n_new, sizeof(int), NULL, "new slot count")) ||
+        (st = gs_dev_buf_ensure(d, &b->u_pos, q * sizeof(int), NULL, "U rows")) ||
+        (st = gs_dev_buf_ensure(d, &b->U, ucols * q * sizeof(float), NULL, "working-set vectors")) ||
+        (st = gs_dev_buf_ensure(d, &b->K, q * npos * sizeof(float), NULL, "kernel rows")) ||
+        (st = gs_dev_buf_ensure(d, &b->upd, r->upd_bytes, NULL, "alpha changes")) ||
+        (st = gs_dev_buf_ensure(d, &b->rb, r->rb_bytes, NULL, "readback")))
+        return st;
+    if ((st = gs_dev_buf_fill(d, &b->hist, 0, GS_CS_NBINS * sizeof(cl_uint))) ||
+        (st = gs_dev_buf_fill(d, &b->count, 0, sizeof(cl_uint))) ||
+        (st = gs_dev_buf_fill(d, &b->ws_pos, -1, q * sizeof(int))) ||
+        (st = gs_dev_buf_fill(d, &b->slot_of, -1, npos * sizeof(int))) ||
+        (st = gs_dev_buf_fill(d, &b->u_pos, -1, q * sizeof(int))) ||
+        (st = gs_dev_buf_fill(d, &b->last, 0, q * sizeof(int))) ||
+        (st = gs_dev_buf_fill(d, &b->U, 0, ucols * q * sizeof(float))))
+        return st;
+    void *h0 = NULL, *h1 = NULL;
+    if ((st = gs_dev_pinned_ensure(d, &r->pin_rb, r->rb_bytes, &h0)) ||
+        (st = gs_dev_pinned_ensure(d, &r->pin_upd, r->upd_bytes, &h1)))
+        return st;
+    r->rb = h0;
+    r->upd = h1;
+    return GS_OK;
+}
+
+/* The kernels' arguments that stay the same for the whole run (those set per round are there as
+ * placeholders). */
+static gs_status set_args(run *r, const gs_param *param)
+{
+    gs_status st = GS_OK;
+    const bufs *b = &r->b;
+    const gs_dev_clustered *x = &b->data;
+    const int k = r->k, q = r->q, npos = r->npos, ncl = r->ncl, nupd = 0, pass = 0, degree = param->degree;
+    const double C = param->C, eps = param->eps, gamma = param->gamma, coef0 = param->coef0, sel = CS_REL;
+    const gs_dev_karg a_init[] = {GS_KARG_BUF(b->G), GS_KARG_BUF(b->A), GS_KARG_BUF(b->cls), GS_KARG(npos), GS_KARG(k)};
+    const gs_dev_karg a_upd[] = {GS_KARG_BUF(b->G), GS_KARG_BUF(b->A), GS_KARG_BUF(b->cls), GS_KARG_BUF(b->K),
+                                 GS_KARG_BUF(b->upd), GS_KARG(nupd), GS_KARG(q), GS_KARG_BUF(b->slot_of),
+                                 GS_KARG(npos), GS_KARG(C), GS_KARG(eps), GS_KARG_BUF(b->key), GS_KARG_BUF(b->gmax),
+                                 GS_KARG_BUF(b->state), GS_KARG(k)};
+    const gs_dev_karg a_hist[] = {GS_KARG_BUF(b->key), GS_KARG_BUF(b->state), GS_KARG_BUF(b->hist), GS_KARG(pass),
+                                  GS_KARG(npos)};
+    const gs_dev_karg a_gap[] = {GS_KARG_BUF(b->gmax), GS_KARG(ncl), GS_KARG_BUF(b->gap), GS_KARG_BUF(b->state),
+                                 GS_KARG(eps), GS_KARG(sel)};
+    const gs_dev_karg a_pick[] = {GS_KARG_BUF(b->state), GS_KARG_BUF(b->hist), GS_KARG(pass), GS_KARG(q)};
+    const gs_dev_karg a_coll[] = {GS_KARG_BUF(b->key), GS_KARG_BUF(b->state), GS_KARG_BUF(b->count),
+                                  GS_KARG_BUF(b->cand), GS_KARG(npos)};
+    const gs_dev_karg a_merge[] = {GS_KARG_BUF(b->state), GS_KARG_BUF(b->cand), GS_KARG_BUF(b->count),
+                                   GS_KARG_BUF(b->ws_pos), GS_KARG_BUF(b->slot_of), GS_KARG_BUF(b->last),
+                                   GS_KARG_BUF(b->new_slots), GS_KARG_BUF(b->n_new), GS_KARG(q), GS_KARG(pass)};
+    const gs_dev_karg a_gather[] = {GS_KARG_BUF(b->ws_pos), GS_KARG_BUF(b->new_slots), GS_KARG_BUF(b->n_new),
+                                    GS_KARG_BUF(b->u_pos), GS_KARG_BUF(x->col_off), GS_KARG_BUF(x->cols),
+                                    GS_KARG_BUF(x->vals), GS_KARG_BUF(b->U), GS_KARG(q), GS_KARG_BUF(x->ell_w),
+                                    GS_KARG_BUF(x->ell_off), GS_KARG_BUF(x->ell_idx), GS_KARG_BUF(x->ell_val)};
+    const gs_dev_karg a_rows[] = {GS_KARG_BUF(x->col_off), GS_KARG_BUF(x->cols), GS_KARG_BUF(x->vals),
+                                  GS_KARG_BUF(x->norm2), GS_KARG_BUF(b->U), GS_KARG_BUF(b->ws_pos),
+                                  GS_KARG_BUF(b->new_slots), GS_KARG_BUF(b->n_new), GS_KARG_BUF(b->K), GS_KARG(q),
+                                  GS_KARG(npos), GS_KARG(gamma), GS_KARG(coef0), GS_KARG(degree),
+                                  GS_KARG_BUF(x->ell_w), GS_KARG_BUF(x->ell_off), GS_KARG_BUF(x->ell_idx),
+                                  GS_KARG_BUF(x->ell_val)};
+    const gs_dev_karg a_rb[] = {GS_KARG_BUF(b->gap), GS_KARG_BUF(b->state), GS_KARG_BUF(b->n_new),
+                                GS_KARG_BUF(b->ws_pos), GS_KARG_BUF(b->new_slots), GS_KARG_BUF(b->G),
+                                GS_KARG_BUF(b->K), GS_KARG_BUF(b->rb), GS_KARG(q), GS_KARG(npos), GS_KARG(k)};
+    const gs_dev_kernels *ks = &r->ks;
+    if ((st = GS_DEV_ARGS(ks, K_INIT, a_init)) || (st = GS_DEV_ARGS(ks, K_UPDATE, a_upd)) ||
+        (st = GS_DEV_ARGS(ks, K_HIST, a_hist)) || (st = GS_DEV_ARGS(ks, K_PICK, a_pick)) ||
+        (st = GS_DEV_ARGS(ks, K_GAP, a_gap)) || (st = GS_DEV_ARGS(ks, K_COLLECT, a_coll)) ||
+        (st = GS_DEV_ARGS(ks, K_MERGE, a_merge)) || (st = GS_DEV_ARGS(ks, K_GATHER, a_gather)) ||
+        (st = GS_DEV_ARGS(ks, K_ROWS, a_rows)) || (st = GS_DEV_ARGS(ks, K_READBACK, a_rb)))
+        return st;
+    return GS_OK;
+}
+
+static gs_status launch(run *r, int kern, size_t g0, size_t g1, size_t local)
+{
+    return gs_dev_launch(&r->dev, &r->ks, kern, &r->pf, g0, g1, local, NULL);
+}
+
+/* Queues round `round` (the alphas changed by the last subproblem, update, selection, new kernel
+ * rows, readback) and reads its results back (blocking). */
+static gs_status run_round(run *r, long round)
+{
+    gs_status st = GS_OK;
+    const gs_dev_kernels *ks = &r->ks;
+    const int k = r->k, q = r->q, wg = r->wg, mwg = r->mwg;
+    if (round > 0) { /* every round after the first: the rows holding a slot take its alphas */
+        const size_t nd = GS_CS_UPD_DOUBLES((size_t)r->nupd, (size_t)q, (size_t)k);
+        GS_CL_CHECK(clEnqueueWriteBuffer(r->dev.queue, r->b.upd.mem, CL_FALSE, 0, nd * sizeof(double), r->upd, 0,
+                                         NULL, NULL));
+    }
+    if ((st = gs_dev_arg(ks, K_UPDATE, 5, sizeof r->nupd, &r->nupd)) ||
+        (st = launch(r, K_UPDATE, (size_t)r->npos, 1, (size_t)wg)) ||
+        (st = launch(r, K_GAP, (size_t)mwg, 1, (size_t)mwg)))
+        goto cleanup;
+    for (int pass = 0; pass < GS_CS_NPASS; pass++) {
+        if ((st = gs_dev_arg(ks, K_HIST, 3, sizeof pass, &pass)) || (st = gs_dev_arg(ks, K_PICK, 2, sizeof pass, &pass)) ||
+            (st = launch(r, K_HIST, (size_t)r->nhist * wg, 1, (size_t)wg)) ||
+            (st = launch(r, K_PICK, (size_t)mwg, 1, (size_t)mwg)))
+            goto cleanup;
+    }
+    const int round_arg = (int)(round & 0x3FFFFFFF);
+    if ((st = gs_dev_arg(ks, K_MERGE, 9, sizeof round_arg, &round_arg)) ||
+        (st = launch(r, K_COLLECT, (size_t)r->npos, 1, (size_t)wg)) ||
+        (st = launch(r, K_MERGE, (size_t)mwg, 1, (size_t)mwg)) ||
+        (st = launch(r, K_GATHER, (size_t)q * wg, 1, (size_t)wg)) ||
+        (st = launch(r, K_ROWS, (size_t)r->ncl * wg, (size_t)((q + WCH - 1) / WCH), (size_t)wg)) ||
+        (st = launch(r, K_READBACK, round_up((size_t)q * 16, 256), 1, 256)))
+        goto cleanup;
+    const double tw = gs_now();
+    GS_CL_CHECK(clEnqueueReadBuffer(r->dev.queue, r->b.rb.mem, CL_TRUE, 0, r->rb_bytes, r->rb, 0, NULL, NULL));
+    r->t_wait += gs_now() - tw;
+    if (r->dev.profile) gs_dev_prof_collect(&r->pf, k_phase, r->ph, NULL, 0);
+cleanup:
+    return st;
+}
+
+/* Takes the readback in: the slots' positions and the new Gram rows and columns.
+ * @return the new slots */
+static int absorb(run *r)
+{
+    const int q = r->q;
+    const double *rb = r->rb;
+    const int nn = (int)rb[GS_CS_RB_NNEW];
+    r->sum_new += nn;
+    for (int i = 0; i < q; i++) r->wsp[i] = (int)rb[GS_CS_RB_WS_POS(q) + i];
+    const float *gram = (const float *)(rb + r->rb_doubles);
+    float *Kq = r->Kq;
+    for (int e = 0; e < nn; e++) {
+        r->ns[e] = (int)rb[GS_CS_RB_NEW_SLOTS(q) + e];
+        memcpy(Kq + (size_t)r->ns[e] * q, gram + (size_t)e * q, sizeof(float) * (size_t)q);
+    }
+    for (int e0 = 0; e0 < nn; e0 += 32) /* and the columns, in tiles (the matrix is symmetric) */
+        for (int j0 = 0; j0 < q; j0 += 32)
+            for (int e = e0; e < e0 + 32 && e < nn; e++)
+                for (int j = j0; j < j0 + 32 && j < q; j++) Kq[(size_t)j * q + r->ns[e]] = gram[(size_t)e * q + j];
+    return nn;
+}
+
+/* Solves the working set's subproblem and packs the changes for the next round's update buffer
+ * (GS_CS_UPD_*); the host's alphas follow.
+ * @return the example steps taken */
+static long solve_set(run *r, double C, double eps)
+{
+    const int k = r->k, q = r->q;
+    const double ts = gs_now();
+    int na = 0;
+    double v0 = 0;
+    for (int s = 0; s < q; s++) {
+        const int p = r->wsp[s];
+        if (p < 0) continue;
+        r->act[na++] = s;
+        r->ys[s] = r->cls_pos[p];
+        const double *gr = r->rb + GS_CS_RB_G(q) + (size_t)s * k;
+        for (int m = 0; m < k; m++) r->gsub[(size_t)m * q + s] = gr[m];
+        memcpy(r->asub + (size_t)s * k, r->ah + (size_t)p * k, sizeof(double) * (size_t)k);
+        memset(r->dsub + (size_t)s * k, 0, sizeof(double) * (size_t)k);
+        const double v = violation(k, r->ys[s], C, r->asub + (size_t)s * k, gr);
+        if (v > v0) v0 = v;
+    }
+    subproblem sp = {.k = k, .q = q, .na = na, .act = r->act, .y = r->ys, .Kq = r->Kq, .C = C,
+                     .tol = fmax(0.5 * eps, CS_REL * v0), .g = r->gsub, .a = r->asub, .da = r->dsub,
+                     .gs = r->scratch, .anew = r->scratch + k, .delta = r->scratch + 2 * k,
+                     .sorted = r->scratch + 3 * k, .nz = r->nz, .max_steps = 100L * q + 1000};
+    const long steps = subproblem_solve(&sp);
+    int nupd = 0;
+    for (int i = 0; i < na; i++) {
+        const int s = r->act[i];
+        int changed = 0;
+        for (int m = 0; m < k; m++) changed |= r->dsub[(size_t)s * k + m] != 0;
+        if (!changed) continue;
+        memcpy(r->upd + (size_t)nupd * k, r->dsub + (size_t)s * k, sizeof(double) * (size_t)k);
+        r->chg[nupd++] = s;
+    }
+    double *uslot = r->upd + GS_CS_UPD_SLOTS((size_t)nupd, (size_t)k);
+    double *anew = r->upd + GS_CS_UPD_ALPHAS((size_t)nupd, (size_t)k);
+    for (int u = 0; u < nupd; u++) uslot[u] = (double)r->chg[u];
+    memset(anew, 0, sizeof(double) * r->qk);
+    for (int i = 0; i < na; i++) {
+        const int s = r->act[i];
+        memcpy(anew + (size_t)s * k, r->asub + (size_t)s * k, sizeof(double) * (size_t)k);
+        memcpy(r->ah + (size_t)r->wsp[s] * k, r->asub + (size_t)s * k, sizeof(double) * (size_t)k);
+    }
+    r->nupd = nupd;
+    r->sum_upd += nupd;
+    r->t_sub += gs_now() - ts;
+    return steps;
+}
+
+/* The final gradients: the objective, the primal, and the alphas by original row. */
+static gs_status finish(run *r, const gs_clustered *cl, double C, outcome *out)
+{
+    gs_status st = GS_OK;
+    const int k = r->k, npos = r->npos;
+    const double *ah = r->ah;
+    double *Gh = malloc(sizeof *Gh * (size_t)npos * (size_t)k);
+    if (!Gh) return GS_FAIL(GS_ERR_NOMEM, "out of memory reading the gradients");
+    GS_CL_CHECK(clEnqueueReadBuffer(r->dev.queue, r->b.G.mem, CL_TRUE, 0, sizeof(double) * (size_t)npos * k, Gh, 0,
+                                    NULL, NULL));
+    /* dual D = sum_i a_i^(y_i) - 1/2 sum a'Ka with Ka = delta - g; primal adds C * the multiclass
+     * hinge loss, max_m (g_i^(y_i) - g_i^(m)) */
+    double ay = 0, ag = 0, loss = 0;
+    for (int p = 0; p < npos; p++) {
+        const int y = r->cls_pos[p];
+        if (y < 0) continue;
+        double gmin = INFINITY;
+        for (int m = 0; m < k; m++) {
+            const double g = Gh[(size_t)m * npos + p];
+            ag += ah[(size_t)p * k + m] * g;
+            gmin = fmin(gmin, g);
+        }
+        ay += ah[(size_t)p * k + y];
+        loss += Gh[(size_t)y * npos + p] - gmin;
+    }
+    const double half_wtw = 0.5 * (ay - ag);
+    out->obj = half_wtw - ay; /* LIBSVM's sign: the minimised form */
+    out->primal = half_wtw + C * loss;
+    for (int p = 0; p < npos; p++)
+        if (cl->perm[p] >= 0)
+            memcpy(out->alpha + (size_t)cl->perm[p] * k, ah + (size_t)p * k, sizeof(double) * (size_t)k);
+cleanup:
+    free(Gh);
+    return st;
+}
+
+/* --verbose's line and the phase times. */
+static void report(const run *r, const gs_ocl *ocl, const gs_log *log, const outcome *out, double t_loop,
+                   gs_train_stats *stats)
+{
+    const long rounds = out->rounds;
+    gs_log_verbose(log, "gpusvm: cs: %ld rounds, %ld example steps, largest violation %g, blocking reads %.3f s, "
+                   "subproblems %.3f s, %.1f new kernel rows and %.1f changed examples per round\n", rounds,
+                   out->steps, out->max_violation, r->t_wait, r->t_sub,
+                   rounds ? (double)r->sum_new / rounds : 0.0, rounds ? (double)r->sum_upd / rounds : 0.0);
+    if (!stats) return;
+    const double loop = gs_now() - t_loop;
+    const double *ph = r->ph;
+    stats->iterations = rounds;
+    stats->inner_steps = out->steps;
+    stats->subproblem += r->t_sub;
+    if (r->dev.profile) {
+        stats->update += ph[PH_UPDATE];
+        stats->select += ph[PH_SELECT];
+        stats->rows += ph[PH_ROWS];
+        stats->transfer += ph[PH_TRANSFER];
+        stats->other += loop - r->t_sub - ph[PH_UPDATE] - ph[PH_SELECT] - ph[PH_ROWS] - ph[PH_TRANSFER];
+    } else {
+        stats->transfer += r->t_wait;
+        stats->other += loop - r->t_sub - r->t_wait;
+    }
+    stats->peak_gbps = ocl->peak_gbps;
+}
+
+/* Sets up the run: sizes, program, host arrays, device buffers, arguments, and the first kernel. */
+static gs_status setup(run *r, gs_ocl *ocl, const gs_clustered *cl, const gs_classes *cls, const gs_param *param)
+{
+    gs_status st = GS_OK;
+    r->k = cls->k;
+    r->wg = cl->cluster_size;
+    r->npos = cl->n_pos;
+    r->ncl = cl->n_clusters;
+    r->q = param->ws_size > 0 ? param->ws_size : GS_CS_WS_SIZE; /* 0: automatic */
+    r->nhist = r->ncl < 256 ? r->ncl : 256;
+    r->qk = (size_t)r->q * (size_t)r->k;
+    r->rb_doubles = GS_CS_RB_DOUBLES((size_t)r->q, (size_t)r->k);
+    r->rb_bytes = r->rb_doubles * sizeof(double) + (size_t)r->q * (size_t)r->q * sizeof(float);
+    r->upd_bytes = GS_CS_UPD_DOUBLES((size_t)r->q, (size_t)r->q, (size_t)r->k) * sizeof(double);
+    if ((st = gs_dev_init(&r->dev, ocl, NULL)) || (st = build_kernels(r, ocl, param)) ||
+        (st = alloc_host(r, cl, cls)) || (st = alloc_device(r, cl)) || (st = set_args(r, param)) ||
+        (st = launch(r, K_INIT, (size_t)r->npos, 1, (size_t)r->wg)))
+        return st;
+    return GS_OK;
+}
+
 /* Clusters are given; builds the program, uploads, runs the rounds, and fills out. */
 static gs_status train_device(gs_ocl *ocl, const gs_clustered *cl, const gs_classes *cls, const gs_param *param,
                               const gs_log *log, outcome *out, gs_train_stats *stats)
@@ -328,313 +591,41 @@ static gs_status train_device(gs_ocl *ocl, const gs_clustered *cl, const gs_clas
     gs_status st = GS_OK;
     run r;
     memset(&r, 0, sizeof r);
-    const int k = cls->k, wg = cl->cluster_size, npos = cl->n_pos, ncl = cl->n_clusters;
-    const int q = param->ws_size > 0 ? param->ws_size : GS_CS_WS_SIZE; /* 0: automatic */
     const double C = param->C, eps = param->eps;
-    int *cls_pos = NULL, *wsp = NULL, *act = NULL, *ys = NULL, *nz = NULL, *chg = NULL, *ns = NULL;
-    double *ah = NULL, *gsub = NULL, *asub = NULL, *dsub = NULL, *scratch = NULL, *Gh = NULL;
-    float *Kq = NULL;
-    double ph[PH_N] = {0};
-    double t_sub = 0, t_wait = 0;
     const double t_setup = gs_now();
-
-    r.ocl = ocl;
-    r.queue = ocl->queue;
-    cl_command_queue_properties props = 0;
-    clGetCommandQueueInfo(ocl->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
-    r.profile = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
-
-    if ((size_t)wg > ocl->max_wg) {
-        st = GS_FAIL(GS_ERR_ARG, "--cluster-size %d exceeds the device's work-group limit %zu", wg, ocl->max_wg);
-        goto cleanup;
-    }
-    int mwg = MWG_MAX;
-    while ((size_t)mwg > ocl->max_wg) mwg /= 2;
-    const int qmax = pow2_at_least(q > mwg ? q : mwg);
-    char opts[256];
-    snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DCB=%d -DWCH=%d -DCCH=%d -DQMAX=%d -DMWG=%d", wg,
-             param->kernel_type, CB, WCH, CCH, qmax, mwg);
-    if ((st = gs_ocl_build(ocl, "cs", opts, &r.prog))) goto cleanup;
-    for (int i = 0; i < K_N; i++) {
-        if ((st = gs_ocl_kernel(r.prog, k_names[i], &r.k[i]))) goto cleanup;
-        size_t kw = 0;
-        if ((st = gs_ocl_kernel_wg(ocl, r.k[i], &kw))) goto cleanup;
-        const size_t need = (i == K_MERGE || i == K_PICK || i == K_GAP) ? (size_t)mwg : (i == K_READBACK ? 256 : (size_t)wg);
-        if (kw < need) {
-            st = GS_FAIL(GS_ERR_UNSUPPORTED, "the device runs %s with at most %zu work-items (%zu needed; try a "
-                         "smaller --cluster-size)", k_names[i], kw, need);
-            goto cleanup;
-        }
-    }
-
-    /* host arrays */
-    const size_t qk = (size_t)q * (size_t)k;
-    const size_t rb_doubles = 4 + 2 * (size_t)q + qk;
-    const size_t rb_bytes = rb_doubles * sizeof(double) + (size_t)q * (size_t)q * sizeof(float);
-    const size_t upd_bytes = (2 * qk + (size_t)q) * sizeof(double);
-    cls_pos = malloc(sizeof *cls_pos * (size_t)npos);
-    ah = calloc((size_t)npos * (size_t)k, sizeof *ah);
-    wsp = malloc(sizeof *wsp * (size_t)q);
-    act = malloc(sizeof *act * (size_t)q);
-    chg = malloc(sizeof *chg * (size_t)q);
-    ns = malloc(sizeof *ns * (size_t)q);
-    ys = malloc(sizeof *ys * (size_t)q);
-    nz = malloc(sizeof *nz * (size_t)k);
-    gsub = calloc(qk, sizeof *gsub);
-    asub = malloc(sizeof *asub * qk);
-    dsub = malloc(sizeof *dsub * qk);
-    scratch = malloc(sizeof *scratch * 4 * (size_t)k);
-    Kq = calloc((size_t)q * (size_t)q, sizeof *Kq);
-    if (!cls_pos || !ah || !wsp || !act || !chg || !ns || !ys || !nz || !gsub || !asub || !dsub || !scratch || !Kq) {
-        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the Crammer-Singer host arrays (%d rows, %d classes)", npos, k);
-        goto cleanup;
-    }
-    for (int p = 0; p < npos; p++) cls_pos[p] = cl->perm[p] >= 0 ? cls->of_row[cl->perm[p]] : -1;
-
-    /* device buffers */
-    bufs *b = &r.b;
-    const size_t ncols = (size_t)cl->col_off[ncl], nell = (size_t)cl->ell_off[ncl];
-    const size_t ucols = (size_t)cl->n_ucols + 1;
-    const int nhist = ncl < 256 ? ncl : 256;
-    if ((st = buf(&r, &b->cols, ncols * sizeof(int32_t), cl->cols, "cols")) ||
-        (st = buf(&r, &b->col_off, ((size_t)ncl + 1) * sizeof(int64_t), cl->col_off, "col_off")) ||
-        (st = buf(&r, &b->vals, ncols * (size_t)wg * sizeof(float), cl->vals, "vals")) ||
-        (st = buf(&r, &b->ell_w, (size_t)ncl * sizeof(int32_t), cl->ell_w, "ell_w")) ||
-        (st = buf(&r, &b->ell_off, ((size_t)ncl + 1) * sizeof(int64_t), cl->ell_off, "ell_off")) ||
-        (st = buf(&r, &b->ell_idx, nell * sizeof(int32_t), nell ? cl->ell_idx : NULL, "ell_idx")) ||
-        (st = buf(&r, &b->ell_val, nell * sizeof(float), nell ? cl->ell_val : NULL, "ell_val")) ||
-        (st = buf(&r, &b->norm2, (size_t)npos * sizeof(double), cl->norm2, "norm2")) ||
-        (st = buf(&r, &b->cls, (size_t)npos * sizeof(int), cls_pos, "classes")) ||
-        (st = buf(&r, &b->G, (size_t)npos * (size_t)k * sizeof(double), NULL, "gradients")) ||
-        (st = buf(&r, &b->A, (size_t)npos * (size_t)k * sizeof(double), NULL, "alphas")) ||
-        (st = buf(&r, &b->key, (size_t)npos * sizeof(cl_ulong), NULL, "keys")) ||
-        (st = buf(&r, &b->gmax, (size_t)ncl * sizeof(double), NULL, "group maxima")) ||
-        (st = buf(&r, &b->state, 5 * sizeof(cl_ulong), NULL, "selection state")) ||
-        (st = buf(&r, &b->hist, 2048 * sizeof(cl_uint), NULL, "histogram")) ||
-        (st = buf(&r, &b->gap, sizeof(double), NULL, "violation")) ||
-        (st = buf(&r, &b->count, sizeof(cl_uint), NULL, "count")) ||
-        (st = buf(&r, &b->cand, (size_t)q * sizeof(int), NULL, "candidates")) ||
-        (st = buf(&r, &b->ws_pos, (size_t)q * sizeof(int), NULL, "slot rows")) ||
-        (st = buf(&r, &b->slot_of, (size_t)npos * sizeof(int), NULL, "row slots")) ||
-        (st = buf(&r, &b->last, (size_t)q * sizeof(int), NULL, "slot ages")) ||
-        (st = buf(&r, &b->new_slots, (size_t)q * sizeof(int), NULL, "new slots")) ||
-        (st = buf(&r, &b->n_new, sizeof(int), NULL, "new slot count")) ||
-        (st = buf(&r, &b->u_pos, (size_t)q * sizeof(int), NULL, "U rows")) ||
-        (st = buf(&r, &b->U, ucols * (size_t)q * sizeof(float), NULL, "working-set vectors")) ||
-        (st = buf(&r, &b->K, (size_t)q * (size_t)npos * sizeof(float), NULL, "kernel rows")) ||
-        (st = buf(&r, &b->upd, upd_bytes, NULL, "alpha changes")) ||
-        (st = buf(&r, &b->rb, rb_bytes, NULL, "readback")))
-        goto cleanup;
-    if ((st = fill_int(&r, b->hist, 0, 2048 * sizeof(cl_uint))) || (st = fill_int(&r, b->count, 0, sizeof(cl_uint))) ||
-        (st = fill_int(&r, b->ws_pos, -1, (size_t)q * sizeof(int))) ||
-        (st = fill_int(&r, b->slot_of, -1, (size_t)npos * sizeof(int))) ||
-        (st = fill_int(&r, b->u_pos, -1, (size_t)q * sizeof(int))) ||
-        (st = fill_int(&r, b->last, 0, (size_t)q * sizeof(int))) ||
-        (st = fill_int(&r, b->U, 0, ucols * (size_t)q * sizeof(float))))
-        goto cleanup;
-    double *rb = NULL, *upd = NULL;
-    {
-        void *h0 = NULL, *h1 = NULL;
-        if ((st = pinned(&r, 0, rb_bytes, &h0)) || (st = pinned(&r, 1, upd_bytes, &h1))) goto cleanup;
-        rb = h0;
-        upd = h1;
-    }
-
-    /* fixed arguments */
-    int nupd = 0, pass = 0;
-    const int degree = param->degree;
-    const double gamma = param->gamma, coef0 = param->coef0;
-    const double sel = CS_REL;
-    {
-        const karg a_init[] = {M(b->G), M(b->A), M(b->cls), V(npos), V(k)};
-        const karg a_upd[] = {M(b->G), M(b->A), M(b->cls), M(b->K), M(b->upd), V(nupd), V(q), M(b->slot_of),
-                              V(npos), V(C), V(eps), M(b->key), M(b->gmax), M(b->state), V(k)};
-        const karg a_hist[] = {M(b->key), M(b->state), M(b->hist), V(pass), V(npos)};
-        const karg a_gap[] = {M(b->gmax), V(ncl), M(b->gap), M(b->state), V(eps), V(sel)};
-        const karg a_pick[] = {M(b->state), M(b->hist), V(pass), V(q)};
-        const karg a_coll[] = {M(b->key), M(b->state), M(b->count), M(b->cand), V(npos)};
-        const karg a_merge[] = {M(b->state), M(b->cand), M(b->count), M(b->ws_pos), M(b->slot_of),
-                                M(b->last), M(b->new_slots), M(b->n_new), V(q)};
-        const karg a_gather[] = {M(b->ws_pos), M(b->new_slots), M(b->n_new), M(b->u_pos), M(b->col_off),
-                                 M(b->cols), M(b->vals), M(b->U), V(q), M(b->ell_w), M(b->ell_off),
-                                 M(b->ell_idx), M(b->ell_val)};
-        const karg a_rows[] = {M(b->col_off), M(b->cols), M(b->vals), M(b->norm2), M(b->U), M(b->ws_pos),
-                               M(b->new_slots), M(b->n_new), M(b->K), V(q), V(npos), V(gamma), V(coef0),
-                               V(degree), M(b->ell_w), M(b->ell_off), M(b->ell_idx), M(b->ell_val)};
-        const karg a_rb[] = {M(b->gap), M(b->state), M(b->n_new), M(b->ws_pos), M(b->new_slots), M(b->G),
-                             M(b->K), M(b->rb), V(q), V(npos), V(k)};
-        if ((st = args(&r, K_INIT, a_init, 5)) || (st = args(&r, K_UPDATE, a_upd, 15)) ||
-            (st = args(&r, K_HIST, a_hist, 5)) || (st = args(&r, K_PICK, a_pick, 4)) || (st = args(&r, K_GAP, a_gap, 6)) ||
-            (st = args(&r, K_COLLECT, a_coll, 5)) || (st = args(&r, K_MERGE, a_merge, 9)) ||
-            (st = args(&r, K_GATHER, a_gather, 13)) || (st = args(&r, K_ROWS, a_rows, 18)) ||
-            (st = args(&r, K_READBACK, a_rb, 11)))
-            goto cleanup;
-    }
-    if ((st = launch(&r, K_INIT, (size_t)npos, 1, (size_t)wg))) goto cleanup;
-    for (int i = 0; i < q; i++) wsp[i] = -1;
+    if ((st = setup(&r, ocl, cl, cls, param))) goto cleanup;
     if (stats) stats->setup += gs_now() - t_setup;
     if (stats && stats->t_on_device == 0) stats->t_on_device = gs_now();
 
     const int32_t n = cl->n;
     const long max_steps = n > 100000 ? 100L * n : 10000000L;
     const double t_loop = gs_now();
-    long rounds = 0, steps = 0, sum_new = 0, sum_upd = 0;
+    long rounds = 0, steps = 0;
     double gap = INFINITY;
     for (;;) {
-        /* ---- queue one round ---- */
-        if (rounds > 0) { /* every round after the first: the rows holding a slot take its alphas */
-            const size_t nd = (size_t)nupd * k + (size_t)nupd + qk;
-            GS_CL_CHECK(clEnqueueWriteBuffer(r.queue, b->upd, CL_FALSE, 0, nd * sizeof(double), upd, 0, NULL, NULL));
-        }
-        if ((st = arg(&r, K_UPDATE, 5, sizeof nupd, &nupd)) ||
-            (st = launch(&r, K_UPDATE, (size_t)npos, 1, (size_t)wg)) ||
-            (st = launch(&r, K_GAP, (size_t)mwg, 1, (size_t)mwg)))
-            goto cleanup;
-        for (pass = 0; pass < NPASS; pass++) {
-            if ((st = arg(&r, K_HIST, 3, sizeof pass, &pass)) || (st = arg(&r, K_PICK, 2, sizeof pass, &pass)) ||
-                (st = launch(&r, K_HIST, (size_t)nhist * wg, 1, (size_t)wg)) ||
-                (st = launch(&r, K_PICK, (size_t)mwg, 1, (size_t)mwg)))
-                goto cleanup;
-        }
-        const int round_arg = (int)(rounds & 0x3FFFFFFF);
-        if ((st = arg(&r, K_MERGE, 9, sizeof round_arg, &round_arg)) ||
-            (st = launch(&r, K_COLLECT, (size_t)npos, 1, (size_t)wg)) ||
-            (st = launch(&r, K_MERGE, (size_t)mwg, 1, (size_t)mwg)) ||
-            (st = launch(&r, K_GATHER, (size_t)q * wg, 1, (size_t)wg)) ||
-            (st = launch(&r, K_ROWS, (size_t)ncl * wg, (size_t)((q + WCH - 1) / WCH), (size_t)wg)) ||
-            (st = launch(&r, K_READBACK, round_up((size_t)q * 16, 256), 1, 256)))
-            goto cleanup;
-        const double tw = gs_now();
-        GS_CL_CHECK(clEnqueueReadBuffer(r.queue, b->rb, CL_TRUE, 0, rb_bytes, rb, 0, NULL, NULL));
-        t_wait += gs_now() - tw;
-        if (r.profile) collect_profile(&r, ph);
-
-        /* ---- absorb: slots, new Gram rows and columns ---- */
-        gap = rb[0];
-        const int nn = (int)rb[2];
-        sum_new += nn;
-        for (int i = 0; i < q; i++) wsp[i] = (int)rb[4 + i];
-        const float *gram = (const float *)(rb + rb_doubles);
-        for (int e = 0; e < nn; e++) {
-            ns[e] = (int)rb[4 + q + e];
-            memcpy(Kq + (size_t)ns[e] * q, gram + (size_t)e * q, sizeof(float) * (size_t)q);
-        }
-        for (int e0 = 0; e0 < nn; e0 += 32) /* and the columns, in tiles (the matrix is symmetric) */
-            for (int j0 = 0; j0 < q; j0 += 32)
-                for (int e = e0; e < e0 + 32 && e < nn; e++)
-                    for (int j = j0; j < j0 + 32 && j < q; j++) Kq[(size_t)j * q + ns[e]] = gram[(size_t)e * q + j];
+        if ((st = run_round(&r, rounds))) goto cleanup;
+        gap = r.rb[GS_CS_RB_GAP];
+        const int nn = absorb(&r);
         if (!(gap >= eps)) break; /* also stops on NaN or when nothing is eligible */
         if (steps >= max_steps) {
             out->max_iter_hit = 1;
             break;
         }
-
-        /* ---- the subproblem ---- */
-        const double ts = gs_now();
-        int na = 0;
-        double v0 = 0;
-        for (int s = 0; s < q; s++) {
-            const int p = wsp[s];
-            if (p < 0) continue;
-            act[na++] = s;
-            ys[s] = cls_pos[p];
-            const double *gr = rb + 4 + 2 * q + (size_t)s * k;
-            for (int m = 0; m < k; m++) gsub[(size_t)m * q + s] = gr[m];
-            memcpy(asub + (size_t)s * k, ah + (size_t)p * k, sizeof(double) * (size_t)k);
-            memset(dsub + (size_t)s * k, 0, sizeof(double) * (size_t)k);
-            const double v = violation(k, ys[s], C, asub + (size_t)s * k, gr);
-            if (v > v0) v0 = v;
-        }
-        subproblem sp = {.k = k, .q = q, .na = na, .act = act, .y = ys, .Kq = Kq, .C = C,
-                         .tol = fmax(0.5 * eps, CS_REL * v0), .g = gsub, .a = asub, .da = dsub,
-                         .gs = scratch, .anew = scratch + k, .delta = scratch + 2 * k,
-                         .sorted = scratch + 3 * k, .nz = nz,
-                         .max_steps = 100L * q + 1000};
-        steps += subproblem_solve(&sp);
-        /* upd: [nupd*k changes][nupd slots][q*k alphas of every slot] */
-        nupd = 0;
-        for (int i = 0; i < na; i++) {
-            const int s = act[i];
-            int changed = 0;
-            for (int m = 0; m < k; m++) changed |= dsub[(size_t)s * k + m] != 0;
-            if (!changed) continue;
-            memcpy(upd + (size_t)nupd * k, dsub + (size_t)s * k, sizeof(double) * (size_t)k);
-            chg[nupd++] = s;
-        }
-        double *uslot = upd + (size_t)nupd * k, *anew = uslot + nupd;
-        for (int u = 0; u < nupd; u++) uslot[u] = (double)chg[u];
-        memset(anew, 0, sizeof(double) * qk);
-        for (int i = 0; i < na; i++) {
-            const int s = act[i];
-            memcpy(anew + (size_t)s * k, asub + (size_t)s * k, sizeof(double) * (size_t)k);
-            memcpy(ah + (size_t)wsp[s] * k, asub + (size_t)s * k, sizeof(double) * (size_t)k);
-        }
-        t_sub += gs_now() - ts;
-        sum_upd += nupd;
+        steps += solve_set(&r, C, eps);
         rounds++;
-        if (nupd == 0 && nn == 0) { /* nothing moved and nothing new: no progress is possible */
+        if (r.nupd == 0 && nn == 0) { /* nothing moved and nothing new: no progress is possible */
             out->stalled = 1;
             break;
         }
     }
-
-    /* final gradients: objective and duality gap */
-    Gh = malloc(sizeof *Gh * (size_t)npos * (size_t)k);
-    if (!Gh) {
-        st = GS_FAIL(GS_ERR_NOMEM, "out of memory reading the gradients");
-        goto cleanup;
-    }
-    GS_CL_CHECK(clEnqueueReadBuffer(r.queue, b->G, CL_TRUE, 0, sizeof(double) * (size_t)npos * k, Gh, 0, NULL, NULL));
-    {
-        /* dual D = sum_i a_i^(y_i) - 1/2 sum a'Ka with Ka = delta - g; primal adds C * the multiclass
-         * hinge loss, max_m (g_i^(y_i) - g_i^(m)) */
-        double ay = 0, ag = 0, loss = 0;
-        for (int p = 0; p < npos; p++) {
-            const int y = cls_pos[p];
-            if (y < 0) continue;
-            double gmin = INFINITY;
-            for (int m = 0; m < k; m++) {
-                const double g = Gh[(size_t)m * npos + p];
-                ag += ah[(size_t)p * k + m] * g;
-                gmin = fmin(gmin, g);
-            }
-            ay += ah[(size_t)p * k + y];
-            loss += Gh[(size_t)y * npos + p] - gmin;
-        }
-        const double half_wtw = 0.5 * (ay - ag);
-        out->obj = half_wtw - ay; /* LIBSVM's sign: the minimised form */
-        out->primal = half_wtw + C * loss;
-    }
+    if ((st = finish(&r, cl, C, out))) goto cleanup;
     out->rounds = rounds;
     out->steps = steps;
     out->max_violation = gap;
-    for (int p = 0; p < npos; p++)
-        if (cl->perm[p] >= 0) memcpy(out->alpha + (size_t)cl->perm[p] * k, ah + (size_t)p * k, sizeof(double) * (size_t)k);
-    gs_log_verbose(log, "gpusvm: cs: %ld rounds, %ld example steps, largest violation %g, blocking reads %.3f s, "
-                   "subproblems %.3f s, %.1f new kernel rows and %.1f changed examples per round\n", rounds, steps,
-                   gap, t_wait, t_sub, rounds ? (double)sum_new / rounds : 0.0, rounds ? (double)sum_upd / rounds : 0.0);
-    if (stats) {
-        const double loop = gs_now() - t_loop;
-        stats->iterations = rounds;
-        stats->inner_steps = steps;
-        stats->subproblem += t_sub;
-        if (r.profile) {
-            stats->update += ph[PH_UPDATE];
-            stats->select += ph[PH_SELECT];
-            stats->rows += ph[PH_ROWS];
-            stats->transfer += ph[PH_TRANSFER];
-            stats->other += loop - t_sub - ph[PH_UPDATE] - ph[PH_SELECT] - ph[PH_ROWS] - ph[PH_TRANSFER];
-        } else {
-            stats->transfer += t_wait;
-            stats->other += loop - t_sub - t_wait;
-        }
-        stats->peak_gbps = ocl->peak_gbps;
-    }
+    report(&r, ocl, log, out, t_loop, stats);
 
 cleanup:
     run_release(&r);
-    free(cls_pos); free(ah); free(wsp); free(act); free(chg); free(ns); free(ys); free(nz); free(gsub); free(asub); free(dsub);
-    free(scratch); free(Kq); free(Gh);
     return st;
 }
 
