@@ -293,21 +293,21 @@ void pred_kvals(const int ktype, const double gamma, const double coef0, const i
     }
 }
 
-/* pairs[6*p ..]: first SV, end, coefficient column of the pair's first class; the same for the
- * second class (an empty range for one-class and regression). */
+/* pairs[p] (kernels/abi.h's gs_abi_pair): the SVs and coefficient column of the pair's first class,
+ * the same for the second class (an empty range for one-class and regression). */
 __kernel void pred_sum(__global const double *K, const int ld, const int row0, const int rows,
-                       __global const int *pairs, __global const double *coef, const int nc,
+                       __global const gs_abi_pair *pairs, __global const double *coef, const int nc,
                        __global const double *rho, const int np, __global double *dec,
                        __global double *mag)
 {
     const int r = get_global_id(0);
     const int p = get_global_id(1);
     if (r >= rows) return;
-    __global const int *q = pairs + 6 * p;
     double sum = 0, m = 0;
     for (int side = 0; side < 2; side++) {
-        const int e = q[3 * side + 1], c = q[3 * side + 2];
-        int s = q[3 * side];
+        const gs_abi_pair_side q = pairs[p].side[side];
+        const int e = q.end, c = q.col;
+        int s = q.first;
         /* Eight loads in flight, then the additions in SV order: the same sum, less waiting. */
         for (; s + 8 <= e; s += 8) {
             double term[8];

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "data/cluster.h"
+#include "kernels/abi.h"
 #include "util/log.h"
 
 #define PRED_WG 128 /* kernels/predict.cl's WG; passed as -DWG so the two cannot disagree */
@@ -197,35 +198,59 @@ gs_status gs_pred_cpu_dec(const gs_model *m, const gs_rows *rows, int32_t r, dou
 
 /* ---- device engine ------------------------------------------------------------------------ */
 
+enum { PK_KVALS, PK_SUM, PK_PROBE, PK_N };
+static const char *const pk_names[PK_N] = {"pred_kvals", "pred_sum", "pred_probe"};
+
+/* The SVs' layout on the host, from gs_predictor_create until gs_predictor_attach uploads it. */
+typedef struct sv_layout {
+    int64_t *off;        /* [nb+1] dense blocks: the block's union at cols[off[b] .. off[b+1]) */
+    int32_t *cols;
+    double *vals;        /* [ncols * PRED_WG] union column j, SV t: vals[(off[b] + j) * PRED_WG + t] */
+    int64_t ncols;
+    int32_t *pos;        /* [nb * PRED_WG] the SV at each position, -1 for padding */
+    int32_t *ell_w;      /* [nb] row-wise blocks: slots per SV (0 for a dense block) */
+    int64_t *ell_off;    /* [nb+1] where a block's slots start in ell_idx / ell_val */
+    int32_t *ell_idx;    /* SV t's e-th column at ell_off[b] + e * PRED_WG + t */
+    double *ell_val;
+    int32_t *ell_len;    /* [nb * PRED_WG] values of each SV of a row-wise block */
+    gs_abi_pair *pairs;  /* [n_dec] pair table */
+} sv_layout;
+
+static void sv_layout_free(sv_layout *L)
+{
+    free(L->off); free(L->cols); free(L->vals); free(L->pos); free(L->ell_w); free(L->ell_off);
+    free(L->ell_idx); free(L->ell_val); free(L->ell_len); free(L->pairs);
+    memset(L, 0, sizeof *L);
+}
+
+/* The layout on the device, uploaded once. */
+typedef struct sv_bufs {
+    gs_dev_buf blk_off, cols, vals, pos_sv, pairs, coef, rho, ell_w, ell_off, ell_idx, ell_val, ell_len;
+} sv_bufs;
+/* A chunk's buffers, grown as chunks need. */
+typedef struct chunk_bufs {
+    gs_dev_buf K, x_ptr, x_idx, x_val, dec, mag;
+} chunk_bufs;
+
 struct gs_predictor {
     gs_ocl *ocl;
+    gs_dev dev;
     gs_pred_program prg;
     const gs_model *m;
     int n_dec;
     int exact;             /* device bits == LIBSVM bits (err = 0) */
     int tile;              /* dense blocks take pred_kvals' tiled path (see kernels/predict.cl) */
-    int prof;              /* the queue profiles: kernel times for --verbose */
-    cl_event ev[64];       /* this chunk's kernel events (kvals, sum, ...) when profiling */
-    int n_ev;
+    gs_dev_prof pf;        /* this chunk's kernel events when the queue profiles */
     gs_pred_times tm;      /* --verbose split (kernel seconds need a profiling queue) */
     int n_blocks;
+    int n_ell;             /* blocks stored row-wise */
     int32_t ld;            /* rows per pass (K buffer columns; 0 before the first chunk) */
     int32_t ld_max;        /* the most rows per pass the memory budget allows */
     double *pair_terms;    /* [n_dec] SV count per pair, for the bound */
-    /* host layout, kept from gs_predictor_create until gs_predictor_attach uploads it */
-    int64_t *h_off;
-    int32_t *h_cols, *h_pos;
-    double *h_vals;
-    int *h_pairs;
-    int64_t h_ncols;
-    int32_t *h_ell_w, *h_ell_len, *h_ell_idx;
-    int64_t *h_ell_off;
-    double *h_ell_val;
-    int n_ell;             /* blocks stored row-wise */
-    cl_mem blk_off, cols, vals, pos_sv, pairs, coef, rho, K;
-    cl_mem ell_w, ell_off, ell_idx, ell_val, ell_len;
-    cl_mem x_ptr, x_idx, x_val, dec, mag;
-    size_t cap_rows, cap_nnz; /* device capacities of the x and dec buffers */
+    sv_layout h;           /* host layout until the upload */
+    sv_bufs sv;
+    chunk_bufs x;
+    size_t cap_rows, cap_nnz; /* rows and values the x and dec buffers hold */
     const gs_rows *cur;    /* chunk in flight */
     double t_device;
     double t_start;
@@ -233,59 +258,38 @@ struct gs_predictor {
 
 gs_status gs_pred_program_build(gs_ocl *ocl, gs_pred_program *out)
 {
-    gs_status st = GS_OK;
     char opts[64];
-    memset(out, 0, sizeof *out);
     snprintf(opts, sizeof opts, "-DWG=%d -DRT=%d -DLX=%d", PRED_WG, PRED_RT, PRED_LX);
-    st = gs_ocl_build(ocl, "predict", opts, &out->prog);
-    if (st != GS_OK) goto cleanup;
-    if ((st = gs_ocl_kernel(out->prog, "pred_kvals", &out->k_kvals)) != GS_OK) goto cleanup;
-    if ((st = gs_ocl_kernel(out->prog, "pred_sum", &out->k_sum)) != GS_OK) goto cleanup;
-    if ((st = gs_ocl_kernel(out->prog, "pred_probe", &out->k_probe)) != GS_OK) goto cleanup;
-cleanup:
-    if (st != GS_OK) gs_pred_program_release(out);
-    return st;
+    return gs_dev_kernels_build(ocl, "predict", opts, pk_names, PK_N, &out->ks);
 }
 
 void gs_pred_program_release(gs_pred_program *p)
 {
     if (!p) return;
-    if (p->k_probe) clReleaseKernel(p->k_probe);
-    if (p->k_sum) clReleaseKernel(p->k_sum);
-    if (p->k_kvals) clReleaseKernel(p->k_kvals);
-    if (p->prog) clReleaseProgram(p->prog);
-    memset(p, 0, sizeof *p);
-}
-
-static void release_mem(cl_mem *m)
-{
-    if (*m) clReleaseMemObject(*m);
-    *m = NULL;
+    gs_dev_kernels_release(&p->ks);
 }
 
 /* Whether the compiler honoured FP_CONTRACT OFF: (1+2^-30)^2 - (1+2^-29) is 0 when the product is
- * rounded first and 2^-60 when fused. */
+ * rounded first and 2^-60 when fused. Blocking: every upload queued before it is done after it. */
 static gs_status probe_contraction(gs_predictor *p, int *contracts)
 {
     gs_status st = GS_OK;
-    cl_mem in = NULL, out = NULL;
+    gs_dev_buf in = {0}, out = {0};
     const double a = 1.0 + ldexp(1.0, -30);
     double host_in[3] = {a, a, -(1.0 + ldexp(1.0, -29))}, res = -1;
-    st = gs_ocl_alloc(p->ocl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof host_in, host_in,
-                      "probe input", &in);
-    if (st != GS_OK) goto cleanup;
-    st = gs_ocl_alloc(p->ocl, CL_MEM_WRITE_ONLY, sizeof(double), NULL, "probe output", &out);
-    if (st != GS_OK) goto cleanup;
-    GS_CL_CHECK(clSetKernelArg(p->prg.k_probe, 0, sizeof in, &in));
-    GS_CL_CHECK(clSetKernelArg(p->prg.k_probe, 1, sizeof out, &out));
-    size_t one = 1;
-    GS_CL_CHECK(clEnqueueNDRangeKernel(p->ocl->queue, p->prg.k_probe, 1, NULL, &one, &one, 0, NULL,
-                                       NULL));
-    GS_CL_CHECK(clEnqueueReadBuffer(p->ocl->queue, out, CL_TRUE, 0, sizeof res, &res, 0, NULL, NULL));
+    if ((st = gs_dev_buf_ensure(&p->dev, &in, sizeof host_in, host_in, "probe input")) ||
+        (st = gs_dev_buf_ensure(&p->dev, &out, sizeof(double), NULL, "probe output")))
+        goto cleanup;
+    const gs_dev_karg args[] = {GS_KARG_BUF(in), GS_KARG_BUF(out)};
+    if ((st = GS_DEV_ARGS(&p->prg.ks, PK_PROBE, args)) ||
+        (st = gs_dev_launch(&p->dev, &p->prg.ks, PK_PROBE, NULL, 1, 1, 1, NULL)))
+        goto cleanup;
+    GS_CL_CHECK(clEnqueueReadBuffer(p->dev.queue, out.mem, CL_TRUE, 0, sizeof res, &res, 0, NULL, NULL));
     *contracts = res != 0.0;
 cleanup:
-    release_mem(&out);
-    release_mem(&in);
+    if (st != GS_OK) clFinish(p->dev.queue); /* host_in is read by the queue */
+    gs_dev_buf_release(&out);
+    gs_dev_buf_release(&in);
     return st;
 }
 
@@ -295,69 +299,54 @@ static int cmp_i32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Blocks of PRED_WG SVs in clustered order: the union of each block's columns and the values
- * column-major in double (dense blocks), or, for the blocks the clustering stores row-wise (union
- * far wider than the block's widest SV: text-like data, where the dense block would be mostly
- * zeros), each SV's own values in slots, column-major over slots, with its value count. */
-static gs_status build_layout(gs_predictor *p)
+/* The SVs clustered by sparsity pattern into blocks of PRED_WG (values as float for the
+ * clustering's cost only; the layout keeps the model's doubles). */
+static gs_status cluster_svs(const gs_model *m, gs_clustered *cl)
 {
-    gs_status st = GS_OK;
-    const gs_model *m = p->m;
-    const int32_t l = m->l;
-    const int64_t nnz = m->sv_ptr[l];
-    gs_clustered cl;
-    memset(&cl, 0, sizeof cl);
-    float *fval = NULL;
-    int64_t *off = NULL;
-    int32_t *cols = NULL, *pos = NULL;
-    double *vals = NULL;
-    int *pairs = NULL;
-    int32_t *ell_w = NULL, *ell_len = NULL, *ell_idx = NULL;
-    int64_t *ell_off = NULL;
-    double *ell_val = NULL;
-
-    fval = malloc(sizeof(float) * (size_t)(nnz > 0 ? nnz : 1));
-    if (!fval) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the support vectors"); goto cleanup; }
+    const int64_t nnz = m->sv_ptr[m->l];
+    float *fval = malloc(sizeof(float) * (size_t)(nnz > 0 ? nnz : 1));
+    if (!fval) return GS_FAIL(GS_ERR_NOMEM, "out of memory for the support vectors");
     for (int64_t e = 0; e < nnz; e++) fval[e] = (float)m->sv_val[e];
-    st = gs_cluster_build(m->sv_ptr, m->sv_idx, fval, l, PRED_WG, 64, 1, &cl);
-    if (st != GS_OK) goto cleanup;
-    const int nb = cl.n_clusters;
-    p->n_blocks = nb;
-    /* The block unions are recomputed here (not taken from cl.cols) so the layout depends on the
-     * clustering only through the permutation. */
-    off = malloc(sizeof(int64_t) * ((size_t)nb + 1));
-    pos = malloc(sizeof(int32_t) * (size_t)nb * PRED_WG);
-    cols = malloc(sizeof(int32_t) * (size_t)(nnz > 0 ? nnz : 1));
-    ell_w = malloc(sizeof(int32_t) * (size_t)nb);
-    ell_off = malloc(sizeof(int64_t) * ((size_t)nb + 1));
-    ell_len = calloc((size_t)nb * PRED_WG, sizeof(int32_t));
-    if (!off || !pos || !cols || !ell_w || !ell_off || !ell_len) {
-        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the SV layout");
-        goto cleanup;
-    }
-    /* GS_PRED_LAYOUT=rows / =dense overrides the choice (tests run the golden cases both ways). */
-    const char *lay = getenv("GS_PRED_LAYOUT");
-    const int force = lay && strcmp(lay, "rows") == 0 ? 1 : lay && strcmp(lay, "dense") == 0 ? -1 : 0;
-    off[0] = 0;
-    ell_off[0] = 0;
+    const gs_status st = gs_cluster_build(m->sv_ptr, m->sv_idx, fval, m->l, PRED_WG, 64, 1, cl);
+    free(fval);
+    return st;
+}
+
+/* Each block's SVs (the clustering's order), its column union and whether it is stored row-wise
+ * (force: 1 every block, -1 none, 0 by PRED_ROWS_RATIO): off, cols, pos, ell_w, ell_off, ell_len.
+ * The unions are recomputed here (not taken from cl.cols) so the layout depends on the clustering
+ * only through the permutation. */
+static gs_status plan_blocks(gs_predictor *p, const gs_clustered *cl, int force, sv_layout *L)
+{
+    const gs_model *m = p->m;
+    const int nb = p->n_blocks;
+    const int64_t nnz = m->sv_ptr[m->l];
+    L->off = malloc(sizeof(int64_t) * ((size_t)nb + 1));
+    L->pos = malloc(sizeof(int32_t) * (size_t)nb * PRED_WG);
+    L->cols = malloc(sizeof(int32_t) * (size_t)(nnz > 0 ? nnz : 1));
+    L->ell_w = malloc(sizeof(int32_t) * (size_t)nb);
+    L->ell_off = malloc(sizeof(int64_t) * ((size_t)nb + 1));
+    L->ell_len = calloc((size_t)nb * PRED_WG, sizeof(int32_t));
+    if (!L->off || !L->pos || !L->cols || !L->ell_w || !L->ell_off || !L->ell_len)
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory for the SV layout");
+    L->off[0] = 0;
+    L->ell_off[0] = 0;
     p->n_ell = 0;
     for (int b = 0; b < nb; b++) {
+        int32_t *pos = L->pos + (int64_t)b * PRED_WG, *len = L->ell_len + (int64_t)b * PRED_WG;
         int64_t n = 0;
         int32_t widest = 0;
         for (int t = 0; t < PRED_WG; t++) {
-            const int32_t s = cl.perm[(int64_t)b * PRED_WG + t];
-            pos[(int64_t)b * PRED_WG + t] = s;
+            const int32_t s = cl->perm[(int64_t)b * PRED_WG + t];
+            pos[t] = s;
             if (s < 0) continue;
-            const int32_t len = (int32_t)(m->sv_ptr[s + 1] - m->sv_ptr[s]);
-            ell_len[(int64_t)b * PRED_WG + t] = len;
-            if (len > widest) widest = len;
+            len[t] = (int32_t)(m->sv_ptr[s + 1] - m->sv_ptr[s]);
+            if (len[t] > widest) widest = len[t];
         }
-        for (int t = 0; t < PRED_WG; t++) {
-            const int32_t s = pos[(int64_t)b * PRED_WG + t];
-            if (s < 0) continue;
-            for (int64_t e = m->sv_ptr[s]; e < m->sv_ptr[s + 1]; e++) cols[off[b] + n++] = m->sv_idx[e];
-        }
-        int32_t *u = cols + off[b];
+        int32_t *u = L->cols + L->off[b];
+        for (int t = 0; t < PRED_WG; t++)
+            if (pos[t] >= 0)
+                for (int64_t e = m->sv_ptr[pos[t]]; e < m->sv_ptr[pos[t] + 1]; e++) u[n++] = m->sv_idx[e];
         qsort(u, (size_t)n, sizeof *u, cmp_i32);
         int64_t w = 0;
         for (int64_t e = 0; e < n; e++)
@@ -366,135 +355,109 @@ static gs_status build_layout(gs_predictor *p)
          * mostly padding); the block's union is dropped then. */
         const int row_wise = force > 0 || (force == 0 && widest > 0 && w > PRED_ROWS_MIN &&
                                            w > (int64_t)PRED_ROWS_RATIO * widest);
-        ell_w[b] = row_wise ? widest : 0;
-        ell_off[b + 1] = ell_off[b] + (int64_t)ell_w[b] * PRED_WG;
-        if (ell_w[b] > 0) {
+        L->ell_w[b] = row_wise ? widest : 0;
+        L->ell_off[b + 1] = L->ell_off[b] + (int64_t)L->ell_w[b] * PRED_WG;
+        if (row_wise) {
             p->n_ell++;
-            off[b + 1] = off[b];
+            L->off[b + 1] = L->off[b];
         } else {
-            for (int t = 0; t < PRED_WG; t++) ell_len[(int64_t)b * PRED_WG + t] = 0;
-            off[b + 1] = off[b] + w;
+            memset(len, 0, sizeof *len * PRED_WG);
+            L->off[b + 1] = L->off[b] + w;
         }
     }
-    const int64_t ncols = off[nb];
-    vals = calloc((size_t)(ncols > 0 ? ncols : 1) * PRED_WG, sizeof(double));
-    if (!vals) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the SV layout"); goto cleanup; }
-    const int64_t nell = ell_off[nb];
-    ell_idx = calloc((size_t)(nell > 0 ? nell : 1), sizeof(int32_t));
-    ell_val = calloc((size_t)(nell > 0 ? nell : 1), sizeof(double));
-    if (!ell_idx || !ell_val) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the SV layout"); goto cleanup; }
+    L->ncols = L->off[nb];
+    return GS_OK;
+}
+
+/* The SVs' values: column-major over the union in dense blocks (zero padded), in their slots in
+ * row-wise blocks (in order: the model reader checked that indices ascend). */
+static gs_status fill_blocks(const gs_model *m, int nb, sv_layout *L)
+{
+    const int64_t nell = L->ell_off[nb];
+    L->vals = calloc((size_t)(L->ncols > 0 ? L->ncols : 1) * PRED_WG, sizeof(double));
+    L->ell_idx = calloc((size_t)(nell > 0 ? nell : 1), sizeof(int32_t));
+    L->ell_val = calloc((size_t)(nell > 0 ? nell : 1), sizeof(double));
+    if (!L->vals || !L->ell_idx || !L->ell_val) return GS_FAIL(GS_ERR_NOMEM, "out of memory for the SV layout");
     for (int b = 0; b < nb; b++) {
-        if (ell_w[b] > 0) { /* the SV's values in order (the model reader checked they ascend) */
-            for (int t = 0; t < PRED_WG; t++) {
-                const int32_t s = pos[(int64_t)b * PRED_WG + t];
-                if (s < 0) continue;
-                const int64_t base = ell_off[b] + t;
+        const int32_t *pos = L->pos + (int64_t)b * PRED_WG;
+        for (int t = 0; t < PRED_WG; t++) {
+            const int32_t s = pos[t];
+            if (s < 0) continue;
+            if (L->ell_w[b] > 0) {
+                const int64_t base = L->ell_off[b] + t;
                 for (int64_t e = m->sv_ptr[s]; e < m->sv_ptr[s + 1]; e++) {
                     const int64_t k = base + (e - m->sv_ptr[s]) * PRED_WG;
-                    ell_idx[k] = m->sv_idx[e];
-                    ell_val[k] = m->sv_val[e];
+                    L->ell_idx[k] = m->sv_idx[e];
+                    L->ell_val[k] = m->sv_val[e];
                 }
+                continue;
             }
-            continue;
-        }
-        const int32_t *u = cols + off[b];
-        const int64_t nu = off[b + 1] - off[b];
-        for (int t = 0; t < PRED_WG; t++) {
-            const int32_t s = pos[(int64_t)b * PRED_WG + t];
-            if (s < 0) continue;
+            const int32_t *u = L->cols + L->off[b];
+            const int64_t nu = L->off[b + 1] - L->off[b];
             int64_t j = 0;
             for (int64_t e = m->sv_ptr[s]; e < m->sv_ptr[s + 1]; e++) {
                 while (j < nu && u[j] < m->sv_idx[e]) j++;
-                if (j == nu || u[j] != m->sv_idx[e]) {
-                    st = GS_FAIL(GS_ERR_INTERNAL, "SV %d: indices not ascending", (int)s + 1);
-                    goto cleanup;
-                }
-                vals[(off[b] + j) * PRED_WG + t] = m->sv_val[e];
+                if (j == nu || u[j] != m->sv_idx[e])
+                    return GS_FAIL(GS_ERR_INTERNAL, "SV %d: indices not ascending", (int)s + 1);
+                L->vals[(L->off[b] + j) * PRED_WG + t] = m->sv_val[e];
             }
         }
     }
-    /* Pair table: [first, end, column] for the first and the second class of each pair. */
-    const int nd = p->n_dec;
-    pairs = malloc(sizeof(int) * 6 * (size_t)nd);
+    return GS_OK;
+}
+
+/* The pair table (gs_abi_pair: the SVs and coefficient column of each side of each decision
+ * value) and each pair's SV count for the error bound. */
+static gs_status build_pairs(gs_predictor *p, sv_layout *L)
+{
+    const gs_model *m = p->m;
+    const int nd = p->n_dec, l = (int)m->l;
+    L->pairs = calloc((size_t)nd, sizeof *L->pairs);
     p->pair_terms = malloc(sizeof(double) * (size_t)nd);
-    if (!pairs || !p->pair_terms) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    if (!L->pairs || !p->pair_terms) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     if (m->svm_type == GS_C_SVC || m->svm_type == GS_NU_SVC) {
         int q = 0;
         int32_t si = 0;
         for (int i = 0; i < m->nr_class; i++) {
             int32_t sj = si + m->nSV[i];
             for (int j = i + 1; j < m->nr_class; j++, q++) {
-                int *e = pairs + 6 * q;
-                e[0] = si; e[1] = si + m->nSV[i]; e[2] = j - 1;
-                e[3] = sj; e[4] = sj + m->nSV[j]; e[5] = i;
+                L->pairs[q].side[0] = (gs_abi_pair_side){si, si + m->nSV[i], j - 1};
+                L->pairs[q].side[1] = (gs_abi_pair_side){sj, sj + m->nSV[j], i};
                 p->pair_terms[q] = (double)m->nSV[i] + m->nSV[j];
                 sj += m->nSV[j];
             }
             si += m->nSV[i];
         }
-    } else if (m->svm_type == GS_CS_SVC) { /* one "pair" per class: all SVs, column c, no second side */
+    } else { /* one "pair" per value: all SVs, column c (Crammer-Singer's classes, else 0), no second side */
         for (int c = 0; c < nd; c++) {
-            int *e = pairs + 6 * c;
-            e[0] = 0; e[1] = l; e[2] = c; e[3] = 0; e[4] = 0; e[5] = 0;
+            L->pairs[c].side[0] = (gs_abi_pair_side){0, l, c};
             p->pair_terms[c] = l;
         }
-    } else {
-        int *e = pairs;
-        e[0] = 0; e[1] = l; e[2] = 0; e[3] = 0; e[4] = 0; e[5] = 0;
-        p->pair_terms[0] = l;
     }
-    p->h_off = off;
-    p->h_cols = cols;
-    p->h_pos = pos;
-    p->h_vals = vals;
-    p->h_pairs = pairs;
-    p->h_ncols = ncols;
-    p->h_ell_w = ell_w;
-    p->h_ell_off = ell_off;
-    p->h_ell_idx = ell_idx;
-    p->h_ell_val = ell_val;
-    p->h_ell_len = ell_len;
-    ell_w = ell_len = ell_idx = NULL;
-    ell_off = NULL;
-    ell_val = NULL;
-    off = NULL;
-    cols = NULL;
-    pos = NULL;
-    vals = NULL;
-    pairs = NULL;
-cleanup:
-    free(ell_val);
-    free(ell_idx);
-    free(ell_off);
-    free(ell_len);
-    free(ell_w);
-    free(pairs);
-    free(vals);
-    free(cols);
-    free(pos);
-    free(off);
-    free(fval);
-    gs_clustered_free(&cl);
-    return st;
+    return GS_OK;
 }
 
-/* Frees the host copy of the layout (after the upload, or on failure) and zeroes its pointers. */
-static void free_host_layout(gs_predictor *p)
+/* Blocks of PRED_WG SVs in clustered order: the union of each block's columns and the values
+ * column-major in double (dense blocks), or, for the blocks the clustering stores row-wise (union
+ * far wider than the block's widest SV: text-like data, where the dense block would be mostly
+ * zeros), each SV's own values in slots, column-major over slots, with its value count. */
+static gs_status build_layout(gs_predictor *p)
 {
-    free(p->h_off);
-    free(p->h_cols);
-    free(p->h_pos);
-    free(p->h_vals);
-    free(p->h_pairs);
-    free(p->h_ell_w);
-    free(p->h_ell_off);
-    free(p->h_ell_idx);
-    free(p->h_ell_val);
-    free(p->h_ell_len);
-    p->h_off = p->h_ell_off = NULL;
-    p->h_cols = p->h_pos = p->h_ell_w = p->h_ell_idx = p->h_ell_len = NULL;
-    p->h_vals = p->h_ell_val = NULL;
-    p->h_pairs = NULL;
+    gs_status st = GS_OK;
+    gs_clustered cl;
+    memset(&cl, 0, sizeof cl);
+    if ((st = cluster_svs(p->m, &cl))) goto cleanup;
+    p->n_blocks = cl.n_clusters;
+    /* GS_PRED_LAYOUT=rows / =dense overrides the choice (tests run the golden cases both ways). */
+    const char *lay = getenv("GS_PRED_LAYOUT");
+    const int force = lay && strcmp(lay, "rows") == 0 ? 1 : lay && strcmp(lay, "dense") == 0 ? -1 : 0;
+    if ((st = plan_blocks(p, &cl, force, &p->h)) || (st = fill_blocks(p->m, p->n_blocks, &p->h)) ||
+        (st = build_pairs(p, &p->h)))
+        goto cleanup;
+cleanup:
+    if (st != GS_OK) sv_layout_free(&p->h);
+    gs_clustered_free(&cl);
+    return st;
 }
 
 gs_status gs_predictor_create(const gs_model *m, gs_predictor **out)
@@ -521,6 +484,51 @@ cleanup:
     return GS_OK;
 }
 
+/* Queues the upload of the host layout, the coefficients and rho (the host layout must stay until
+ * the queue has passed them). */
+static gs_status upload_layout(gs_predictor *p)
+{
+    const gs_dev *d = &p->dev;
+    const sv_layout *L = &p->h;
+    sv_bufs *b = &p->sv;
+    const gs_model *m = p->m;
+    const size_t nb = (size_t)p->n_blocks, nc = (size_t)L->ncols, nd = (size_t)p->n_dec;
+    const size_t ne = (size_t)L->ell_off[nb];
+    gs_status st = GS_OK;
+    if ((st = gs_dev_buf_ensure(d, &b->blk_off, sizeof(int64_t) * (nb + 1), L->off, "SV block offsets")) ||
+        (st = gs_dev_buf_ensure(d, &b->cols, sizeof(int32_t) * nc, L->cols, "SV columns")) ||
+        (st = gs_dev_buf_ensure(d, &b->vals, sizeof(double) * nc * PRED_WG, L->vals, "SV values")) ||
+        (st = gs_dev_buf_ensure(d, &b->pos_sv, sizeof(int32_t) * nb * PRED_WG, L->pos, "SV positions")) ||
+        (st = gs_dev_buf_ensure(d, &b->pairs, sizeof(gs_abi_pair) * nd, L->pairs, "pair table")) ||
+        (st = gs_dev_buf_ensure(d, &b->ell_w, sizeof(int32_t) * nb, L->ell_w, "SV block widths")) ||
+        (st = gs_dev_buf_ensure(d, &b->ell_off, sizeof(int64_t) * (nb + 1), L->ell_off, "SV slot offsets")) ||
+        (st = gs_dev_buf_ensure(d, &b->ell_idx, sizeof(int32_t) * ne, L->ell_idx, "SV slot columns")) ||
+        (st = gs_dev_buf_ensure(d, &b->ell_val, sizeof(double) * ne, L->ell_val, "SV slot values")) ||
+        (st = gs_dev_buf_ensure(d, &b->ell_len, sizeof(int32_t) * nb * PRED_WG, L->ell_len, "SV lengths")) ||
+        (st = gs_dev_buf_ensure(d, &b->coef, sizeof(double) * (size_t)m->l * (size_t)m->n_coef, m->sv_coef,
+                                "SV coefficients")) ||
+        (st = gs_dev_buf_ensure(d, &b->rho, sizeof(double) * nd, m->rho, "rho")))
+        return st;
+    return GS_OK;
+}
+
+/* Rows per pass: the K buffer (one column per row of a pass) takes at most a quarter of the device
+ * memory, at most 1 GiB, and 16 MiB on CPU devices, where it is host memory: a9a.t's 256 MiB there
+ * made gpusvm-predict's peak 352 MB against svm-predict's 6 MB, and smaller passes cost no time on
+ * a CPU. */
+static int32_t rows_per_pass(const gs_ocl *ocl, int32_t n_sv)
+{
+    cl_ulong budget = ocl->global_mem / 4;
+    if (budget > ocl->max_alloc) budget = ocl->max_alloc;
+    const cl_ulong cap = (ocl->device_type & CL_DEVICE_TYPE_GPU) ? (1ull << 30) : (16ull << 20);
+    if (budget > cap) budget = cap;
+    cl_ulong ld = budget / ((cl_ulong)n_sv * sizeof(double));
+    if (ld > 65536) ld = 65536;
+    ld = ld / PRED_RT * PRED_RT;
+    if (ld < PRED_RT) ld = PRED_RT;
+    return (int32_t)ld;
+}
+
 gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *prog)
 {
     gs_status st = GS_OK;
@@ -529,38 +537,7 @@ gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *pro
     p->ocl = ocl;
     p->prg = *prog;
     memset(prog, 0, sizeof *prog);
-    const size_t nb = (size_t)p->n_blocks, nc = (size_t)(p->h_ncols > 0 ? p->h_ncols : 1);
-    const size_t nd = (size_t)p->n_dec;
-    const cl_mem_flags ro = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
-    if ((st = gs_ocl_alloc(ocl, ro, sizeof(int64_t) * (nb + 1), p->h_off, "SV block offsets", &p->blk_off)))
-        goto cleanup;
-    if ((st = gs_ocl_alloc(ocl, ro, sizeof(int32_t) * nc, p->h_cols, "SV columns", &p->cols)))
-        goto cleanup;
-    if ((st = gs_ocl_alloc(ocl, ro, sizeof(double) * nc * PRED_WG, p->h_vals, "SV values", &p->vals)))
-        goto cleanup;
-    if ((st = gs_ocl_alloc(ocl, ro, sizeof(int32_t) * nb * PRED_WG, p->h_pos, "SV positions", &p->pos_sv)))
-        goto cleanup;
-    if ((st = gs_ocl_alloc(ocl, ro, sizeof(int) * 6 * nd, p->h_pairs, "pair table", &p->pairs)))
-        goto cleanup;
-    const size_t ne = (size_t)(p->h_ell_off[nb] > 0 ? p->h_ell_off[nb] : 1);
-    if ((st = gs_ocl_alloc(ocl, ro, sizeof(int32_t) * nb, p->h_ell_w, "SV block widths", &p->ell_w)))
-        goto cleanup;
-    if ((st = gs_ocl_alloc(ocl, ro, sizeof(int64_t) * (nb + 1), p->h_ell_off, "SV slot offsets", &p->ell_off)))
-        goto cleanup;
-    if ((st = gs_ocl_alloc(ocl, ro, sizeof(int32_t) * ne, p->h_ell_idx, "SV slot columns", &p->ell_idx)))
-        goto cleanup;
-    if ((st = gs_ocl_alloc(ocl, ro, sizeof(double) * ne, p->h_ell_val, "SV slot values", &p->ell_val)))
-        goto cleanup;
-    if ((st = gs_ocl_alloc(ocl, ro, sizeof(int32_t) * nb * PRED_WG, p->h_ell_len, "SV lengths", &p->ell_len)))
-        goto cleanup;
-    if ((st = gs_ocl_alloc(ocl, ro, sizeof(double) * (size_t)m->l * (size_t)m->n_coef, m->sv_coef,
-                           "SV coefficients", &p->coef)))
-        goto cleanup;
-    if ((st = gs_ocl_alloc(ocl, ro, sizeof(double) * nd, m->rho, "rho", &p->rho)))
-        goto cleanup;
-    cl_command_queue_properties qp = 0;
-    if (clGetCommandQueueInfo(ocl->queue, CL_QUEUE_PROPERTIES, sizeof qp, &qp, NULL) == CL_SUCCESS)
-        p->prof = (qp & CL_QUEUE_PROFILING_ENABLE) != 0;
+    if ((st = gs_dev_init(&p->dev, ocl, NULL)) || (st = upload_layout(p))) goto cleanup;
     int contracts = 1;
     if ((st = probe_contraction(p, &contracts)) != GS_OK) goto cleanup;
     p->exact = !contracts && (m->kernel_type == GS_KERNEL_LINEAR || m->kernel_type == GS_KERNEL_POLY);
@@ -574,20 +551,10 @@ gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *pro
     if (p->tile && m->kernel_type != GS_KERNEL_RBF)
         for (int64_t e = 0; e < m->sv_ptr[m->l]; e++)
             if (!isfinite(m->sv_val[e])) { p->tile = 0; break; }
-    /* K buffer: one column per row of a pass. A quarter of the device memory (at most 1 GiB, and
-     * 16 MiB on CPU devices where it is host memory: a9a.t's 256 MiB there made gpusvm-predict's
-     * peak 352 MB against svm-predict's 6 MB, and smaller passes cost no time on a CPU) bounds it. */
-    cl_ulong budget = ocl->global_mem / 4;
-    if (budget > ocl->max_alloc) budget = ocl->max_alloc;
-    const cl_ulong cap = (ocl->device_type & CL_DEVICE_TYPE_GPU) ? (1ull << 30) : (16ull << 20);
-    if (budget > cap) budget = cap;
-    cl_ulong ld = budget / ((cl_ulong)m->l * sizeof(double));
-    if (ld > 65536) ld = 65536;
-    ld = ld / PRED_RT * PRED_RT;
-    if (ld < PRED_RT) ld = PRED_RT;
-    p->ld_max = (int32_t)ld; /* allocated per chunk (ensure_capacity): no more than it needs */
+    p->ld_max = rows_per_pass(ocl, m->l); /* allocated per chunk (ensure_capacity): no more than it needs */
 cleanup:
-    free_host_layout(p);
+    if (st != GS_OK && p->dev.queue) clFinish(p->dev.queue); /* uploads may still read the host layout */
+    sv_layout_free(&p->h);
     p->t_device += gs_now() - t0;
     return st;
 }
@@ -610,113 +577,101 @@ int gs_predictor_row_wise_blocks(const gs_predictor *p, int *n_blocks)
     return p->n_ell;
 }
 
+/* Grows the chunk's buffers to its rows and values (the x buffers with room to spare, K to the
+ * rows of one pass). */
 static gs_status ensure_capacity(gs_predictor *p, const gs_rows *rows)
 {
     gs_status st = GS_OK;
-    const size_t nr = (size_t)rows->l, nz = (size_t)rows->row_ptr[rows->l];
+    const gs_dev *d = &p->dev;
+    chunk_bufs *x = &p->x;
+    const size_t nr = (size_t)rows->l, nz = (size_t)rows->row_ptr[rows->l], nd = (size_t)p->n_dec;
     const int32_t want = nr >= (size_t)p->ld_max ? p->ld_max : (int32_t)((nr + PRED_RT - 1) / PRED_RT * PRED_RT);
     if (want > p->ld) {
-        release_mem(&p->K);
         p->ld = 0;
-        if ((st = gs_ocl_alloc(p->ocl, CL_MEM_READ_WRITE, sizeof(double) * (size_t)want * (size_t)p->m->l, NULL,
-                               "kernel values", &p->K)))
+        if ((st = gs_dev_buf_ensure(d, &x->K, sizeof(double) * (size_t)want * (size_t)p->m->l, NULL, "kernel values")))
             return st;
         p->ld = want;
     }
     if (nr > p->cap_rows) {
-        release_mem(&p->x_ptr);
-        release_mem(&p->dec);
-        release_mem(&p->mag);
-        const size_t c = nr;
-        if ((st = gs_ocl_alloc(p->ocl, CL_MEM_READ_ONLY, sizeof(int64_t) * (c + 1), NULL, "row offsets", &p->x_ptr)))
+        p->cap_rows = 0;
+        if ((st = gs_dev_buf_ensure(d, &x->x_ptr, sizeof(int64_t) * (nr + 1), NULL, "row offsets")) ||
+            (st = gs_dev_buf_ensure(d, &x->dec, sizeof(double) * nr * nd, NULL, "decision values")) ||
+            (st = gs_dev_buf_ensure(d, &x->mag, sizeof(double) * nr * nd, NULL, "decision magnitudes")))
             return st;
-        if ((st = gs_ocl_alloc(p->ocl, CL_MEM_WRITE_ONLY, sizeof(double) * c * (size_t)p->n_dec, NULL, "decision values", &p->dec)))
-            return st;
-        if ((st = gs_ocl_alloc(p->ocl, CL_MEM_WRITE_ONLY, sizeof(double) * c * (size_t)p->n_dec, NULL, "decision magnitudes", &p->mag)))
-            return st;
-        p->cap_rows = c;
+        p->cap_rows = nr;
     }
-    if (nz > p->cap_nnz || !p->x_idx) {
-        release_mem(&p->x_idx);
-        release_mem(&p->x_val);
+    if (nz > p->cap_nnz || !x->x_idx.mem) {
         const size_t c = nz + nz / 4 + 1024;
-        if ((st = gs_ocl_alloc(p->ocl, CL_MEM_READ_ONLY, sizeof(int32_t) * c, NULL, "test indices", &p->x_idx)))
-            return st;
-        if ((st = gs_ocl_alloc(p->ocl, CL_MEM_READ_ONLY, sizeof(double) * c, NULL, "test values", &p->x_val)))
+        p->cap_nnz = 0;
+        if ((st = gs_dev_buf_ensure(d, &x->x_idx, sizeof(int32_t) * c, NULL, "test indices")) ||
+            (st = gs_dev_buf_ensure(d, &x->x_val, sizeof(double) * c, NULL, "test values")))
             return st;
         p->cap_nnz = c;
     }
     return st;
 }
 
+#define KV_ROW0 11 /* pred_kvals' and pred_sum's arguments set per pass */
+#define KV_ROWS 12
+#define SUM_ROW0 2
+#define SUM_ROWS 3
+
+/* The chunk's kernel arguments (its buffers may have been reallocated), but for the passes' rows. */
+static gs_status set_chunk_args(gs_predictor *p)
+{
+    gs_status st = GS_OK;
+    const gs_model *m = p->m;
+    const sv_bufs *b = &p->sv;
+    const chunk_bufs *x = &p->x;
+    const int kt = m->kernel_type, deg = m->degree, nc = m->n_coef, nd = p->n_dec, zero = 0;
+    const double gamma = m->gamma, coef0 = m->coef0;
+    const gs_dev_karg kv[] = {GS_KARG(kt), GS_KARG(gamma), GS_KARG(coef0), GS_KARG(deg), GS_KARG_BUF(b->blk_off),
+                              GS_KARG_BUF(b->cols), GS_KARG_BUF(b->vals), GS_KARG_BUF(b->pos_sv),
+                              GS_KARG_BUF(x->x_ptr), GS_KARG_BUF(x->x_idx), GS_KARG_BUF(x->x_val),
+                              GS_KARG(zero) /* KV_ROW0 */, GS_KARG(zero) /* KV_ROWS */, GS_KARG_BUF(x->K),
+                              GS_KARG(p->ld), GS_KARG_BUF(b->ell_w), GS_KARG_BUF(b->ell_off),
+                              GS_KARG_BUF(b->ell_idx), GS_KARG_BUF(b->ell_val), GS_KARG_BUF(b->ell_len),
+                              GS_KARG(p->tile)};
+    const gs_dev_karg sum[] = {GS_KARG_BUF(x->K), GS_KARG(p->ld), GS_KARG(zero) /* SUM_ROW0 */,
+                               GS_KARG(zero) /* SUM_ROWS */, GS_KARG_BUF(b->pairs), GS_KARG_BUF(b->coef),
+                               GS_KARG(nc), GS_KARG_BUF(b->rho), GS_KARG(nd), GS_KARG_BUF(x->dec),
+                               GS_KARG_BUF(x->mag)};
+    if ((st = GS_DEV_ARGS(&p->prg.ks, PK_KVALS, kv)) || (st = GS_DEV_ARGS(&p->prg.ks, PK_SUM, sum))) return st;
+    return GS_OK;
+}
+
 gs_status gs_predictor_start(gs_predictor *p, const gs_rows *rows)
 {
     gs_status st = GS_OK;
-    cl_command_queue q = p->ocl->queue;
-    const gs_model *m = p->m;
+    const gs_dev *d = &p->dev;
+    const gs_dev_kernels *ks = &p->prg.ks;
     p->cur = rows;
     p->t_start = gs_now();
     if (rows->l == 0) return GS_OK;
     if ((st = ensure_capacity(p, rows)) != GS_OK) return st;
     p->tm.alloc += gs_now() - p->t_start;
     const size_t nz = (size_t)rows->row_ptr[rows->l];
-    GS_CL_CHECK(clEnqueueWriteBuffer(q, p->x_ptr, CL_FALSE, 0, sizeof(int64_t) * ((size_t)rows->l + 1),
+    GS_CL_CHECK(clEnqueueWriteBuffer(d->queue, p->x.x_ptr.mem, CL_FALSE, 0, sizeof(int64_t) * ((size_t)rows->l + 1),
                                      rows->row_ptr, 0, NULL, NULL));
     if (nz > 0) {
-        GS_CL_CHECK(clEnqueueWriteBuffer(q, p->x_idx, CL_FALSE, 0, sizeof(int32_t) * nz, rows->idx, 0, NULL, NULL));
-        GS_CL_CHECK(clEnqueueWriteBuffer(q, p->x_val, CL_FALSE, 0, sizeof(double) * nz, rows->val, 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(d->queue, p->x.x_idx.mem, CL_FALSE, 0, sizeof(int32_t) * nz, rows->idx, 0,
+                                         NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(d->queue, p->x.x_val.mem, CL_FALSE, 0, sizeof(double) * nz, rows->val, 0,
+                                         NULL, NULL));
     }
-    const int kt = m->kernel_type, deg = m->degree, nc = m->n_coef, nd = p->n_dec;
-    const double gamma = m->gamma, coef0 = m->coef0;
-    cl_kernel kk = p->prg.k_kvals, ks = p->prg.k_sum;
-    int a = 0;
-    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof kt, &kt));
-    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof gamma, &gamma));
-    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof coef0, &coef0));
-    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof deg, &deg));
-    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->blk_off));
-    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->cols));
-    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->vals));
-    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->pos_sv));
-    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->x_ptr));
-    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->x_idx));
-    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->x_val));
-    const int a_row0 = a++, a_rows = a++;
-    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->K));
-    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof p->ld, &p->ld));
-    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->ell_w));
-    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->ell_off));
-    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->ell_idx));
-    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->ell_val));
-    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof(cl_mem), &p->ell_len));
-    GS_CL_CHECK(clSetKernelArg(kk, a++, sizeof p->tile, &p->tile));
-    a = 0;
-    GS_CL_CHECK(clSetKernelArg(ks, a++, sizeof(cl_mem), &p->K));
-    GS_CL_CHECK(clSetKernelArg(ks, a++, sizeof p->ld, &p->ld));
-    const int s_row0 = a++, s_rows = a++;
-    GS_CL_CHECK(clSetKernelArg(ks, a++, sizeof(cl_mem), &p->pairs));
-    GS_CL_CHECK(clSetKernelArg(ks, a++, sizeof(cl_mem), &p->coef));
-    GS_CL_CHECK(clSetKernelArg(ks, a++, sizeof nc, &nc));
-    GS_CL_CHECK(clSetKernelArg(ks, a++, sizeof(cl_mem), &p->rho));
-    GS_CL_CHECK(clSetKernelArg(ks, a++, sizeof nd, &nd));
-    GS_CL_CHECK(clSetKernelArg(ks, a++, sizeof(cl_mem), &p->dec));
-    GS_CL_CHECK(clSetKernelArg(ks, a++, sizeof(cl_mem), &p->mag));
+    if ((st = set_chunk_args(p))) goto cleanup;
     for (int32_t r0 = 0; r0 < rows->l; r0 += p->ld) {
         const int n = rows->l - r0 < p->ld ? rows->l - r0 : p->ld;
-        GS_CL_CHECK(clSetKernelArg(kk, a_row0, sizeof r0, &r0));
-        GS_CL_CHECK(clSetKernelArg(kk, a_rows, sizeof n, &n));
-        const size_t lk[2] = {PRED_WG, 1};
-        const size_t gk[2] = {(size_t)p->n_blocks * PRED_WG, (size_t)((n + PRED_RT - 1) / PRED_RT)};
-        GS_CL_CHECK(clEnqueueNDRangeKernel(q, kk, 2, NULL, gk, lk, 0, NULL,
-                                           p->prof && p->n_ev < 63 ? &p->ev[p->n_ev++] : NULL));
-        GS_CL_CHECK(clSetKernelArg(ks, s_row0, sizeof r0, &r0));
-        GS_CL_CHECK(clSetKernelArg(ks, s_rows, sizeof n, &n));
-        const size_t ls[2] = {64, 1};
-        const size_t gs[2] = {(size_t)(n + 63) / 64 * 64, (size_t)nd};
-        GS_CL_CHECK(clEnqueueNDRangeKernel(q, ks, 2, NULL, gs, ls, 0, NULL,
-                                           p->prof && p->n_ev < 64 ? &p->ev[p->n_ev++] : NULL));
+        if ((st = gs_dev_arg(ks, PK_KVALS, KV_ROW0, sizeof r0, &r0)) ||
+            (st = gs_dev_arg(ks, PK_KVALS, KV_ROWS, sizeof n, &n)) ||
+            (st = gs_dev_launch(d, ks, PK_KVALS, &p->pf, (size_t)p->n_blocks * PRED_WG,
+                                (size_t)((n + PRED_RT - 1) / PRED_RT), PRED_WG, NULL)) ||
+            (st = gs_dev_arg(ks, PK_SUM, SUM_ROW0, sizeof r0, &r0)) ||
+            (st = gs_dev_arg(ks, PK_SUM, SUM_ROWS, sizeof n, &n)) ||
+            (st = gs_dev_launch(d, ks, PK_SUM, &p->pf, (size_t)(n + 63) / 64 * 64, (size_t)p->n_dec, 64, NULL)))
+            goto cleanup;
     }
-    GS_CL_CHECK(clFlush(q));
+    GS_CL_CHECK(clFlush(d->queue));
     p->tm.enqueue += gs_now() - p->t_start;
 cleanup:
     return st;
@@ -729,9 +684,9 @@ gs_status gs_predictor_finish(gs_predictor *p, double *dec, double *err)
     const int nd = p->n_dec;
     if (!rows || rows->l == 0) return GS_OK;
     const size_t n = (size_t)rows->l * (size_t)nd;
-    GS_CL_CHECK(clEnqueueReadBuffer(p->ocl->queue, p->dec, CL_FALSE, 0, sizeof(double) * n, dec, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueReadBuffer(p->dev.queue, p->x.dec.mem, CL_FALSE, 0, sizeof(double) * n, dec, 0, NULL, NULL));
     const double tw = gs_now();
-    GS_CL_CHECK(clEnqueueReadBuffer(p->ocl->queue, p->mag, CL_TRUE, 0, sizeof(double) * n, err, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueReadBuffer(p->dev.queue, p->x.mag.mem, CL_TRUE, 0, sizeof(double) * n, err, 0, NULL, NULL));
     p->tm.wait += gs_now() - tw;
     const double u = ldexp(1.0, -53);
     for (int32_t r = 0; r < rows->l; r++) {
@@ -746,14 +701,10 @@ gs_status gs_predictor_finish(gs_predictor *p, double *dec, double *err)
         }
     }
     p->t_device += gs_now() - p->t_start;
-    for (int i = 0; i < p->n_ev; i++) { /* kvals, sum, kvals, sum, ... */
-        cl_ulong b = 0, e = 0;
-        if (clGetEventProfilingInfo(p->ev[i], CL_PROFILING_COMMAND_START, sizeof b, &b, NULL) == CL_SUCCESS &&
-            clGetEventProfilingInfo(p->ev[i], CL_PROFILING_COMMAND_END, sizeof e, &e, NULL) == CL_SUCCESS)
-            *(i % 2 ? &p->tm.sum : &p->tm.kvals) += (double)(e - b) * 1e-9;
-        clReleaseEvent(p->ev[i]);
-    }
-    p->n_ev = 0;
+    double per[PK_N] = {0};
+    gs_dev_prof_collect(&p->pf, NULL, NULL, per, 0);
+    p->tm.kvals += per[PK_KVALS];
+    p->tm.sum += per[PK_SUM];
 cleanup:
     p->cur = NULL;
     return st;
@@ -765,28 +716,12 @@ void gs_predictor_free(gs_predictor *p)
     /* A chunk may still be in flight (an error elsewhere ended the run): its non-blocking writes
      * read the caller's rows and its read fills the caller's buffer, so wait for them before the
      * caller frees those. */
-    if (p->ocl && p->ocl->queue) clFinish(p->ocl->queue);
-    for (int i = 0; i < p->n_ev; i++) clReleaseEvent(p->ev[i]);
-    release_mem(&p->mag);
-    release_mem(&p->dec);
-    release_mem(&p->x_val);
-    release_mem(&p->x_idx);
-    release_mem(&p->x_ptr);
-    release_mem(&p->K);
-    release_mem(&p->ell_len);
-    release_mem(&p->ell_val);
-    release_mem(&p->ell_idx);
-    release_mem(&p->ell_off);
-    release_mem(&p->ell_w);
-    release_mem(&p->rho);
-    release_mem(&p->coef);
-    release_mem(&p->pairs);
-    release_mem(&p->pos_sv);
-    release_mem(&p->vals);
-    release_mem(&p->cols);
-    release_mem(&p->blk_off);
+    if (p->dev.queue) clFinish(p->dev.queue);
+    gs_dev_prof_release(&p->pf);
+    gs_dev_bufs_release((gs_dev_buf *)&p->x, sizeof p->x / sizeof(gs_dev_buf));
+    gs_dev_bufs_release((gs_dev_buf *)&p->sv, sizeof p->sv / sizeof(gs_dev_buf));
     gs_pred_program_release(&p->prg);
     free(p->pair_terms);
-    free_host_layout(p);
+    sv_layout_free(&p->h);
     free(p);
 }

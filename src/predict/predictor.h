@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "io/model.h"
+#include "device/dev.h"
 #include "device/ocl.h"
 #include "util/status.h"
 
@@ -40,8 +41,7 @@ typedef struct gs_predictor gs_predictor;
 /* Device program and kernels, buildable before the model is known (predict.c builds them in the
  * device-opening thread). */
 typedef struct gs_pred_program {
-    cl_program prog;
-    cl_kernel k_kvals, k_sum, k_probe;
+    gs_dev_kernels ks; /* pred_kvals, pred_sum, pred_probe */
 } gs_pred_program;
 /* @return GS_OK or the build/kernel error */
 gs_status gs_pred_program_build(gs_ocl *ocl, gs_pred_program *out);
