@@ -512,329 +512,395 @@ gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const flo
     return gs_cluster_build_seg(row_ptr, idx, val, n, 1, seg, cluster_size, active, seed, out);
 }
 
+/* What the steps of gs_cluster_build_seg share. */
+typedef struct build {
+    const int64_t *row_ptr;
+    const int32_t *idx;    /* column ids of the greedy pass: the input's, or cidx (compacted) */
+    const float *val;
+    int32_t n, nseg, cluster_size, active;
+    const int32_t *seg;
+    uint64_t seed;
+    long ncpu;
+    int32_t *order;        /* [n] the visiting order, shuffled per segment */
+    shuffle_job sj;        /* the shuffle of a single segment, maybe on thread sth */
+    pthread_t sth;
+    int sstarted;
+    int direct;            /* column ids used as they are (present_job finds the compact ids) */
+    int32_t max_col, space, n_ucols; /* space: greedy-pass ids are 0..space-1 */
+    int32_t *map, *cidx;   /* direct: id -> compact id; otherwise the compacted ids */
+    present_job pj;
+    pthread_t pth;
+    int pstarted;
+    int32_t total;         /* clusters */
+    int32_t *assign;       /* [n] each row's cluster */
+    int32_t *fill;         /* [total] rows per cluster */
+    uint64_t *scratch;     /* zeroed bitmap of space bits (sorted_union) */
+    int32_t *pool;         /* retired unions, sorted, in retirement order: cluster c's is */
+    int64_t pool_len, pool_cap; /* pool[ustart[c] .. ustart[c] + usize[c]) */
+    int64_t *usize, *ustart;
+    greedy g;              /* the segment being clustered */
+    int64_t *nnzc;         /* [total] stored values per cluster */
+    int big;               /* vals is a fresh (zeroed) mapping */
+    int32_t *pos;          /* layout threads' scratch */
+} build;
+
+/* Starts the visiting order: one segment is shuffled on a thread of its own (joined by
+ * alloc_pass), several in turn, each in its own seeded order. */
+static gs_status start_order(build *b)
+{
+    b->order = malloc(sizeof *b->order * (size_t)(b->n ? b->n : 1));
+    if (!b->order) return GS_FAIL(GS_ERR_NOMEM, "out of memory clustering %d rows", b->n);
+    b->sj = (shuffle_job){b->order, b->n, b->seed, 0};
+    if (b->nseg == 1) {
+        if (b->ncpu > 1 && b->n >= (1 << 14)) b->sstarted = pthread_create(&b->sth, NULL, shuffle_run, &b->sj) == 0;
+        if (!b->sstarted) shuffle_run(&b->sj);
+    } else {
+        for (int32_t s = 0; s < b->nseg; s++) {
+            shuffle_job js = {b->order + b->seg[s], b->seg[s + 1] - b->seg[s], b->seed + (uint64_t)s, b->seg[s]};
+            shuffle_run(&js);
+        }
+    }
+    return GS_OK;
+}
+
+/* Direct mode (column range not much larger than the data): the greedy pass and the layout use the
+ * column indices as they are, while a second thread finds the columns present and their compact
+ * ids. Otherwise the columns are compacted first. Both give the same clusters (the costs do not
+ * depend on the labels). */
+static gs_status setup_columns(build *b, gs_clustered *out)
+{
+    const int64_t nnz_all = b->n ? b->row_ptr[b->n] : 0;
+    b->max_col = max_index(b->idx, nnz_all);
+    b->direct = b->max_col < (1 << 24) && (int64_t)b->max_col < 4 * nnz_all + 65536;
+    if (!b->direct) {
+        const gs_status st = compact_columns(b->idx, nnz_all, b->max_col, &b->cidx, &out->ucol, &b->n_ucols);
+        if (st != GS_OK) return st;
+        b->idx = b->cidx; /* from here on, idx holds compact ids */
+        b->space = b->n_ucols;
+        return GS_OK;
+    }
+    b->space = b->max_col + 1;
+    b->map = malloc(sizeof *b->map * (size_t)b->space);
+    out->ucol = malloc(sizeof *out->ucol * (size_t)b->space);
+    if (!b->map || !out->ucol) return GS_FAIL(GS_ERR_NOMEM, "out of memory clustering %d rows", b->n);
+    b->pj = (present_job){b->idx, nnz_all, b->space, b->map, out->ucol, 0};
+    if (b->ncpu > 1 && nnz_all >= (1 << 16)) b->pstarted = pthread_create(&b->pth, NULL, present_run, &b->pj) == 0;
+    if (!b->pstarted) present_run(&b->pj);
+    return GS_OK;
+}
+
+/* The greedy pass's arrays; waits for the shuffle. */
+static gs_status alloc_pass(build *b, gs_clustered *out)
+{
+    b->total = 0;
+    for (int32_t s = 0; s < b->nseg; s++)
+        b->total += (int32_t)((b->seg[s + 1] - b->seg[s] + (int64_t)b->cluster_size - 1) / b->cluster_size);
+    const size_t words = (size_t)b->space / 64 + 1, total = (size_t)b->total;
+    b->assign = malloc(sizeof *b->assign * (size_t)(b->n ? b->n : 1));
+    b->fill = calloc(total ? total : 1, sizeof *b->fill);
+    b->scratch = calloc(words, sizeof *b->scratch);
+    b->pool_cap = 4096;
+    b->pool = malloc(sizeof *b->pool * (size_t)b->pool_cap);
+    b->usize = calloc(total + 1, sizeof *b->usize);
+    b->ustart = calloc(total + 1, sizeof *b->ustart);
+    out->col_off = calloc(total + 1, sizeof *out->col_off);
+    out->n_seg = b->nseg;
+    out->seg_cl = calloc((size_t)b->nseg + 1, sizeof *out->seg_cl);
+    if (!b->assign || !b->fill || !b->scratch || !b->pool || !b->usize || !b->ustart || !out->col_off ||
+        !out->seg_cl)
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory clustering %d rows", b->n);
+    if (b->sstarted) {
+        pthread_join(b->sth, NULL);
+        b->sstarted = 0;
+    }
+    return GS_OK;
+}
+
+/* The slot row cols[0..nx) joins: the lowest one of zero cost (found through the set hashes),
+ * else the cheapest. *same: the slot's union already is the row's columns. */
+static int32_t choose_slot(const greedy *g, const int32_t *cols, int64_t nx, uint64_t hx, int *same)
+{
+    int32_t best = find_exact(g, cols, nx, hx);
+    /* a nonempty slot at zero cost already holds exactly J_x: nothing to add */
+    *same = best >= 0 && g->size[lane_of(best)] > 0;
+    if (best >= 0) return best;
+    if (nx <= 65535 && ((((int64_t)g->cluster_size * nx + g->space + 1) << g->sh) < INT32_MAX)) {
+        count_row(g, cols, nx);
+        return best_fast(g, nx);
+    }
+    return best_wide(g, cols, nx);
+}
+
+/* Adds the row's columns that slot `best` lacks to its union (list, masks, set hash). */
+static gs_status add_to_union(greedy *g, int32_t best, const int32_t *cols, int64_t nx)
+{
+    const int32_t bl = lane_of(best), W = g->W;
+    uint64_t *cm = g->colmask + (best >> 6);
+    const uint64_t bit = 1ull << (best & 63);
+    int32_t nc = g->ncols[bl];
+    if (nc + nx > g->cap[best] && g->cap[best] < g->space) {
+        int64_t ncap = g->cap[best] ? 2 * (int64_t)g->cap[best] : 64;
+        while (ncap < nc + nx) ncap *= 2;
+        if (ncap > g->space) ncap = g->space;
+        int32_t *nl = realloc(g->list[best], sizeof *nl * (size_t)(ncap ? ncap : 1));
+        if (!nl) return GS_FAIL(GS_ERR_NOMEM, "out of memory clustering");
+        g->list[best] = nl;
+        g->cap[best] = (int32_t)ncap;
+    }
+    int32_t *list = g->list[best];
+    uint64_t h = g->hash[best];
+    for (int64_t k = 0; k < nx; k++) {
+        uint64_t *w = cm + (size_t)cols[k] * (size_t)W;
+        if (!(*w & bit)) { *w |= bit; list[nc++] = cols[k]; h += g->key[cols[k]]; }
+    }
+    if (h != g->hash[best]) {
+        bucket_set(g, best, g->hash[best], 0);
+        bucket_set(g, best, h, 1);
+        g->hash[best] = h;
+    }
+    g->ncols[bl] = nc;
+    return GS_OK;
+}
+
+/* Retires slot a's cluster: its sorted union goes to the pool, and the slot takes the next cluster
+ * id (*next_id below end_id, and not at the segment's end) or is closed. */
+static gs_status retire_slot(build *b, int32_t a, int last, int32_t *next_id, int32_t end_id)
+{
+    greedy *g = &b->g;
+    const int32_t al = lane_of(a), m = g->ncols[al];
+    if (b->pool_len + m > b->pool_cap) {
+        int64_t ncap = b->pool_cap ? 2 * b->pool_cap : 4096;
+        while (ncap < b->pool_len + m) ncap *= 2;
+        int32_t *np = realloc(b->pool, sizeof *np * (size_t)ncap);
+        if (!np) return GS_FAIL(GS_ERR_NOMEM, "out of memory clustering");
+        b->pool = np;
+        b->pool_cap = ncap;
+    }
+    sorted_union(g->list[a], m, g->space, b->scratch, b->pool + b->pool_len);
+    b->ustart[g->id[a]] = b->pool_len;
+    b->usize[g->id[a]] = m;
+    b->pool_len += m;
+    uint64_t *sm = g->colmask + (a >> 6);
+    const uint64_t sbit = ~(1ull << (a & 63));
+    for (int32_t j = 0; j < m; j++) sm[(size_t)g->list[a][j] * (size_t)g->W] &= sbit;
+    g->ncols[al] = 0;
+    g->size[al] = 0;
+    if (*next_id < end_id && !last) {
+        g->id[a] = (*next_id)++;
+        bucket_set(g, a, g->hash[a], 0);
+        bucket_set(g, a, 0, 1);
+        g->empty[a >> 6] |= ~sbit;
+    } else {
+        g->id[a] = -1;
+        g->pen[al] = INT32_MAX;
+        bucket_set(g, a, g->hash[a], 0);
+    }
+    g->hash[a] = 0;
+    return GS_OK;
+}
+
+/* The greedy pass over segment sg's rows, whose clusters are cl0, cl0 + 1, ... (Algorithm 2). */
+static gs_status cluster_segment(build *b, int32_t sg, int32_t cl0)
+{
+    gs_status st = GS_OK;
+    const int32_t r0 = b->seg[sg], r1 = b->seg[sg + 1], cs = b->cluster_size;
+    const int32_t total_s = (int32_t)((r1 - r0 + (int64_t)cs - 1) / cs);
+    const int32_t nact = b->active < total_s ? b->active : total_s;
+    greedy *g = &b->g;
+    greedy_free(g);
+    if (!greedy_init(g, nact, b->space, cs)) return GS_FAIL(GS_ERR_NOMEM, "out of memory clustering %d rows", b->n);
+    for (int32_t a = 0; a < nact; a++) g->id[a] = cl0 + a;
+    int32_t next_id = cl0 + nact;
+    const int32_t end_id = cl0 + total_s;
+    const int64_t *row_ptr = b->row_ptr;
+    for (int32_t oi = r0; oi < r1; oi++) {
+        const int32_t r = b->order[oi];
+        const int64_t nx = row_ptr[r + 1] - row_ptr[r];
+        const int32_t *cols = b->idx + row_ptr[r];
+        /* rows come in random order: fetch ahead (row_ptr of a later row, columns of the next) */
+        if (oi + 2 * GS_AHEAD < r1) __builtin_prefetch(row_ptr + b->order[oi + 2 * GS_AHEAD]);
+        if (oi + GS_AHEAD < r1) prefetch_row(row_ptr, b->idx, NULL, b->order[oi + GS_AHEAD]);
+        uint64_t hx = 0;
+        for (int64_t k = 0; k < nx; k++) hx += g->key[cols[k]];
+        int same = 0;
+        const int32_t best = choose_slot(g, cols, nx, hx, &same);
+        if (!same && (st = add_to_union(g, best, cols, nx))) return st;
+        g->empty[best >> 6] &= ~(1ull << (best & 63));
+        b->assign[r] = g->id[best];
+        g->size[lane_of(best)]++;
+        const int last = oi == r1 - 1;
+        for (int32_t a = last ? 0 : best; a < (last ? nact : best + 1); a++) {
+            /* retire full clusters; at the end every remaining one */
+            if (g->id[a] < 0 || !(g->size[lane_of(a)] == cs || last)) continue;
+            if ((st = retire_slot(b, a, last, &next_id, end_id))) return st;
+        }
+    }
+    return GS_OK;
+}
+
+/* Which clusters are stored row-wise (ELL: union over GS_ELL_RATIO times the widest row, or a
+ * dense block over GS_PAD_MAX times the cluster's values where ELL is smaller), the offsets of
+ * both forms, and the layout's arrays. */
+static gs_status plan_layout(build *b, gs_clustered *out)
+{
+    const int32_t nc = b->total, cs = b->cluster_size;
+    out->ell_w = calloc((size_t)(nc ? nc : 1), sizeof *out->ell_w);
+    out->ell_off = calloc((size_t)nc + 1, sizeof *out->ell_off);
+    b->nnzc = calloc((size_t)nc + 1, sizeof *b->nnzc);
+    if (!out->ell_w || !out->ell_off || !b->nnzc) return GS_FAIL(GS_ERR_NOMEM, "out of memory for the clustered layout");
+    for (int32_t r = 0; r < b->n; r++) {
+        const int32_t w = (int32_t)(b->row_ptr[r + 1] - b->row_ptr[r]);
+        if (w > out->ell_w[b->assign[r]]) out->ell_w[b->assign[r]] = w;
+        b->nnzc[b->assign[r]] += w;
+    }
+    int64_t ncols_total = 0, ell_total = 0;
+    out->n_ell = 0;
+    for (int32_t c = 0; c < nc; c++) {
+        /* row-wise where the dense block would hold over GS_PAD_MAX times the cluster's values and
+         * ELL is smaller (rows much wider than others, or a cluster with few rows: two rows of 1M
+         * values gave a 1 GB block) */
+        const int64_t dense_v = b->usize[c] * (int64_t)cs, ell_v = 2 * (int64_t)out->ell_w[c] * cs;
+        const int pad = dense_v > GS_PAD_MAX * b->nnzc[c] && ell_v < dense_v;
+        if (!pad && (b->usize[c] <= GS_ELL_MIN || b->usize[c] <= (int64_t)GS_ELL_RATIO * out->ell_w[c])) out->ell_w[c] = 0;
+        else out->n_ell++;
+        out->ell_off[c] = ell_total;
+        ell_total += (int64_t)out->ell_w[c] * cs;
+        out->col_off[c] = ncols_total;
+        if (!out->ell_w[c]) ncols_total += b->usize[c];
+    }
+    out->ell_off[nc] = ell_total;
+    out->col_off[nc] = ncols_total;
+    out->ell_idx = malloc(sizeof *out->ell_idx * (size_t)(ell_total ? ell_total : 1));
+    out->ell_val = malloc(sizeof *out->ell_val * (size_t)(ell_total ? ell_total : 1));
+    out->cols = malloc(sizeof *out->cols * (size_t)(ncols_total ? ncols_total : 1));
+    /* A large block is a fresh mapping from calloc (zero pages, touched first by the layout); a
+     * smaller one may be recycled heap that calloc would clear in one cold pass, so it is cleared
+     * cluster by cluster instead, just before the cluster is filled. */
+    const size_t vbytes = (size_t)(ncols_total ? ncols_total : 1) * (size_t)cs * sizeof *out->vals;
+    b->big = vbytes >= ((size_t)64 << 20);
+    out->vals = b->big ? calloc(vbytes, 1) : malloc(vbytes);
+    out->perm = malloc(sizeof *out->perm * (size_t)(out->n_pos ? out->n_pos : 1));
+    out->inv = malloc(sizeof *out->inv * (size_t)(b->n ? b->n : 1));
+    out->norm2 = calloc((size_t)(out->n_pos ? out->n_pos : 1), sizeof *out->norm2);
+    if (!out->ell_idx || !out->ell_val || !out->cols || !out->vals || !out->perm || !out->inv || !out->norm2)
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory for the clustered layout (%lld columns x %d rows)",
+                       (long long)ncols_total, cs);
+#ifdef MADV_HUGEPAGE
+    /* a large calloc is a fresh, untouched mapping: ask for huge pages before the layout touches it
+     * (halves the page-fault cost where THP is in madvise mode) */
+    const uintptr_t hp = (uintptr_t)2 << 20;
+    const uintptr_t lo = ((uintptr_t)out->vals + hp - 1) & ~(hp - 1);
+    const uintptr_t hi = ((uintptr_t)(out->vals + ncols_total * cs)) & ~(hp - 1);
+    if (b->big && hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#endif
+    return GS_OK;
+}
+
+/* Fills the layout: the dense clusters' unions in compact ids, the permutation (clusters in id
+ * order, a cluster's rows in insertion order), then values and norms on up to GS_CLUSTER_THREADS
+ * threads, which split the clusters by stored values (their memory is most of the work). */
+static gs_status fill_layout(build *b, gs_clustered *out)
+{
+    const int32_t nc = b->total, cs = b->cluster_size;
+    for (int32_t c = 0; c < nc; c++) {
+        const int64_t m = out->col_off[c + 1] - out->col_off[c];
+        int32_t *dst = out->cols + out->col_off[c];
+        const int32_t *src = b->pool + b->ustart[c];
+        if (out->ell_w[c]) continue;
+        if (b->direct)
+            for (int64_t q = 0; q < m; q++) dst[q] = b->map[src[q]];
+        else if (m)
+            memcpy(dst, src, sizeof *dst * (size_t)m);
+    }
+    for (int32_t p = 0; p < out->n_pos; p++) out->perm[p] = -1;
+    for (int32_t oi = 0; oi < b->n; oi++) {
+        const int32_t r = b->order[oi], c = b->assign[r];
+        const int32_t p = c * cs + b->fill[c]++;
+        out->perm[p] = r;
+        out->inv[r] = p;
+    }
+    const int64_t work = (out->col_off[nc] + out->ell_off[nc] / (cs ? cs : 1)) * cs;
+    int nt = b->ncpu > 1 ? (int)(b->ncpu < GS_CLUSTER_THREADS ? b->ncpu : GS_CLUSTER_THREADS) : 1;
+    while (nt > 1 && work / nt < GS_CLUSTER_PAR_MIN) nt--;
+    layout_job jobs[GS_CLUSTER_THREADS];
+    pthread_t th[GS_CLUSTER_THREADS];
+    int started[GS_CLUSTER_THREADS] = {0};
+    b->pos = malloc(sizeof *b->pos * (size_t)(b->space ? b->space : 1) * (size_t)nt);
+    if (!b->pos) return GS_FAIL(GS_ERR_NOMEM, "out of memory for the clustered layout");
+    int32_t c = 0;
+    for (int i = 0; i < nt; i++) {
+        const int64_t goal = work * (i + 1) / nt;
+        const int32_t c0 = c;
+        while (c < nc && (i == nt - 1 || c == c0 || out->col_off[c + 1] * cs + out->ell_off[c + 1] <= goal)) c++;
+        jobs[i] = (layout_job){b->row_ptr, b->idx, b->val, out, b->fill, b->pool, b->ustart, c0, c, !b->big,
+                               b->pos + (size_t)i * (size_t)b->space, b->direct ? b->map : NULL};
+    }
+    for (int i = 1; i < nt; i++) started[i] = pthread_create(&th[i], NULL, layout_run, &jobs[i]) == 0;
+    layout_run(&jobs[0]);
+    for (int i = 1; i < nt; i++) {
+        if (started[i]) pthread_join(th[i], NULL);
+        else layout_run(&jobs[i]);
+    }
+    return GS_OK;
+}
+
+/* Joins the helper threads still running and frees the steps' arrays. */
+static void build_free(build *b)
+{
+    if (b->sstarted) pthread_join(b->sth, NULL);
+    if (b->pstarted) pthread_join(b->pth, NULL);
+    greedy_free(&b->g);
+    free(b->order); free(b->assign); free(b->fill); free(b->scratch); free(b->pool); free(b->usize);
+    free(b->ustart); free(b->nnzc); free(b->pos); free(b->cidx); free(b->map);
+    memset(b, 0, sizeof *b);
+}
+
 gs_status gs_cluster_build_seg(const int64_t *row_ptr, const int32_t *idx, const float *val, int32_t n,
                                int32_t nseg, const int32_t *seg, int32_t cluster_size, int32_t active,
                                uint64_t seed, gs_clustered *out)
 {
     gs_status st = GS_OK;
-    double t0 = gs_now();
-    int32_t *order = NULL, *assign = NULL, *fill = NULL, *pool = NULL, *pos = NULL;
-    int64_t *usize = NULL, *ustart = NULL, *nnzc = NULL; /* nnzc: stored values per cluster */
-    uint64_t *scratch = NULL;
-    greedy g;
-    memset(&g, 0, sizeof g);
+    const double t0 = gs_now();
     memset(out, 0, sizeof *out);
     if (n < 0 || cluster_size <= 0 || active <= 0 || (n > 0 && row_ptr[0] != 0) || nseg < 1 || seg[0] != 0 ||
         seg[nseg] != n)
         return GS_FAIL(GS_ERR_ARG, "bad clustering arguments");
     for (int32_t s = 0; s < nseg; s++)
         if (seg[s + 1] < seg[s]) return GS_FAIL(GS_ERR_ARG, "bad clustering segments");
-
-    const long ncpu = cpus_usable();
-    order = malloc(sizeof *order * (size_t)(n ? n : 1));
-    if (!order) return GS_FAIL(GS_ERR_NOMEM, "out of memory clustering %d rows", n);
-    shuffle_job sj = {order, n, seed, 0};
-    pthread_t sth;
-    int sstarted = 0;
-    if (nseg == 1) {
-        if (ncpu > 1 && n >= (1 << 14)) sstarted = pthread_create(&sth, NULL, shuffle_run, &sj) == 0;
-        if (!sstarted) shuffle_run(&sj);
-    } else { /* each segment in its own shuffled order */
-        for (int32_t s = 0; s < nseg; s++) {
-            shuffle_job js = {order + seg[s], seg[s + 1] - seg[s], seed + (uint64_t)s, seg[s]};
-            shuffle_run(&js);
-        }
-    }
-    const int64_t nnz_all = n ? row_ptr[n] : 0;
-    const int32_t max_col = max_index(idx, nnz_all);
-    /* Direct mode (column range not much larger than the data): the greedy pass and the layout
-     * use the column indices as they are, while a second thread finds the columns present and
-     * their compact ids. Otherwise the columns are compacted first. Both give the same clusters
-     * (the costs do not depend on the labels). */
-    int32_t *cidx = NULL, *map = NULL, n_ucols = 0, space;
-    const int direct = max_col < (1 << 24) && (int64_t)max_col < 4 * nnz_all + 65536;
-    present_job pj;
-    pthread_t pth;
-    int pstarted = 0;
-    memset(&pj, 0, sizeof pj);
-    if (direct) {
-        space = max_col + 1;
-        map = malloc(sizeof *map * (size_t)space);
-        out->ucol = malloc(sizeof *out->ucol * (size_t)space);
-        if (!map || !out->ucol) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory clustering %d rows", n); goto cleanup; }
-        pj = (present_job){idx, nnz_all, space, map, out->ucol, 0};
-        if (ncpu > 1 && nnz_all >= (1 << 16)) pstarted = pthread_create(&pth, NULL, present_run, &pj) == 0;
-        if (!pstarted) present_run(&pj);
-    } else {
-        st = compact_columns(idx, nnz_all, max_col, &cidx, &out->ucol, &n_ucols);
-        if (st != GS_OK) goto cleanup;
-        idx = cidx; /* from here on, idx holds compact ids */
-        space = n_ucols;
-    }
-    int32_t total = 0;
-    for (int32_t s = 0; s < nseg; s++)
-        total += (int32_t)((seg[s + 1] - seg[s] + (int64_t)cluster_size - 1) / cluster_size);
-    const size_t words = (size_t)space / 64 + 1;
-
-    assign = malloc(sizeof *assign * (size_t)(n ? n : 1));
-    fill = calloc((size_t)(total ? total : 1), sizeof *fill);
-    scratch = calloc(words, sizeof *scratch);
-    pool = malloc(sizeof *pool * 4096);
-    usize = calloc((size_t)total + 1, sizeof *usize);
-    ustart = calloc((size_t)total + 1, sizeof *ustart);
-    out->col_off = calloc((size_t)total + 1, sizeof *out->col_off);
-    out->n_seg = nseg;
-    out->seg_cl = calloc((size_t)nseg + 1, sizeof *out->seg_cl);
-    if (!assign || !fill || !scratch || !pool || !usize || !ustart || !out->col_off || !out->seg_cl) {
-        st = GS_FAIL(GS_ERR_NOMEM, "out of memory clustering %d rows", n);
-        goto cleanup;
-    }
-    if (sstarted) { pthread_join(sth, NULL); sstarted = 0; }
-    /* Retired unions, sorted, go to pool in retirement order: cluster id's union is
-     * pool[ustart[id] .. ustart[id]+usize[id]). */
-    int64_t pool_len = 0, pool_cap = 4096;
+    build b = {.row_ptr = row_ptr, .idx = idx, .val = val, .n = n, .nseg = nseg, .seg = seg,
+                .cluster_size = cluster_size, .active = active, .seed = seed, .ncpu = cpus_usable()};
+    if ((st = start_order(&b)) || (st = setup_columns(&b, out)) || (st = alloc_pass(&b, out))) goto cleanup;
     int32_t cl0 = 0; /* first cluster of the segment */
     for (int32_t sg = 0; sg < nseg; sg++) {
-        const int32_t r0 = seg[sg], r1 = seg[sg + 1];
-        const int32_t total_s = (int32_t)((r1 - r0 + (int64_t)cluster_size - 1) / cluster_size);
         out->seg_cl[sg] = cl0;
-        if (r1 == r0) continue;
-        const int32_t nact = active < total_s ? active : total_s;
-        greedy_free(&g);
-        if (!greedy_init(&g, nact, space, cluster_size)) {
-            st = GS_FAIL(GS_ERR_NOMEM, "out of memory clustering %d rows", n);
-            goto cleanup;
-        }
-        for (int32_t a = 0; a < nact; a++) g.id[a] = cl0 + a;
-        int32_t next_id = cl0 + nact;
-        const int32_t end_id = cl0 + total_s;
-        const int32_t W = g.W;
-        for (int32_t oi = r0; oi < r1; oi++) {
-            const int32_t r = order[oi];
-            const int64_t b = row_ptr[r], e = row_ptr[r + 1];
-            const int64_t nx = e - b;
-            const int32_t *cols = idx + b;
-            /* rows come in random order: fetch ahead (row_ptr of a later row, columns of the next) */
-            if (oi + 2 * GS_AHEAD < r1) __builtin_prefetch(row_ptr + order[oi + 2 * GS_AHEAD]);
-            if (oi + GS_AHEAD < r1) prefetch_row(row_ptr, idx, NULL, order[oi + GS_AHEAD]);
-            uint64_t hx = 0;
-            for (int64_t k = 0; k < nx; k++) hx += g.key[cols[k]];
-            int32_t best = find_exact(&g, cols, nx, hx);
-            /* a nonempty slot at zero cost already holds exactly J_x: nothing to add */
-            const int same = best >= 0 && g.size[lane_of(best)] > 0;
-            if (best < 0) {
-                if (nx <= 65535 && ((((int64_t)cluster_size * nx + space + 1) << g.sh) < INT32_MAX)) {
-                    count_row(&g, cols, nx);
-                    best = best_fast(&g, nx);
-                } else {
-                    best = best_wide(&g, cols, nx);
-                }
-            }
-            const int32_t bl = lane_of(best);
-            uint64_t *cm = g.colmask + (best >> 6);
-            const uint64_t bit = 1ull << (best & 63);
-            int32_t nc = g.ncols[bl];
-            if (!same && nc + nx > g.cap[best] && g.cap[best] < space) {
-                int64_t ncap = g.cap[best] ? 2 * (int64_t)g.cap[best] : 64;
-                while (ncap < nc + nx) ncap *= 2;
-                if (ncap > space) ncap = space;
-                int32_t *nl = realloc(g.list[best], sizeof *nl * (size_t)(ncap ? ncap : 1));
-                if (!nl) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory clustering"); goto cleanup; }
-                g.list[best] = nl;
-                g.cap[best] = (int32_t)ncap;
-            }
-            if (!same) {
-                int32_t *list = g.list[best];
-                uint64_t h = g.hash[best];
-                for (int64_t k = 0; k < nx; k++) {
-                    uint64_t *w = cm + (size_t)cols[k] * (size_t)W;
-                    if (!(*w & bit)) { *w |= bit; list[nc++] = cols[k]; h += g.key[cols[k]]; }
-                }
-                if (h != g.hash[best]) {
-                    bucket_set(&g, best, g.hash[best], 0);
-                    bucket_set(&g, best, h, 1);
-                    g.hash[best] = h;
-                }
-                g.ncols[bl] = nc;
-            }
-            g.empty[best >> 6] &= ~bit;
-            assign[r] = g.id[best];
-            g.size[bl]++;
-            const int last = oi == r1 - 1;
-            for (int32_t a = last ? 0 : best; a < (last ? nact : best + 1); a++) {
-                /* retire full clusters; at the end every remaining one: store the sorted union */
-                const int32_t al = lane_of(a);
-                if (g.id[a] < 0 || !(g.size[al] == cluster_size || last)) continue;
-                const int32_t m = g.ncols[al];
-                if (pool_len + m > pool_cap) {
-                    int64_t ncap = pool_cap ? 2 * pool_cap : 4096;
-                    while (ncap < pool_len + m) ncap *= 2;
-                    int32_t *np = realloc(pool, sizeof *np * (size_t)ncap);
-                    if (!np) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory clustering"); goto cleanup; }
-                    pool = np;
-                    pool_cap = ncap;
-                }
-                sorted_union(g.list[a], m, space, scratch, pool + pool_len);
-                ustart[g.id[a]] = pool_len;
-                usize[g.id[a]] = m;
-                pool_len += m;
-                uint64_t *sm = g.colmask + (a >> 6);
-                const uint64_t sbit = ~(1ull << (a & 63));
-                for (int32_t j = 0; j < m; j++) sm[(size_t)g.list[a][j] * (size_t)W] &= sbit;
-                g.ncols[al] = 0;
-                g.size[al] = 0;
-                if (next_id < end_id && !last) {
-                    g.id[a] = next_id++;
-                    bucket_set(&g, a, g.hash[a], 0);
-                    bucket_set(&g, a, 0, 1);
-                    g.empty[a >> 6] |= ~sbit;
-                } else {
-                    g.id[a] = -1;
-                    g.pen[al] = INT32_MAX;
-                    bucket_set(&g, a, g.hash[a], 0);
-                }
-                g.hash[a] = 0;
-            }
-        }
-        cl0 += total_s;
+        if (seg[sg + 1] > seg[sg] && (st = cluster_segment(&b, sg, cl0))) goto cleanup;
+        cl0 += (int32_t)((seg[sg + 1] - seg[sg] + (int64_t)cluster_size - 1) / cluster_size);
     }
     out->seg_cl[nseg] = cl0;
-    if (pstarted) { pthread_join(pth, NULL); pstarted = 0; }
-    if (direct) {
-        n_ucols = pj.m;
-        int32_t *u = realloc(out->ucol, sizeof *u * (size_t)(n_ucols ? n_ucols : 1));
+    if (b.pstarted) {
+        pthread_join(b.pth, NULL);
+        b.pstarted = 0;
+    }
+    if (b.direct) {
+        b.n_ucols = b.pj.m;
+        int32_t *u = realloc(out->ucol, sizeof *u * (size_t)(b.n_ucols ? b.n_ucols : 1));
         if (u) out->ucol = u;
     }
-    /* Layout: clusters in id order; rows of a cluster in insertion (shuffled) order. */
-    {
-        const int32_t nc = total;
-        out->n = n;
-        out->cluster_size = cluster_size;
-        out->n_clusters = nc;
-        out->n_pos = nc * cluster_size;
-        out->max_col = max_col;
-        out->n_ucols = n_ucols;
-        /* ELL for clusters whose union is over GS_ELL_RATIO times their widest row */
-        out->ell_w = calloc((size_t)(nc ? nc : 1), sizeof *out->ell_w);
-        out->ell_off = calloc((size_t)nc + 1, sizeof *out->ell_off);
-        nnzc = calloc((size_t)nc + 1, sizeof *nnzc);
-        if (!out->ell_w || !out->ell_off || !nnzc) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the clustered layout"); goto cleanup; }
-        for (int32_t r = 0; r < n; r++) {
-            const int32_t w = (int32_t)(row_ptr[r + 1] - row_ptr[r]);
-            if (w > out->ell_w[assign[r]]) out->ell_w[assign[r]] = w;
-            nnzc[assign[r]] += w;
-        }
-        int64_t ncols_total = 0, ell_total = 0;
-        out->n_ell = 0;
-        for (int32_t c = 0; c < nc; c++) {
-            /* also row-wise where the dense block would hold over GS_PAD_MAX times the cluster's
-             * values and ELL is smaller (rows much wider than others, or a cluster with few rows:
-             * two rows of 1M values gave a 1 GB block) */
-            const int64_t dense_v = usize[c] * (int64_t)cluster_size, ell_v = 2 * (int64_t)out->ell_w[c] * cluster_size;
-            const int pad = dense_v > GS_PAD_MAX * nnzc[c] && ell_v < dense_v;
-            if (!pad && (usize[c] <= GS_ELL_MIN || usize[c] <= (int64_t)GS_ELL_RATIO * out->ell_w[c])) out->ell_w[c] = 0;
-            else out->n_ell++;
-            out->ell_off[c] = ell_total;
-            ell_total += (int64_t)out->ell_w[c] * cluster_size;
-            out->col_off[c] = ncols_total;
-            if (!out->ell_w[c]) ncols_total += usize[c];
-        }
-        out->ell_off[nc] = ell_total;
-        out->col_off[nc] = ncols_total;
-        out->ell_idx = malloc(sizeof *out->ell_idx * (size_t)(ell_total ? ell_total : 1));
-        out->ell_val = malloc(sizeof *out->ell_val * (size_t)(ell_total ? ell_total : 1));
-        if (!out->ell_idx || !out->ell_val) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the clustered layout"); goto cleanup; }
-        out->cols = malloc(sizeof *out->cols * (size_t)(ncols_total ? ncols_total : 1));
-        /* A large block is a fresh mapping from calloc (zero pages, touched first by the layout);
-         * a smaller one may be recycled heap that calloc would clear in one cold pass, so it is
-         * cleared cluster by cluster instead, just before the cluster is filled. */
-        const size_t vbytes = (size_t)(ncols_total ? ncols_total : 1) * (size_t)cluster_size * sizeof *out->vals;
-        const int big = vbytes >= ((size_t)64 << 20);
-        out->vals = big ? calloc(vbytes, 1) : malloc(vbytes);
-        out->perm = malloc(sizeof *out->perm * (size_t)(out->n_pos ? out->n_pos : 1));
-        out->inv = malloc(sizeof *out->inv * (size_t)(n ? n : 1));
-        out->norm2 = calloc((size_t)(out->n_pos ? out->n_pos : 1), sizeof *out->norm2);
-        if (!out->cols || !out->vals || !out->perm || !out->inv || !out->norm2) {
-            st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the clustered layout (%lld columns x %d rows)",
-                         (long long)ncols_total, cluster_size);
-            goto cleanup;
-        }
-#ifdef MADV_HUGEPAGE
-        {
-            /* a large calloc is a fresh, untouched mapping: ask for huge pages before the layout
-             * touches it (halves the page-fault cost where THP is in madvise mode) */
-            const uintptr_t hp = (uintptr_t)2 << 20;
-            const uintptr_t lo = ((uintptr_t)out->vals + hp - 1) & ~(hp - 1);
-            const uintptr_t hi = ((uintptr_t)(out->vals + ncols_total * cluster_size)) & ~(hp - 1);
-            if (big && hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-        }
-#endif
-        for (int32_t c = 0; c < nc; c++) {
-            const int64_t m = out->col_off[c + 1] - out->col_off[c];
-            int32_t *dst = out->cols + out->col_off[c];
-            const int32_t *src = pool + ustart[c];
-            if (out->ell_w[c]) continue;
-            if (direct)
-                for (int64_t q = 0; q < m; q++) dst[q] = map[src[q]];
-            else if (m)
-                memcpy(dst, src, sizeof *dst * (size_t)m);
-        }
-        for (int32_t p = 0; p < out->n_pos; p++) out->perm[p] = -1;
-        for (int32_t oi = 0; oi < n; oi++) {
-            const int32_t r = order[oi];
-            const int32_t c = assign[r];
-            const int32_t p = c * cluster_size + fill[c]++;
-            out->perm[p] = r;
-            out->inv[r] = p;
-        }
-        /* threads split the clusters by stored values (their memory is most of the work) */
-        const int64_t work = (ncols_total + ell_total / (cluster_size ? cluster_size : 1)) * cluster_size;
-        int nt = ncpu > 1 ? (int)(ncpu < GS_CLUSTER_THREADS ? ncpu : GS_CLUSTER_THREADS) : 1;
-        while (nt > 1 && work / nt < GS_CLUSTER_PAR_MIN) nt--;
-        layout_job jobs[GS_CLUSTER_THREADS];
-        pthread_t th[GS_CLUSTER_THREADS];
-        int started[GS_CLUSTER_THREADS] = {0};
-        pos = malloc(sizeof *pos * (size_t)(space ? space : 1) * (size_t)nt);
-        if (!pos) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the clustered layout"); goto cleanup; }
-        int32_t c = 0;
-        for (int i = 0; i < nt; i++) {
-            const int64_t goal = work * (i + 1) / nt;
-            const int32_t c0 = c;
-            while (c < nc && (i == nt - 1 || c == c0 || out->col_off[c + 1] * cluster_size + out->ell_off[c + 1] <= goal)) c++;
-            jobs[i] = (layout_job){row_ptr, idx, val, out, fill, pool, ustart, c0, c, !big,
-                                   pos + (size_t)i * (size_t)space, direct ? map : NULL};
-        }
-        for (int i = 1; i < nt; i++)
-            started[i] = pthread_create(&th[i], NULL, layout_run, &jobs[i]) == 0;
-        layout_run(&jobs[0]);
-        for (int i = 1; i < nt; i++) {
-            if (started[i]) pthread_join(th[i], NULL);
-            else layout_run(&jobs[i]);
-        }
-        const int64_t raw = n ? row_ptr[n] : 0;
-        out->raw_nnz_per_row = n ? (double)raw / n : 0;
-        double cl = 0;
-        for (int32_t k = 0; k < nc; k++)
-            cl += (double)(out->ell_w[k] ? out->ell_w[k] : out->col_off[k + 1] - out->col_off[k]) * fill[k];
-        out->clustered_nnz_per_row = n ? cl / n : 0;
-    }
+    out->n = n;
+    out->cluster_size = cluster_size;
+    out->n_clusters = b.total;
+    out->n_pos = b.total * cluster_size;
+    out->max_col = b.max_col;
+    out->n_ucols = b.n_ucols;
+    if ((st = plan_layout(&b, out)) || (st = fill_layout(&b, out))) goto cleanup;
+    out->raw_nnz_per_row = n ? (double)row_ptr[n] / n : 0;
+    double cl = 0;
+    for (int32_t k = 0; k < b.total; k++)
+        cl += (double)(out->ell_w[k] ? out->ell_w[k] : out->col_off[k + 1] - out->col_off[k]) * b.fill[k];
+    out->clustered_nnz_per_row = n ? cl / n : 0;
     out->seconds = gs_now() - t0;
-
 cleanup:
-    if (sstarted) pthread_join(sth, NULL);
-    if (pstarted) pthread_join(pth, NULL);
+    build_free(&b);
     if (st != GS_OK) gs_clustered_free(out);
-    greedy_free(&g);
-    free(order);
-    free(assign);
-    free(fill);
-    free(scratch);
-    free(pool);
-    free(usize);
-    free(ustart);
-    free(nnzc);
-    free(pos);
-    free(cidx);
-    free(map);
     return st;
 }
