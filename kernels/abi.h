@@ -96,6 +96,8 @@ typedef struct gs_abi_round {
     gs_abi_i32 k_low;     /* and from the "low" list */
     gs_abi_i32 ch0;       /* its first virtual chunk */
     gs_abi_i32 nch;       /* its chunks */
+    gs_abi_i32 sel;       /* 0: select over every row (the C rule); +1 / -1: over that sign's rows
+                           * alone (the nu rule, one sign a round), the gap also that sign's */
 } gs_abi_round;
 
 /* Certification table entry (solver.cl's CT): problem a of a certification pass. */
@@ -120,7 +122,7 @@ typedef struct gs_abi_cert {
     F(gs_abi_problem, unused)                                                                      \
     S(gs_abi_round) F(gs_abi_round, pid) F(gs_abi_round, nupd) F(gs_abi_round, uoff)               \
     F(gs_abi_round, q_new) F(gs_abi_round, q_next) F(gs_abi_round, head) F(gs_abi_round, k_up)     \
-    F(gs_abi_round, k_low) F(gs_abi_round, ch0) F(gs_abi_round, nch)                               \
+    F(gs_abi_round, k_low) F(gs_abi_round, ch0) F(gs_abi_round, nch) F(gs_abi_round, sel)          \
     S(gs_abi_cert) F(gs_abi_cert, prob) F(gs_abi_cert, n) F(gs_abi_cert, nold)                     \
     F(gs_abi_cert, unused)
 
