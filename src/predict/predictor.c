@@ -297,46 +297,27 @@ static int cmp_i32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Blocks of PRED_WG SVs in clustered order: the union of each block's columns and the values
- * column-major in double (dense blocks), or, for the blocks the clustering stores row-wise (union
- * far wider than the block's widest SV: text-like data, where the dense block would be mostly
- * zeros), each SV's own values in slots, column-major over slots, with its value count. */
-static gs_status build_layout(gs_predictor *p)
+/* The blocks' shapes, from the clustering's permutation: each block's SV positions (p->h_pos),
+ * and either its column union (p->h_cols from p->h_off; dense blocks) or, where that union is far
+ * wider than the block's widest SV (text-like data, where the dense block would be mostly zeros),
+ * its widest SV (p->h_ell_w, slots from p->h_ell_off) and each SV's value count (p->h_ell_len).
+ * Partial results stay in p (gs_predictor_free releases them). */
+static gs_status plan_blocks(gs_predictor *p, const gs_clustered *cl)
 {
-    gs_status st = GS_OK;
     const gs_model *m = p->m;
-    const int32_t l = m->l;
-    const int64_t nnz = m->sv_ptr[l];
-    gs_clustered cl;
-    memset(&cl, 0, sizeof cl);
-    float *fval = NULL;
-    int64_t *off = NULL;
-    int32_t *cols = NULL, *pos = NULL;
-    double *vals = NULL;
-    int *pairs = NULL;
-    int32_t *ell_w = NULL, *ell_len = NULL, *ell_idx = NULL;
-    int64_t *ell_off = NULL;
-    double *ell_val = NULL;
-
-    fval = malloc(sizeof(float) * (size_t)(nnz > 0 ? nnz : 1));
-    if (!fval) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the support vectors"); goto cleanup; }
-    for (int64_t e = 0; e < nnz; e++) fval[e] = (float)m->sv_val[e];
-    st = gs_cluster_build(m->sv_ptr, m->sv_idx, fval, l, PRED_WG, 64, 1, &cl);
-    if (st != GS_OK) goto cleanup;
-    const int nb = cl.n_clusters;
+    const int64_t nnz = m->sv_ptr[m->l];
+    const int nb = cl->n_clusters;
     p->n_blocks = nb;
-    /* The block unions are recomputed here (not taken from cl.cols) so the layout depends on the
+    /* The block unions are recomputed here (not taken from cl->cols) so the layout depends on the
      * clustering only through the permutation. */
-    off = malloc(sizeof(int64_t) * ((size_t)nb + 1));
-    pos = malloc(sizeof(int32_t) * (size_t)nb * PRED_WG);
-    cols = malloc(sizeof(int32_t) * (size_t)(nnz > 0 ? nnz : 1));
-    ell_w = malloc(sizeof(int32_t) * (size_t)nb);
-    ell_off = malloc(sizeof(int64_t) * ((size_t)nb + 1));
-    ell_len = calloc((size_t)nb * PRED_WG, sizeof(int32_t));
-    if (!off || !pos || !cols || !ell_w || !ell_off || !ell_len) {
-        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the SV layout");
-        goto cleanup;
-    }
+    int64_t *off = p->h_off = malloc(sizeof(int64_t) * ((size_t)nb + 1));
+    int32_t *pos = p->h_pos = malloc(sizeof(int32_t) * (size_t)nb * PRED_WG);
+    int32_t *cols = p->h_cols = malloc(sizeof(int32_t) * (size_t)(nnz > 0 ? nnz : 1));
+    int32_t *ell_w = p->h_ell_w = malloc(sizeof(int32_t) * (size_t)nb);
+    int64_t *ell_off = p->h_ell_off = malloc(sizeof(int64_t) * ((size_t)nb + 1));
+    int32_t *ell_len = p->h_ell_len = calloc((size_t)nb * PRED_WG, sizeof(int32_t));
+    if (!off || !pos || !cols || !ell_w || !ell_off || !ell_len)
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory for the SV layout");
     /* GS_PRED_LAYOUT=rows / =dense (gs_tuning.pred_blocks) overrides the choice (tests run the
      * golden cases both ways). */
     const int force = p->force_blocks == GS_PRED_BLOCKS_ROWS ? 1 : p->force_blocks == GS_PRED_BLOCKS_DENSE ? -1 : 0;
@@ -347,7 +328,7 @@ static gs_status build_layout(gs_predictor *p)
         int64_t n = 0;
         int32_t widest = 0;
         for (int t = 0; t < PRED_WG; t++) {
-            const int32_t s = cl.perm[(int64_t)b * PRED_WG + t];
+            const int32_t s = cl->perm[(int64_t)b * PRED_WG + t];
             pos[(int64_t)b * PRED_WG + t] = s;
             if (s < 0) continue;
             const int32_t len = (int32_t)(m->sv_ptr[s + 1] - m->sv_ptr[s]);
@@ -378,15 +359,25 @@ static gs_status build_layout(gs_predictor *p)
             off[b + 1] = off[b] + w;
         }
     }
-    const int64_t ncols = off[nb];
-    vals = calloc((size_t)(ncols > 0 ? ncols : 1) * PRED_WG, sizeof(double));
-    if (!vals) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the SV layout"); goto cleanup; }
-    const int64_t nell = ell_off[nb];
-    ell_idx = calloc((size_t)(nell > 0 ? nell : 1), sizeof(int32_t));
-    ell_val = calloc((size_t)(nell > 0 ? nell : 1), sizeof(double));
-    if (!ell_idx || !ell_val) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the SV layout"); goto cleanup; }
+    p->h_ncols = off[nb];
+    return GS_OK;
+}
+
+/* The SV values into plan_blocks' shapes: dense blocks column-major in double over their union
+ * (p->h_vals), row-wise blocks slot by slot (p->h_ell_idx, p->h_ell_val). */
+static gs_status fill_blocks(gs_predictor *p)
+{
+    const gs_model *m = p->m;
+    const int nb = p->n_blocks;
+    const int64_t *off = p->h_off, *ell_off = p->h_ell_off;
+    const int32_t *pos = p->h_pos;
+    const int64_t ncols = p->h_ncols, nell = ell_off[nb];
+    double *vals = p->h_vals = calloc((size_t)(ncols > 0 ? ncols : 1) * PRED_WG, sizeof(double));
+    int32_t *ell_idx = p->h_ell_idx = calloc((size_t)(nell > 0 ? nell : 1), sizeof(int32_t));
+    double *ell_val = p->h_ell_val = calloc((size_t)(nell > 0 ? nell : 1), sizeof(double));
+    if (!vals || !ell_idx || !ell_val) return GS_FAIL(GS_ERR_NOMEM, "out of memory for the SV layout");
     for (int b = 0; b < nb; b++) {
-        if (ell_w[b] > 0) { /* the SV's values in order (the model reader checked they ascend) */
+        if (p->h_ell_w[b] > 0) { /* the SV's values in order (the model reader checked they ascend) */
             for (int t = 0; t < PRED_WG; t++) {
                 const int32_t s = pos[(int64_t)b * PRED_WG + t];
                 if (s < 0) continue;
@@ -399,7 +390,7 @@ static gs_status build_layout(gs_predictor *p)
             }
             continue;
         }
-        const int32_t *u = cols + off[b];
+        const int32_t *u = p->h_cols + off[b];
         const int64_t nu = off[b + 1] - off[b];
         for (int t = 0; t < PRED_WG; t++) {
             const int32_t s = pos[(int64_t)b * PRED_WG + t];
@@ -407,19 +398,25 @@ static gs_status build_layout(gs_predictor *p)
             int64_t j = 0;
             for (int64_t e = m->sv_ptr[s]; e < m->sv_ptr[s + 1]; e++) {
                 while (j < nu && u[j] < m->sv_idx[e]) j++;
-                if (j == nu || u[j] != m->sv_idx[e]) {
-                    st = GS_FAIL(GS_ERR_INTERNAL, "SV %d: indices not ascending", (int)s + 1);
-                    goto cleanup;
-                }
+                if (j == nu || u[j] != m->sv_idx[e])
+                    return GS_FAIL(GS_ERR_INTERNAL, "SV %d: indices not ascending", (int)s + 1);
                 vals[(off[b] + j) * PRED_WG + t] = m->sv_val[e];
             }
         }
     }
-    /* Pair table: [first, end, column] for the first and the second class of each pair. */
+    return GS_OK;
+}
+
+/* Pair table (p->h_pairs): [first, end, column] for the first and the second class of each
+ * decision value's pair, and its SV count (p->pair_terms, for the bound). */
+static gs_status build_pairs(gs_predictor *p)
+{
+    const gs_model *m = p->m;
     const int nd = p->n_dec;
-    pairs = malloc(sizeof(int) * 6 * (size_t)nd);
+    const int32_t l = m->l;
+    int *pairs = p->h_pairs = malloc(sizeof(int) * 6 * (size_t)nd);
     p->pair_terms = malloc(sizeof(double) * (size_t)nd);
-    if (!pairs || !p->pair_terms) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    if (!pairs || !p->pair_terms) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     if (m->svm_type == GS_C_SVC || m->svm_type == GS_NU_SVC) {
         int q = 0;
         int32_t si = 0;
@@ -445,36 +442,27 @@ static gs_status build_layout(gs_predictor *p)
         e[0] = 0; e[1] = l; e[2] = 0; e[3] = 0; e[4] = 0; e[5] = 0;
         p->pair_terms[0] = l;
     }
-    p->h_off = off;
-    p->h_cols = cols;
-    p->h_pos = pos;
-    p->h_vals = vals;
-    p->h_pairs = pairs;
-    p->h_ncols = ncols;
-    p->h_ell_w = ell_w;
-    p->h_ell_off = ell_off;
-    p->h_ell_idx = ell_idx;
-    p->h_ell_val = ell_val;
-    p->h_ell_len = ell_len;
-    ell_w = ell_len = ell_idx = NULL;
-    ell_off = NULL;
-    ell_val = NULL;
-    off = NULL;
-    cols = NULL;
-    pos = NULL;
-    vals = NULL;
-    pairs = NULL;
+    return GS_OK;
+}
+
+/* The host layout gs_predictor_attach uploads: blocks of PRED_WG SVs in clustered order (the SVs'
+ * sparsity clustering, values rounded to float only for the clustering), then their values and
+ * the pair table. On failure the parts made so far stay in p for gs_predictor_free. */
+static gs_status build_layout(gs_predictor *p)
+{
+    gs_status st = GS_OK;
+    const gs_model *m = p->m;
+    const int64_t nnz = m->sv_ptr[m->l];
+    gs_clustered cl;
+    memset(&cl, 0, sizeof cl);
+    float *fval = malloc(sizeof(float) * (size_t)(nnz > 0 ? nnz : 1));
+    if (!fval) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the support vectors"); goto cleanup; }
+    for (int64_t e = 0; e < nnz; e++) fval[e] = (float)m->sv_val[e];
+    st = gs_cluster_build(m->sv_ptr, m->sv_idx, fval, m->l, PRED_WG, 64, 1, &cl);
+    if (st == GS_OK) st = plan_blocks(p, &cl);
+    if (st == GS_OK) st = fill_blocks(p);
+    if (st == GS_OK) st = build_pairs(p);
 cleanup:
-    free(ell_val);
-    free(ell_idx);
-    free(ell_off);
-    free(ell_len);
-    free(ell_w);
-    free(pairs);
-    free(vals);
-    free(cols);
-    free(pos);
-    free(off);
     free(fval);
     gs_clustered_free(&cl);
     return st;
