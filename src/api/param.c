@@ -31,6 +31,7 @@ void gs_param_init(gs_param *p)
     p->cluster_size = 256;
     p->seed = 1;
     p->multiclass = GS_MC_OVO;
+    gs_tuning_init(&p->tuning);
 }
 
 void gs_param_free(gs_param *p)

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "util/tuning.h"
+
 enum { GS_C_SVC = 0, GS_NU_SVC = 1, GS_ONE_CLASS = 2, GS_EPSILON_SVR = 3, GS_NU_SVR = 4 };
 enum { GS_KERNEL_LINEAR = 0, GS_KERNEL_POLY = 1, GS_KERNEL_RBF = 2, GS_KERNEL_SIGMOID = 3,
        GS_KERNEL_PRECOMPUTED = 4 };
@@ -42,11 +44,14 @@ typedef struct gs_param {
     int device_memory;   /* --device-memory: MB of device memory gpusvm may use (0 = the device's own) */
     int multiclass;      /* --multiclass: GS_MC_OVO (LIBSVM's one-vs-one, default) or GS_MC_CS
                             (Crammer–Singer, one cs_svc model; C-SVC only, no -b 1, -wi, -v, -t 4) */
+    gs_tuning tuning;    /* how training runs, never what it computes (util/tuning.h): the code
+                            paths the tests force, the batch cap; defaults from gs_tuning_init */
 } gs_param;
 
 /* Fills LIBSVM's defaults (svm_type C_SVC, RBF, degree 3, gamma 0, coef0 0, cache 100, eps 1e-3,
  * C 1, nu 0.5, p 0.1, shrinking 1, probability 0, no weights, no CV) and gpusvm's (ws_size 0 and
- * ws_keep -1 = automatic, clusters 64, cluster_size 256, seed 1, multiclass GS_MC_OVO). */
+ * ws_keep -1 = automatic, clusters 64, cluster_size 256, seed 1, multiclass GS_MC_OVO, tuning from
+ * gs_tuning_init). */
 void gs_param_init(gs_param *p);
 /* Frees the weight arrays; p may be NULL. */
 void gs_param_free(gs_param *p);

@@ -1,4 +1,4 @@
-/* cli.c — checked number readers, long-option matching and the usage texts of the CLIs. */
+/* cli.c — checked number readers, long-option matching, the usage texts and --version of the CLIs. */
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -6,6 +6,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
+
+#include "device/ocl.h" /* CL_TARGET_OPENCL_VERSION, the OpenCL API gpusvm is built against */
+#include "util/version.h"
 
 int gs_cli_parse_double(const char *s, double *out)
 {
@@ -107,6 +111,14 @@ static const char k_device_usage[] =
     "--device-memory N : use at most N MB of device memory (data that does not fit is refused\n"
     "\tbefore any work, with the bytes needed and available)\n";
 
+/* the process options both CLIs take, after each one's own */
+static const char k_process_usage[] =
+    "--fast-exit : once the output is written, exit without waiting for the OpenCL driver's\n"
+    "\tteardown: a forked child releases the device after this process has ended (also env\n"
+    "\tGPUSVM_FAST_EXIT=1; default: the device is released here, before the exit)\n"
+    "--version : print the version and exit\n"
+    "--help : print this text and exit\n";
+
 static const char k_train_tuning_usage[] =
     "--ws-size N : working-set size, even, 2..1024 (default: 768 keeping 384 for two classes,\n"
     "              128..512 by pair size for one-vs-one pairs)\n"
@@ -117,8 +129,9 @@ static const char k_train_tuning_usage[] =
     "--multiclass ovo|cs : one-vs-one C-SVC like LIBSVM (default), or Crammer-Singer: one joint\n"
     "\tmulticlass problem, model type cs_svc (gpusvm-predict reads it, svm-predict refuses it);\n"
     "\tonly -s 0, no -b 1, -wi, -v or -t 4; --ws-size examples per round (default 1024),\n"
-    "\t--ws-keep unused\n"
-    "--help : print this text and exit\n"
+    "\t--ws-keep unused\n";
+
+static const char k_train_notes[] =
     "training_set_file \"-\" reads standard input (default model file: stdin.model).\n"
     "Every model is certified before it is written: its gradients recomputed in double on the\n"
     "device, LIBSVM's stopping gap < -e checked on them, training resumed where it is not.\n"
@@ -132,8 +145,31 @@ void gs_cli_usage_train(FILE *f)
     fputs("\n", f);
     fputs(k_device_usage, f);
     fputs(k_train_tuning_usage, f);
+    fputs(k_process_usage, f);
+    fputs(k_train_notes, f);
 }
+
+static const char k_predict_notes[] =
+    "test_file \"-\" reads standard input (plain or gzip). The output file is written to a\n"
+    "temporary beside it and renamed at the end: a failed run leaves no partial output.\n";
 
 void gs_cli_usage_predict(FILE *f) { fputs(k_predict_usage, f); }
 
-void gs_cli_usage_device(FILE *f) { fputs(k_device_usage, f); }
+void gs_cli_help_predict(FILE *f)
+{
+    fputs(k_predict_usage, f);
+    fputs("\n", f);
+    fputs(k_device_usage, f);
+    fputs(k_process_usage, f);
+    fputs(k_predict_notes, f);
+}
+
+void gs_cli_version(FILE *f)
+{
+    fprintf(f, "gpusvm %s\n", GS_VERSION);
+    /* the headers' versions; zlib's library can be newer than its header (zlibVersion) */
+    fprintf(f, "built with the OpenCL %d.%d API and zlib %s", CL_TARGET_OPENCL_VERSION / 100,
+            CL_TARGET_OPENCL_VERSION / 10 % 10, ZLIB_VERSION);
+    if (strcmp(zlibVersion(), ZLIB_VERSION) != 0) fprintf(f, " (running zlib %s)", zlibVersion());
+    fputs("\n", f);
+}

@@ -1,6 +1,6 @@
 /* cli.h — LIBSVM-style argument scanning helpers shared by the CLIs: checked number readers
- * (double precision like upstream LIBSVM, but garbage is rejected), long-option matching and the
- * usage texts. */
+ * (double precision like upstream LIBSVM, but garbage is rejected), long-option matching, the
+ * usage texts and --version. */
 #ifndef GS_CLI_H
 #define GS_CLI_H
 
@@ -26,13 +26,17 @@ int gs_cli_parse_u64(const char *s, uint64_t *out);
 int gs_cli_long(int argc, char **argv, int *i, const char *name, const char **value);
 
 /* LIBSVM's svm-train usage, byte-identical except the program name (gpusvm-train), then a blank
- * line and gpusvm's long options (gs_cli_usage_device's lines and the solver tunables). */
+ * line and gpusvm's long options (device, solver tunables, process) and notes. Printed
+ * for --help and, as LIBSVM does, for a bad command line. */
 void gs_cli_usage_train(FILE *f);
-/* LIBSVM's svm-predict usage, byte-identical except the program name (gpusvm-predict). Nothing is
- * appended: gpusvm-predict adds gs_cli_usage_device (or its own lines) when it has long options. */
+/* LIBSVM's svm-predict usage, byte-identical except the program name (gpusvm-predict), and
+ * nothing more: what a bad command line prints, as svm-predict does. */
 void gs_cli_usage_predict(FILE *f);
-/* The device long options (--device, --list-devices, --verbose), one line each, starting with a
- * "gpusvm options:" heading. */
-void gs_cli_usage_device(FILE *f);
+/* gpusvm-predict --help: gs_cli_usage_predict, a blank line, the long options both CLIs take
+ * (--device, --list-devices, --verbose, --device-memory, --fast-exit, --version, --help) and notes
+ * on gpusvm-predict's own behaviour. */
+void gs_cli_help_predict(FILE *f);
+/* --version: "gpusvm <GS_VERSION>" and a line with the OpenCL API and zlib it was built with. */
+void gs_cli_version(FILE *f);
 
 #endif

@@ -2,13 +2,13 @@
  * decision values computed on the OpenCL device (predictor.h).
  *
  * Differences from svm-predict, on purpose: the output is written to "<output>.tmpXXXXXX" and
- * renamed at the end, so a failed run leaves no partial output (svm-predict leaves the predictions
- * before a bad line, or an empty file after a bad model); gzip test files are read; long options
- * --device, --list-devices and --verbose; gpusvm's cs_svc models (Crammer–Singer, model.h) are
+ * renamed at the end (util/atomic_file.h: a symlink is written through, the mode kept, as
+ * svm-predict's fopen does), so a failed run leaves no partial output (svm-predict leaves the
+ * predictions before a bad line, or an empty file after a bad model); gzip test files are read;
+ * gpusvm's long options (--help lists them); gpusvm's cs_svc models (Crammer–Singer, model.h) are
  * read and predicted by the largest of their k decision values (no -b 1 for them); a lone "-" as
  * the test file reads standard input (svm-predict: "Unknown option: -"). The model and output
  * files are always names, as in svm-predict ("-" there is a file called "-"). */
-#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -16,10 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/env.h"
 #include "io/data.h"
 #include "cli/fastexit.h"
 #include "util/log.h"
@@ -27,21 +27,11 @@
 #include "device/ocl.h"
 #include "predict/predictor.h"
 #include "predict/probability.h"
+#include "util/atomic_file.h"
 #include "util/status.h"
-#include "device/warm.h"
 
 #define CHUNK_ROWS 65536              /* rows per chunk (fewer when a row has many pairs) */
 #define CHUNK_DEC_BYTES (64u << 20)   /* host bytes for a chunk's decision values and bounds */
-
-static void usage(void)
-{
-    printf("Usage: gpusvm-predict [options] test_file model_file output_file\n"
-           "options:\n"
-           "-b probability_estimates: whether to predict probability estimates, 0 or 1 (default 0); "
-           "for one-class SVM only 0 is supported\n"
-           "-q : quiet mode (no outputs)\n");
-    exit(1);
-}
 
 /* ---- test file reader --------------------------------------------------------------------
  * data.h's stream, the reader gpusvm-train uses (one tokenizer, one gzip path whose end-of-stream
@@ -148,6 +138,7 @@ static gs_status reader_chunk(reader *rd, int32_t max_rows, const atomic_int *mo
 
 typedef struct dev_job {
     const char *spec;
+    const gs_tuning *tuning; /* the device fallback, profiling, kernel directory */
     cl_ulong mem_cap; /* --device-memory in bytes, 0 = none */
     gs_ocl ocl;
     gs_pred_program prg;
@@ -161,8 +152,7 @@ static void *dev_thread(void *arg)
 {
     dev_job *j = arg;
     const double t0 = gs_now();
-    /* on a GPU, with a helper that keeps the driver warm for the next gpusvm command (warm.h) */
-    j->st = gs_warm_open_device(&j->ocl, j->spec);
+    j->st = gs_ocl_open(&j->ocl, j->spec, j->tuning);
     if (j->st == GS_OK) gs_ocl_limit_memory(&j->ocl, j->mem_cap);
     if (j->st == GS_OK) j->st = gs_pred_program_build(&j->ocl, &j->prg);
     if (j->st != GS_OK) snprintf(j->err, sizeof j->err, "%s", gs_last_error());
@@ -355,409 +345,531 @@ static int needs_all_exact(const out_ctx *o)
     return o->mode == OUT_VALUE || (o->mode == OUT_PROB_SVC && o->k > 2);
 }
 
-/* ---- main -------------------------------------------------------------------------------- */
+/* ---- command line ------------------------------------------------------------------------ */
+
+enum { KEEP_GOING = -1 };
+
+typedef struct predict_opts {
+    gs_log log;               /* -q, --verbose */
+    int probability;          /* -b */
+    const char *device;       /* --device, NULL = automatic */
+    int mem_mb;               /* --device-memory, 0 = no cap */
+    const char *test_path, *model_path, *out_path;
+    gs_tuning tuning;         /* from the environment (cli/env.h); --fast-exit */
+} predict_opts;
+
+/* A bad command line: svm-predict's usage on stdout. @return the exit code, 1 */
+static int usage_exit(void)
+{
+    gs_cli_usage_predict(stdout);
+    return 1;
+}
+
+/* One of gpusvm's long options at argv[*i]; an unknown one gets svm-predict's "Unknown option"
+ * and usage. @return KEEP_GOING, or the exit code */
+static int parse_long(int argc, char **argv, int *i, predict_opts *o)
+{
+    const char *v = NULL;
+    if (gs_cli_long(argc, argv, i, "help", NULL)) {
+        gs_cli_help_predict(stdout);
+        return 0;
+    }
+    if (gs_cli_long(argc, argv, i, "version", NULL)) {
+        gs_cli_version(stdout);
+        return 0;
+    }
+    if (gs_cli_long(argc, argv, i, "list-devices", NULL)) {
+        if (gs_ocl_list(stdout) == GS_OK) return 0;
+        fprintf(stderr, "%s\n", gs_last_error());
+        return 1;
+    }
+    if (gs_cli_long(argc, argv, i, "verbose", NULL)) {
+        o->log.verbose = 1;
+        return KEEP_GOING;
+    }
+    if (gs_cli_long(argc, argv, i, "fast-exit", NULL)) {
+        o->tuning.fast_exit = 1;
+        return KEEP_GOING;
+    }
+    if (gs_cli_long(argc, argv, i, "device-memory", &v)) { /* MB of device memory to use at most */
+        int mb = 0;
+        if (!v || gs_cli_parse_int(v, &mb) != 0 || mb < 1) return usage_exit();
+        o->mem_mb = mb;
+        return KEEP_GOING;
+    }
+    if (gs_cli_long(argc, argv, i, "device", &v)) {
+        if (!v) return usage_exit();
+        o->device = v; /* "" = automatic */
+        return KEEP_GOING;
+    }
+    fprintf(stderr, "Unknown option: %s\n", argv[*i]);
+    return usage_exit();
+}
+
+/* svm-predict's scan: options while an argument starts with '-', then the three files.
+ * @return KEEP_GOING with o filled, or the exit code */
+static int parse_args(int argc, char **argv, predict_opts *o)
+{
+    int i;
+    for (i = 1; i < argc; i++) {
+        const char *opt = argv[i];
+        /* A lone "-" is the test file, standard input (svm-predict: "Unknown option: -"). */
+        if (opt[0] != '-' || opt[1] == '\0') break;
+        if (opt[1] == '-' && opt[2] != '\0') {
+            const int rc = parse_long(argc, argv, &i, o);
+            if (rc != KEEP_GOING) return rc;
+            continue;
+        }
+        ++i;
+        switch (opt[1]) {
+        case 'b': {
+            int v;
+            if (i >= argc || gs_cli_parse_int(argv[i], &v) != 0) return usage_exit();
+            o->probability = v != 0;
+            break;
+        }
+        case 'q':
+            o->log.quiet = 1;
+            i--;
+            break;
+        default:
+            fprintf(stderr, "Unknown option: %s\n", opt);
+            return usage_exit();
+        }
+    }
+    if (i >= argc - 2) return usage_exit();
+    o->test_path = argv[i];
+    o->model_path = argv[i + 1];
+    o->out_path = argv[i + 2];
+    return KEEP_GOING;
+}
+
+/* ---- the prediction, step by step --------------------------------------------------------- */
+
+#define OUT_BUF_BYTES (4u << 20) /* a chunk's output lines are collected up to this, then written */
 
 typedef struct stats {
     int correct, total;
     double error, sump, sumt, sumpp, sumtt, sumpt;
 } stats;
 
-int main(int argc, char **argv)
-{
-    gs_ocl_driver_env(); /* before any thread and any OpenCL call */
-    int helper_rc;
-    if (gs_warm_run_if_helper(argc, argv, &helper_rc)) return helper_rc;
-    gs_log log = {0, 0};
-    int probability = 0;
-    const char *device_spec = NULL;
-    int mem_mb = 0, i;
-    for (i = 1; i < argc; i++) {
-        /* A lone "-" is the test file, standard input (svm-predict: "Unknown option: -"). */
-        if (argv[i][0] != '-' || argv[i][1] == '\0') break;
-        if (strcmp(argv[i], "--verbose") == 0) { log.verbose = 1; continue; }
-        if (strcmp(argv[i], "--list-devices") == 0) return gs_ocl_list(stdout) == GS_OK ? 0 : 1;
-        if (strncmp(argv[i], "--device=", 9) == 0) { device_spec = argv[i] + 9; continue; }
-        if (strcmp(argv[i], "--device-memory") == 0) { /* MB of device memory to use at most */
-            int mb = 0;
-            if (i + 1 >= argc || gs_cli_parse_int(argv[i + 1], &mb) != 0 || mb < 1) usage();
-            mem_mb = mb;
-            i++;
-            continue;
-        }
-        if (strcmp(argv[i], "--device") == 0) {
-            if (i + 1 >= argc) usage();
-            device_spec = argv[++i];
-            continue;
-        }
-        ++i;
-        switch (argv[i - 1][1]) {
-        case 'b': {
-            int v;
-            if (i >= argc || gs_cli_parse_int(argv[i], &v) != 0) usage();
-            probability = v != 0;
-            break;
-        }
-        case 'q':
-            log.quiet = 1;
-            i--;
-            break;
-        default:
-            fprintf(stderr, "Unknown option: %s\n", argv[i - 1]);
-            usage();
-        }
-    }
-    if (i >= argc - 2) usage();
-    const char *test_path = argv[i], *model_path = argv[i + 1], *out_path = argv[i + 2];
-    const double t_begin = gs_now();
-
-    int rc = 1;
+/* Everything one prediction holds, zeroed at the start and released by run_free. Each step below
+ * prints its own message on failure and returns 1 (0 when done). */
+typedef struct run {
+    const predict_opts *opt;
+    double t_begin;
     reader rd;
-    memset(&rd, 0, sizeof rd);
-    char *tmp_path = NULL;
-    FILE *out = NULL;
+    gs_atomic_file out;
     gs_model model;
-    memset(&model, 0, sizeof model);
     dev_job dev;
-    memset(&dev, 0, sizeof dev);
     pthread_t dev_th;
-    int dev_started = 0;
-    gs_predictor *pred = NULL;
-    gs_rows rows[2];
-    memset(rows, 0, sizeof rows);
-    double *dec = NULL, *err = NULL;
-    int32_t *redo = NULL;
-    char *obuf = NULL, *big = NULL; /* output lines of a chunk; one line when it is very long */
-    int *votes = NULL;
+    int dev_started;
+    gs_predictor *pred;    /* NULL: every row on the CPU */
+    int classify, regress; /* the model's kind (cs_svc classifies) */
     out_ctx o;
-    memset(&o, 0, sizeof o);
-    stats sx = {0, 0, 0, 0, 0, 0, 0, 0};
-    gs_status st;
+    int *votes;
+    int nd;                /* decision values per row, at least 1 (the stride of dec and err) */
+    int32_t chunk;         /* rows per chunk */
+    gs_rows rows[2];       /* the chunk being predicted and the next one, read meanwhile */
+    int cur;
+    double *dec, *err;     /* [rows * nd] decision values and the device's error bounds */
+    int32_t *redo;         /* the chunk's rows recomputed on the CPU */
+    char *obuf;            /* [OUT_BUF_BYTES] */
+    char *big;             /* one line when it does not fit line[] (many classes) */
+    size_t big_cap;
+    char line[8192];
+    stats sx;
+    long n_redo_total;
+    double t_read, t_out;
+} run;
 
-    if (reader_open(&rd, test_path) != 0) {
-        fprintf(stderr, "can't open input file %s\n", test_path);
-        goto done;
+/* The test file, then the output (svm-predict's order and messages). */
+static int open_files(run *r)
+{
+    const predict_opts *opt = r->opt;
+    if (reader_open(&r->rd, opt->test_path) != 0) {
+        fprintf(stderr, "can't open input file %s\n", opt->test_path);
+        return 1;
     }
-    /* The output goes to a temporary beside it, renamed at the end. A non-regular target (a
-     * device, a pipe) is written directly. */
-    struct stat sb;
-    if (stat(out_path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        out = fopen(out_path, "w");
-    } else {
-        const size_t n = strlen(out_path) + 16;
-        tmp_path = malloc(n);
-        if (tmp_path) {
-            snprintf(tmp_path, n, "%s.tmpXXXXXX", out_path);
-            const mode_t mask = umask(0);
-            umask(mask);
-            const int fd = mkstemp(tmp_path);
-            if (fd >= 0) {
-                if (fchmod(fd, 0666 & ~mask) != 0) { /* keep mkstemp's 0600 */ }
-                out = fdopen(fd, "w");
-                if (!out) close(fd);
-            }
-            if (!out) {
-                free(tmp_path);
-                tmp_path = NULL;
-            }
-        }
+    if (gs_atomic_open(&r->out, opt->out_path) != GS_OK) {
+        fprintf(stderr, "can't open output file %s\n", opt->out_path);
+        gs_log_verbose(&opt->log, "gpusvm-predict: %s\n", gs_last_error());
+        return 1;
     }
-    if (!out) {
-        fprintf(stderr, "can't open output file %s\n", out_path);
-        goto done;
-    }
-    setvbuf(out, NULL, _IOFBF, 1 << 20);
+    setvbuf(r->out.f, NULL, _IOFBF, 1 << 20);
+    return 0;
+}
 
-    /* Hide the device start-up (~0.3 s on a GPU) behind the model load and the first chunk. */
-    dev.spec = device_spec;
-    dev.mem_cap = (cl_ulong)mem_mb << 20;
-    atomic_init(&dev.starting, 1);
-    dev_started = pthread_create(&dev_th, NULL, dev_thread, &dev) == 0;
-    if (!dev_started) {
-        dev_thread(&dev);
-    }
+/* Opens the device on a thread, hiding its start-up (~0.3 s on a GPU) behind the model load and
+ * the first chunk. */
+static void start_device(run *r)
+{
+    r->dev.spec = r->opt->device;
+    r->dev.tuning = &r->opt->tuning;
+    r->dev.mem_cap = (cl_ulong)r->opt->mem_mb << 20;
+    atomic_init(&r->dev.starting, 1);
+    r->dev_started = pthread_create(&r->dev_th, NULL, dev_thread, &r->dev) == 0;
+    if (!r->dev_started) dev_thread(&r->dev);
+}
 
-    double t0 = gs_now();
-    st = gs_model_read(model_path, &model);
+/* Reads the model and applies svm-predict's checks on -b against it. */
+static int load_model(run *r)
+{
+    const predict_opts *opt = r->opt;
+    const gs_model *m = &r->model;
+    const double t0 = gs_now();
+    const gs_status st = gs_model_read(opt->model_path, &r->model);
     if (st != GS_OK) {
         if (st != GS_ERR_IO) fprintf(stderr, "%s\n", gs_last_error());
-        fprintf(stderr, "can't open model file %s\n", model_path);
-        goto done;
+        fprintf(stderr, "can't open model file %s\n", opt->model_path);
+        return 1;
     }
-    gs_log_verbose(&log, "model: %d SVs, read in %.3f s\n", (int)model.l, gs_now() - t0);
-    if (model.svm_type == GS_CS_SVC && probability) {
+    gs_log_verbose(&opt->log, "model: %d SVs, read in %.3f s\n", (int)m->l, gs_now() - t0);
+    if (m->svm_type == GS_CS_SVC && opt->probability) {
         fprintf(stderr, "gpusvm-predict: -b 1: cs_svc (Crammer-Singer) models have no probability "
                         "estimates\n");
-        goto done;
+        return 1;
     }
     /* cs_svc (gpusvm-train --multiclass cs) predicts like a classifier: argmax of its k values */
-    const int classify = model.svm_type == GS_C_SVC || model.svm_type == GS_NU_SVC ||
-                         model.svm_type == GS_CS_SVC;
-    const int regress = model.svm_type == GS_EPSILON_SVR || model.svm_type == GS_NU_SVR;
-    const int has_prob = (classify && model.svm_type != GS_CS_SVC && model.probA && model.probB) ||
-                         (regress && model.probA) ||
-                         (model.svm_type == GS_ONE_CLASS && model.prob_density_marks);
-    if (probability) {
+    r->classify = m->svm_type == GS_C_SVC || m->svm_type == GS_NU_SVC || m->svm_type == GS_CS_SVC;
+    r->regress = m->svm_type == GS_EPSILON_SVR || m->svm_type == GS_NU_SVR;
+    const int has_prob = (r->classify && m->svm_type != GS_CS_SVC && m->probA && m->probB) ||
+                         (r->regress && m->probA) ||
+                         (m->svm_type == GS_ONE_CLASS && m->prob_density_marks);
+    if (opt->probability) {
         if (!has_prob) {
             fprintf(stderr, "Model does not support probabiliy estimates\n");
-            goto done;
+            return 1;
         }
     } else if (has_prob) {
-        gs_log_info(&log, "Model supports probability estimates, but disabled in prediction.\n");
+        gs_log_info(&opt->log, "Model supports probability estimates, but disabled in prediction.\n");
     }
+    return 0;
+}
 
-    o.m = &model;
-    o.nd = gs_pred_n_dec(&model);
-    o.k = classify ? model.nr_class : 2;
-    if (classify) o.mode = probability ? OUT_PROB_SVC : OUT_LABEL;
-    else if (regress) o.mode = OUT_VALUE;
-    else o.mode = probability ? OUT_PROB_ONE_CLASS : OUT_ONE_CLASS;
-    if (o.mode == OUT_LABEL && model.nr_class >= 1 && model.label) {
-        o.label_txt = malloc(sizeof *o.label_txt * (size_t)model.nr_class);
-        if (!o.label_txt) {
-            fprintf(stderr, "gpusvm-predict: out of memory\n");
-            goto done;
-        }
-        for (int c = 0; c < model.nr_class; c++)
-            snprintf(o.label_txt[c], sizeof o.label_txt[c], "%.17g\n", (double)model.label[c]);
+/* Chooses the line format (out_ctx) and writes what comes before the lines: svm-predict's
+ * "Prob. model" text on stdout, the output's header line. */
+static int setup_output(run *r)
+{
+    const predict_opts *opt = r->opt;
+    const gs_model *m = &r->model;
+    out_ctx *o = &r->o;
+    o->m = m;
+    o->nd = gs_pred_n_dec(m);
+    o->k = r->classify ? m->nr_class : 2;
+    if (r->classify) o->mode = opt->probability ? OUT_PROB_SVC : OUT_LABEL;
+    else if (r->regress) o->mode = OUT_VALUE;
+    else o->mode = opt->probability ? OUT_PROB_ONE_CLASS : OUT_ONE_CLASS;
+    if (o->mode == OUT_LABEL && m->nr_class >= 1 && m->label) {
+        o->label_txt = malloc(sizeof *o->label_txt * (size_t)m->nr_class);
+        if (!o->label_txt) goto nomem;
+        for (int c = 0; c < m->nr_class; c++)
+            snprintf(o->label_txt[c], sizeof o->label_txt[c], "%.17g\n", (double)m->label[c]);
     }
-    const int kk = o.k > 2 ? o.k : 2;
-    o.p = malloc(sizeof(double) * (size_t)kk);
-    o.work = malloc(sizeof(double) * (size_t)gs_prob_work_size(kk));
-    votes = malloc(sizeof(int) * (size_t)kk);
-    if (!o.p || !o.work || !votes) {
-        fprintf(stderr, "gpusvm-predict: out of memory\n");
-        goto done;
-    }
-    if (probability && regress)
-        gs_log_info(&log,
+    const int kk = o->k > 2 ? o->k : 2;
+    o->p = malloc(sizeof(double) * (size_t)kk);
+    o->work = malloc(sizeof(double) * (size_t)gs_prob_work_size(kk));
+    r->votes = malloc(sizeof(int) * (size_t)kk);
+    if (!o->p || !o->work || !r->votes) goto nomem;
+    if (opt->probability && r->regress)
+        gs_log_info(&opt->log,
                     "Prob. model for test data: target value = predicted value + z,\n"
                     "z: Laplace distribution e^(-|z|/sigma)/(2sigma),sigma=%g\n",
-                    model.probA[0]);
-    if (probability && classify) {
-        fprintf(out, "labels");
-        for (int c = 0; c < model.nr_class; c++) fprintf(out, " %d", model.label[c]);
-        fprintf(out, "\n");
-    } else if (probability && model.svm_type == GS_ONE_CLASS) {
-        fprintf(out, "label normal outlier\n");
+                    m->probA[0]);
+    if (opt->probability && r->classify) {
+        fprintf(r->out.f, "labels");
+        for (int c = 0; c < m->nr_class; c++) fprintf(r->out.f, " %d", m->label[c]);
+        fprintf(r->out.f, "\n");
+    } else if (opt->probability && m->svm_type == GS_ONE_CLASS) {
+        fprintf(r->out.f, "label normal outlier\n");
     }
+    return 0;
+nomem:
+    fprintf(stderr, "gpusvm-predict: out of memory\n");
+    return 1;
+}
 
-    const int nd = o.nd > 0 ? o.nd : 1;
+/* The chunk size (CHUNK_ROWS, fewer when a row has many decision values) and its buffers. */
+static int alloc_chunks(run *r)
+{
+    const int nd = r->nd = r->o.nd > 0 ? r->o.nd : 1;
     int32_t chunk = CHUNK_ROWS;
     if ((size_t)chunk * nd * 2 * sizeof(double) > CHUNK_DEC_BYTES)
         chunk = (int32_t)(CHUNK_DEC_BYTES / ((size_t)nd * 2 * sizeof(double)));
     if (chunk < 64) chunk = 64;
+    r->chunk = chunk;
     const size_t first_max = 4 * (size_t)chunk; /* see reader_chunk */
-    dec = malloc(sizeof(double) * first_max * nd);
-    err = malloc(sizeof(double) * first_max * nd);
-    redo = malloc(sizeof(int32_t) * first_max);
-    if (!dec || !err || !redo) {
+    r->dec = malloc(sizeof(double) * first_max * nd);
+    r->err = malloc(sizeof(double) * first_max * nd);
+    r->redo = malloc(sizeof(int32_t) * first_max);
+    r->obuf = malloc(OUT_BUF_BYTES);
+    if (!r->dec || !r->err || !r->redo || !r->obuf) {
         fprintf(stderr, "gpusvm-predict: out of memory\n");
-        goto done;
+        return 1;
     }
+    return 0;
+}
 
-    t0 = gs_now();
-    int cur = 0;
-    st = reader_chunk(&rd, chunk, &dev.starting, &rows[cur]);
-    if (st != GS_OK) {
+/* The first chunk, which grows while the device is still starting (reader_chunk). */
+static int read_first(run *r)
+{
+    const double t0 = gs_now();
+    if (reader_chunk(&r->rd, r->chunk, &r->dev.starting, &r->rows[0]) != GS_OK) {
         fprintf(stderr, "%s\n", gs_last_error());
-        goto done;
+        return 1;
     }
-    double t_read = gs_now() - t0;
+    r->t_read = gs_now() - t0;
+    return 0;
+}
 
-    /* The device is used for every non-precomputed model with SVs, unless each row would have to
-     * be recomputed on the CPU anyway (regression or multiclass probabilities with exp/tanh). */
-    int use_device = model.kernel_type != GS_KERNEL_PRECOMPUTED && model.l > 0 && o.nd > 0 &&
-                     !(needs_all_exact(&o) && (model.kernel_type == GS_KERNEL_RBF ||
-                                               model.kernel_type == GS_KERNEL_SIGMOID));
-    if (use_device) { /* host-side layout first: the device may still be starting */
-        t0 = gs_now();
-        st = gs_predictor_create(&model, &pred);
-        if (st != GS_OK) {
+/* The device is used for every non-precomputed model with SVs, unless each row would have to be
+ * recomputed on the CPU anyway (regression or multiclass probabilities with exp/tanh). */
+static int wants_device(const run *r)
+{
+    const gs_model *m = &r->model;
+    return m->kernel_type != GS_KERNEL_PRECOMPUTED && m->l > 0 && r->o.nd > 0 &&
+           !(needs_all_exact(&r->o) && (m->kernel_type == GS_KERNEL_RBF || m->kernel_type == GS_KERNEL_SIGMOID));
+}
+
+/* Lays the SVs out on the host first (the device may still be starting), waits for the device
+ * thread, and uploads them when the device is used. */
+static int prepare_device(run *r)
+{
+    const gs_log *log = &r->opt->log;
+    const int use_device = wants_device(r);
+    double t0 = gs_now();
+    if (use_device) {
+        if (gs_predictor_create(&r->model, &r->opt->tuning, &r->pred) != GS_OK) {
             fprintf(stderr, "gpusvm-predict: %s\n", gs_last_error());
-            goto done;
+            return 1;
         }
         int n_blocks = 0;
-        const int n_rw = gs_predictor_row_wise_blocks(pred, &n_blocks);
-        gs_log_verbose(&log, "SV layout built in %.3f s (%d blocks, %d row-wise)\n",
-                       gs_now() - t0, n_blocks, n_rw);
+        const int n_rw = gs_predictor_row_wise_blocks(r->pred, &n_blocks);
+        gs_log_verbose(log, "SV layout built in %.3f s (%d blocks, %d row-wise)\n", gs_now() - t0,
+                       n_blocks, n_rw);
     }
-    if (dev_started) {
-        pthread_join(dev_th, NULL);
-        dev_started = 0;
+    if (r->dev_started) {
+        pthread_join(r->dev_th, NULL);
+        r->dev_started = 0;
     }
-    if (use_device) {
-        if (dev.st != GS_OK) {
-            fprintf(stderr, "gpusvm-predict: %s\n", dev.err);
-            goto done;
-        }
-        char ready[768];
-        gs_ocl_describe_ready(&dev.ocl, dev.seconds, ready, sizeof ready);
-        gs_log_verbose(&log, "device: %s\n", ready);
-        t0 = gs_now();
-        st = gs_predictor_attach(pred, &dev.ocl, &dev.prg);
-        if (st != GS_OK) {
-            fprintf(stderr, "gpusvm-predict: %s\n", gs_last_error());
-            goto done;
-        }
-        gs_log_verbose(&log, "SVs uploaded in %.3f s (device exact: %s)\n", gs_now() - t0,
-                       gs_predictor_exact(pred) ? "yes" : "no");
+    if (!use_device) return 0;
+    if (r->dev.st != GS_OK) {
+        fprintf(stderr, "gpusvm-predict: %s\n", r->dev.err);
+        return 1;
     }
+    char ready[768];
+    gs_ocl_describe_ready(&r->dev.ocl, r->dev.seconds, ready, sizeof ready);
+    gs_log_verbose(log, "device: %s\n", ready);
+    t0 = gs_now();
+    if (gs_predictor_attach(r->pred, &r->dev.ocl, &r->dev.prg) != GS_OK) {
+        fprintf(stderr, "gpusvm-predict: %s\n", gs_last_error());
+        return 1;
+    }
+    gs_log_verbose(log, "SVs uploaded in %.3f s (device exact: %s)\n", gs_now() - t0,
+                   gs_predictor_exact(r->pred) ? "yes" : "no");
+    return 0;
+}
 
-    long n_redo_total = 0;
-    double t_out = 0;
-    char line[8192];
-    size_t big_cap = 0;
-    const size_t ob_cap = 4u << 20;
-    obuf = malloc(ob_cap);
-    if (!obuf) {
-        fprintf(stderr, "gpusvm-predict: out of memory\n");
-        goto done;
+/* Decision values of chunk R into dec: on the device where used, reading the next chunk into
+ * *next while it works, then on the CPU for every row whose printed output the device's bounds
+ * cannot guarantee. */
+static int compute_chunk(run *r, const gs_rows *R, gs_rows *next)
+{
+    const int nd = r->nd;
+    if (r->pred && gs_predictor_start(r->pred, R) != GS_OK) {
+        fprintf(stderr, "gpusvm-predict: %s\n", gs_last_error());
+        return 1;
     }
-    while (rows[cur].l > 0) {
-        gs_rows *R = &rows[cur];
-        if (pred && (st = gs_predictor_start(pred, R)) != GS_OK) {
+    const double t0 = gs_now();
+    if (reader_chunk(&r->rd, r->chunk, NULL, next) != GS_OK) {
+        fprintf(stderr, "%s\n", gs_last_error());
+        return 1;
+    }
+    r->t_read += gs_now() - t0;
+    int32_t n_redo = 0;
+    if (r->pred) {
+        if (gs_predictor_finish(r->pred, r->dec, r->err) != GS_OK) {
             fprintf(stderr, "gpusvm-predict: %s\n", gs_last_error());
-            goto done;
+            return 1;
         }
-        /* Read the next chunk while the device works. */
-        t0 = gs_now();
-        st = reader_chunk(&rd, chunk, NULL, &rows[1 - cur]);
-        if (st != GS_OK) {
-            fprintf(stderr, "%s\n", gs_last_error());
-            goto done;
-        }
-        t_read += gs_now() - t0;
-        int32_t n_redo = 0;
-        if (pred) {
-            if ((st = gs_predictor_finish(pred, dec, err)) != GS_OK) {
-                fprintf(stderr, "gpusvm-predict: %s\n", gs_last_error());
-                goto done;
-            }
-            for (int32_t r = 0; r < R->l; r++)
-                if (!device_row_ok(&o, dec + (size_t)r * nd, err + (size_t)r * nd, votes))
-                    redo[n_redo++] = r;
-        } else if (o.nd > 0) {
-            for (int32_t r = 0; r < R->l; r++) redo[n_redo++] = r;
-        }
-        if (n_redo > 0 && (st = cpu_rows(&model, R, redo, n_redo, dec, nd)) != GS_OK) {
-            fprintf(stderr, "gpusvm-predict: %s\n", gs_last_error());
-            goto done;
-        }
-        n_redo_total += n_redo;
-        t0 = gs_now();
-        const size_t need = 64 + (size_t)o.k * 32;
-        if (need > sizeof line && need > big_cap) {
-            char *nb = realloc(big, need);
-            if (!nb) {
-                fprintf(stderr, "gpusvm-predict: out of memory\n");
-                goto done;
-            }
-            big = nb;
-            big_cap = need;
-        }
-        char *lb = need > sizeof line ? big : line;
-        const size_t lcap = need > sizeof line ? big_cap : sizeof line;
-        /* Lines are collected in memory and written once per chunk. */
-        size_t ob_len = 0;
-        for (int32_t r = 0; r < R->l; r++) {
-            const double target = R->y[r];
-            o.exceeded = 0;
-            const double p = format_row(&o, dec + (size_t)r * nd, lb, lcap, votes);
-            if (o.exceeded) { /* the library's own message in LIBSVM, not silenced by -q */
-                fwrite(obuf, 1, ob_len, out);
-                ob_len = 0;
-                fflush(out);
-                printf("Exceeds max_iter in multiclass_prob\n");
-            }
-            const size_t n = strlen(lb);
-            if (ob_len + n > ob_cap) {
-                fwrite(obuf, 1, ob_len, out);
-                ob_len = 0;
-                if (n > ob_cap) fputs(lb, out);
-            }
-            if (n <= ob_cap) {
-                memcpy(obuf + ob_len, lb, n);
-                ob_len += n;
-            }
-            if (p == target) ++sx.correct;
-            sx.error += (p - target) * (p - target);
-            sx.sump += p;
-            sx.sumt += target;
-            sx.sumpp += p * p;
-            sx.sumtt += target * target;
-            sx.sumpt += p * target;
-            ++sx.total;
-        }
-        fwrite(obuf, 1, ob_len, out);
-        t_out += gs_now() - t0;
-        cur = 1 - cur;
+        for (int32_t i = 0; i < R->l; i++)
+            if (!device_row_ok(&r->o, r->dec + (size_t)i * nd, r->err + (size_t)i * nd, r->votes))
+                r->redo[n_redo++] = i;
+    } else if (r->o.nd > 0) {
+        for (int32_t i = 0; i < R->l; i++) r->redo[n_redo++] = i;
     }
-    if (ferror(out) || fclose(out) != 0) {
-        out = NULL;
-        fprintf(stderr, "can't write output file %s\n", out_path);
-        goto done;
+    if (n_redo > 0 && cpu_rows(&r->model, R, r->redo, n_redo, r->dec, nd) != GS_OK) {
+        fprintf(stderr, "gpusvm-predict: %s\n", gs_last_error());
+        return 1;
     }
-    out = NULL;
-    if (tmp_path) {
-        if (rename(tmp_path, out_path) != 0) {
-            fprintf(stderr, "can't open output file %s\n", out_path);
-            goto done;
+    r->n_redo_total += n_redo;
+    return 0;
+}
+
+/* Appends one line to the output buffer (*len bytes used), writing the buffer out when full. */
+static void put_line(run *r, size_t *len, const char *line)
+{
+    const size_t n = strlen(line);
+    if (*len + n > OUT_BUF_BYTES) {
+        fwrite(r->obuf, 1, *len, r->out.f);
+        *len = 0;
+        if (n > OUT_BUF_BYTES) fputs(line, r->out.f);
+    }
+    if (n <= OUT_BUF_BYTES) {
+        memcpy(r->obuf + *len, line, n);
+        *len += n;
+    }
+}
+
+static void add_stats(stats *sx, double p, double target)
+{
+    if (p == target) ++sx->correct;
+    sx->error += (p - target) * (p - target);
+    sx->sump += p;
+    sx->sumt += target;
+    sx->sumpp += p * p;
+    sx->sumtt += target * target;
+    sx->sumpt += p * target;
+    ++sx->total;
+}
+
+/* Formats chunk R's lines (svm-predict's text), writes them once per chunk and adds them to the
+ * accuracy statistics. */
+static int write_chunk(run *r, const gs_rows *R)
+{
+    const double t0 = gs_now();
+    const size_t need = 64 + (size_t)r->o.k * 32;
+    if (need > sizeof r->line && need > r->big_cap) {
+        char *nb = realloc(r->big, need);
+        if (!nb) {
+            fprintf(stderr, "gpusvm-predict: out of memory\n");
+            return 1;
         }
-        free(tmp_path);
-        tmp_path = NULL;
+        r->big = nb;
+        r->big_cap = need;
     }
-    if (regress) {
-        const double n = sx.total;
-        gs_log_info(&log, "Mean squared error = %g (regression)\n", sx.error / sx.total);
-        gs_log_info(&log, "Squared correlation coefficient = %g (regression)\n",
-                    ((n * sx.sumpt - sx.sump * sx.sumt) * (n * sx.sumpt - sx.sump * sx.sumt)) /
-                        ((n * sx.sumpp - sx.sump * sx.sump) * (n * sx.sumtt - sx.sumt * sx.sumt)));
+    char *lb = need > sizeof r->line ? r->big : r->line;
+    const size_t lcap = need > sizeof r->line ? r->big_cap : sizeof r->line;
+    size_t len = 0;
+    for (int32_t i = 0; i < R->l; i++) {
+        r->o.exceeded = 0;
+        const double p = format_row(&r->o, r->dec + (size_t)i * r->nd, lb, lcap, r->votes);
+        if (r->o.exceeded) { /* the library's own message in LIBSVM, not silenced by -q */
+            fwrite(r->obuf, 1, len, r->out.f);
+            len = 0;
+            fflush(r->out.f);
+            printf("Exceeds max_iter in multiclass_prob\n");
+        }
+        put_line(r, &len, lb);
+        add_stats(&r->sx, p, R->y[i]);
+    }
+    fwrite(r->obuf, 1, len, r->out.f);
+    r->t_out += gs_now() - t0;
+    return 0;
+}
+
+/* Every chunk: decision values, then lines, while the next chunk is read. */
+static int predict_chunks(run *r)
+{
+    while (r->rows[r->cur].l > 0) {
+        const gs_rows *R = &r->rows[r->cur];
+        if (compute_chunk(r, R, &r->rows[1 - r->cur]) || write_chunk(r, R)) return 1;
+        r->cur = 1 - r->cur;
+    }
+    return 0;
+}
+
+/* Completes the output file (renamed over the target), then svm-predict's summary and the
+ * --verbose figures. */
+static int finish_output(run *r)
+{
+    const gs_log *log = &r->opt->log;
+    const stats *sx = &r->sx;
+    if (gs_atomic_commit(&r->out) != GS_OK) {
+        fprintf(stderr, "can't write output file %s\n", r->opt->out_path);
+        gs_log_verbose(log, "gpusvm-predict: %s\n", gs_last_error());
+        return 1;
+    }
+    if (r->regress) {
+        const double n = sx->total;
+        gs_log_info(log, "Mean squared error = %g (regression)\n", sx->error / sx->total);
+        gs_log_info(log, "Squared correlation coefficient = %g (regression)\n",
+                    ((n * sx->sumpt - sx->sump * sx->sumt) * (n * sx->sumpt - sx->sump * sx->sumt)) /
+                        ((n * sx->sumpp - sx->sump * sx->sump) * (n * sx->sumtt - sx->sumt * sx->sumt)));
     } else {
-        gs_log_info(&log, "Accuracy = %g%% (%d/%d) (classification)\n",
-                    (double)sx.correct / sx.total * 100, sx.correct, sx.total);
+        gs_log_info(log, "Accuracy = %g%% (%d/%d) (classification)\n",
+                    (double)sx->correct / sx->total * 100, sx->correct, sx->total);
     }
-    gs_log_verbose(&log,
+    gs_log_verbose(log,
                    "rows %d, recomputed on the CPU %ld; read %.3f s, device %.3f s, output %.3f s, "
                    "total %.3f s\n",
-                   sx.total, n_redo_total, t_read, pred ? gs_predictor_device_seconds(pred) : 0.0,
-                   t_out, gs_now() - t_begin);
-    if (pred) {
-        const gs_pred_times tm = gs_predictor_times(pred);
-        gs_log_verbose(&log, "device split: buffers %.4f s, enqueued by %.4f s, blocking read %.4f s; "
+                   sx->total, r->n_redo_total, r->t_read, r->pred ? gs_predictor_device_seconds(r->pred) : 0.0,
+                   r->t_out, gs_now() - r->t_begin);
+    if (r->pred) {
+        const gs_pred_times tm = gs_predictor_times(r->pred);
+        gs_log_verbose(log, "device split: buffers %.4f s, enqueued by %.4f s, blocking read %.4f s; "
                        "kernels: values %.4f s, sums %.4f s\n", tm.alloc, tm.enqueue, tm.wait, tm.kvals, tm.sum);
     }
+    return 0;
+}
+
+/* Releases everything (the predictor waits for a chunk still in flight before the rows and the
+ * decision buffers go); a half-done run is fine. An uncommitted output leaves no file. */
+static void run_free(run *r)
+{
+    if (r->dev_started) pthread_join(r->dev_th, NULL);
+    gs_atomic_discard(&r->out);
+    gs_predictor_free(r->pred);
+    gs_pred_program_release(&r->dev.prg);
+    gs_ocl_close(&r->dev.ocl);
+    free(r->obuf);
+    free(r->big);
+    free(r->o.label_txt);
+    free(r->o.p);
+    free(r->o.work);
+    free(r->votes);
+    free(r->dec);
+    free(r->err);
+    free(r->redo);
+    gs_rows_free(&r->rows[0]);
+    gs_rows_free(&r->rows[1]);
+    gs_model_free(&r->model);
+    reader_close(&r->rd);
+}
+
+/* The whole prediction. @return the exit code */
+static int predict(const predict_opts *opt)
+{
+    run *r = calloc(1, sizeof *r);
+    if (!r) {
+        fprintf(stderr, "gpusvm-predict: out of memory\n");
+        return 1;
+    }
+    r->opt = opt;
+    r->t_begin = gs_now();
+    int rc = 1;
+    if (open_files(r)) goto cleanup;
+    start_device(r);
+    if (load_model(r) || setup_output(r) || alloc_chunks(r) || read_first(r) || prepare_device(r) ||
+        predict_chunks(r) || finish_output(r))
+        goto cleanup;
     rc = 0;
-    if (dev.ocl.device_type & CL_DEVICE_TYPE_GPU) {
-        /* Everything is written and renamed. Releasing the OpenCL objects and the GPU driver's
-         * exit handlers take ~0.15 s on an H100, a third of a typical run; the OS reclaims it all
-         * at once. (CPU devices, used by the sanitizer runs, take the normal path.) */
-        fflush(stdout);
-        fflush(stderr);
-        gs_exit_fast(0);
-    }
-done:
-    if (dev_started) pthread_join(dev_th, NULL);
-    if (out) fclose(out);
-    if (tmp_path) {
-        unlink(tmp_path);
-        free(tmp_path);
-    }
-    gs_predictor_free(pred);
-    gs_pred_program_release(&dev.prg);
-    gs_ocl_close(&dev.ocl);
-    free(obuf);
-    free(big);
-    free(o.label_txt);
-    free(o.p);
-    free(o.work);
-    free(votes);
-    free(dec);
-    free(err);
-    free(redo);
-    gs_rows_free(&rows[0]);
-    gs_rows_free(&rows[1]);
-    gs_model_free(&model);
-    reader_close(&rd);
-    gs_log_verbose(&log, "after clean-up: %.3f s\n", gs_now() - t_begin);
+    /* Everything is written and renamed; --fast-exit leaves the release of the OpenCL objects and
+     * the driver's exit handlers (~0.15 s on an H100) to a child. By default they run below. */
+    if (gs_exit_fast_wanted(&opt->tuning)) gs_exit_fast(0);
+cleanup:
+    run_free(r);
+    gs_log_verbose(&opt->log, "after clean-up: %.3f s\n", gs_now() - r->t_begin);
+    free(r);
     return rc;
+}
+
+int main(int argc, char **argv)
+{
+    predict_opts opt;
+    memset(&opt, 0, sizeof opt);
+    gs_tuning_from_env(&opt.tuning);
+    gs_cli_driver_env(&opt.tuning); /* before any thread and any OpenCL call */
+    const int rc = parse_args(argc, argv, &opt);
+    return rc != KEEP_GOING ? rc : predict(&opt);
 }

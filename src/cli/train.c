@@ -1,5 +1,6 @@
 /* train.c — gpusvm-train: LIBSVM svm-train's command line, with the OpenCL device opened on a helper
- * thread while the training file is read. The only place (with the other mains) that exits.
+ * thread while the training file is read. The only place (with the other mains) that exits, and
+ * (through cli/env.h) reads the environment.
  *
  * Argument scanning follows upstream svm-train exactly (libsvm-compat §2.1): options while the
  * argument starts with '-', the second character names the option, the value's presence is checked
@@ -36,6 +37,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/env.h"
 #include "train/cs.h"
 #include "train/cv.h"
 #include "cli/fastexit.h"
@@ -46,7 +48,6 @@
 #include "api/param.h"
 #include "util/status.h"
 #include "train/trainer.h"
-#include "device/warm.h"
 
 enum { KEEP_GOING = -1 };
 
@@ -63,6 +64,7 @@ typedef struct train_opts {
 typedef struct device_job {
     gs_ocl ocl;
     const char *spec;
+    const gs_tuning *tuning; /* the device fallback, profiling, kernel directory */
     cl_ulong mem_cap; /* --device-memory in bytes, 0 = none */
     gs_status st;
     char err[1024];
@@ -71,8 +73,7 @@ typedef struct device_job {
 static void *device_open_thread(void *arg)
 {
     device_job *job = arg;
-    /* on a GPU, with a helper that keeps the driver warm for the next gpusvm command (warm.h) */
-    job->st = gs_warm_open_device(&job->ocl, job->spec);
+    job->st = gs_ocl_open(&job->ocl, job->spec, job->tuning);
     if (job->st == GS_OK) gs_ocl_limit_memory(&job->ocl, job->mem_cap);
     if (job->st != GS_OK) snprintf(job->err, sizeof job->err, "%s", gs_last_error());
     return NULL;
@@ -134,6 +135,14 @@ static int parse_long(int argc, char **argv, int *i, train_opts *o)
     if (gs_cli_long(argc, argv, i, "help", NULL)) {
         gs_cli_usage_train(stdout);
         return 0;
+    }
+    if (gs_cli_long(argc, argv, i, "version", NULL)) {
+        gs_cli_version(stdout);
+        return 0;
+    }
+    if (gs_cli_long(argc, argv, i, "fast-exit", NULL)) {
+        o->param.tuning.fast_exit = 1;
+        return KEEP_GOING;
     }
     if (gs_cli_long(argc, argv, i, "list-devices", NULL)) {
         if (gs_ocl_list(stdout) != GS_OK) {
@@ -316,12 +325,11 @@ static void print_stats(const gs_log *log, const gs_train_stats *s)
 
 int main(int argc, char **argv)
 {
-    gs_ocl_driver_env(); /* before any thread and any OpenCL call */
-    int helper_rc;
-    if (gs_warm_run_if_helper(argc, argv, &helper_rc)) return helper_rc;
     train_opts o;
     memset(&o, 0, sizeof o);
     gs_param_init(&o.param);
+    gs_tuning_from_env(&o.param.tuning);
+    gs_cli_driver_env(&o.param.tuning); /* before any thread and any OpenCL call */
     gs_problem prob = {0};
     gs_model model = {0};
     gs_train_stats stats;
@@ -337,8 +345,10 @@ int main(int argc, char **argv)
     const double t0 = gs_now();
     job.spec = o.device;
     job.mem_cap = o.param.device_memory > 0 ? (cl_ulong)o.param.device_memory << 20 : 0;
-    /* --verbose splits device time per kernel, which needs a profiling queue */
-    if (o.log.verbose) setenv("GPUSVM_PROFILE", "1", 0);
+    /* --verbose splits device time per kernel, which needs a profiling queue (unless
+     * GPUSVM_PROFILE says otherwise) */
+    if (o.log.verbose && o.param.tuning.profile == GS_TUNE_AUTO) o.param.tuning.profile = 1;
+    job.tuning = &o.param.tuning;
     if (pthread_create(&thread, NULL, device_open_thread, &job) == 0) {
         thread_started = 1;
     } else {
@@ -404,14 +414,9 @@ int main(int argc, char **argv)
     }
     gs_log_verbose(&o.log, "gpusvm: model written after %.3f s\n", gs_now() - t0);
     rc = 0;
-    if (job.st == GS_OK && (job.ocl.device_type & CL_DEVICE_TYPE_GPU)) {
-        /* The model is written and renamed. The GPU driver's exit handlers take ~0.14 s on an H100;
-         * the OS reclaims everything at once. (CPU devices, used by the sanitizer runs, take the
-         * normal path.) */
-        fflush(stdout);
-        fflush(stderr);
-        gs_exit_fast(0);
-    }
+    /* The model is written and renamed; --fast-exit leaves the driver's teardown (~0.14 s on an
+     * H100) to a child. By default the device is released below, before the exit. */
+    if (gs_exit_fast_wanted(&o.param.tuning)) gs_exit_fast(0);
 
 cleanup:
     if (thread_started) pthread_join(thread, NULL);

@@ -29,14 +29,6 @@ typedef struct gs_devref {
     cl_device_id device;
 } gs_devref;
 
-void gs_ocl_driver_env(void)
-{
-    const char *opt = getenv("GPUSVM_DRIVER_ENV");
-    if (opt && strcmp(opt, "0") == 0) return;
-    setenv("NV_OPENCL_DISABLE_UVM", "1", 0);
-    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
-}
-
 /* ---- small helpers ---------------------------------------------------------------------------- */
 
 /* Copies a platform/device string into buf (truncated, leading/trailing blanks removed: some
@@ -303,21 +295,18 @@ cleanup:
 
 /* ---- public ----------------------------------------------------------------------------------- */
 
-gs_status gs_ocl_choose(gs_ocl *o, const char *spec)
+/* Fills o's device fields (platform and device lists, info, the fp64 check); fallback: the spec
+ * used when spec is NULL or "" (gs_tuning.device). o is closed on failure. */
+static gs_status choose_device(gs_ocl *o, const char *spec, const char *fallback)
 {
     gs_status st = GS_OK;
     gs_devref *refs = NULL;
     size_t n = 0, pick = 0;
     const char *src = "";
-    memset(o, 0, sizeof *o);
 
-    if (!spec || !*spec) {
-        /* getenv is safe here as long as nobody calls setenv concurrently (nothing in gpusvm does). */
-        const char *env = getenv("GPUSVM_DEVICE");
-        if (env && *env) {
-            spec = env;
-            src = " (from GPUSVM_DEVICE)";
-        }
+    if ((!spec || !*spec) && fallback && *fallback) {
+        spec = fallback;
+        src = " (from GPUSVM_DEVICE)"; /* where the CLIs take it from */
     }
     double t = gs_now();
     if ((st = enumerate(&refs, &n, &o->t_platforms)) != GS_OK)
@@ -356,15 +345,14 @@ cleanup:
     return st;
 }
 
-gs_status gs_ocl_connect(gs_ocl *o)
+/* Makes the context and the queue (profiling when o->profiling). o is closed on failure. */
+static gs_status connect_device(gs_ocl *o)
 {
     gs_status st = GS_OK;
     cl_int e = CL_SUCCESS;
     const double t = gs_now();
     o->ctx = clCreateContext(NULL, 1, &o->device, NULL, NULL, &e);
     GS_CL_CHECK(e);
-    const char *prof = getenv("GPUSVM_PROFILE");
-    o->profiling = prof && strcmp(prof, "1") == 0;
     /* clCreateCommandQueue is deprecated from 2.0 but present on every 1.2+ runtime; the 2.0
      * WithProperties variant would exclude 1.2-only drivers for nothing. In-order queue: the
      * solver relies on commands running in enqueue order. */
@@ -377,10 +365,22 @@ cleanup:
     return st;
 }
 
-gs_status gs_ocl_open(gs_ocl *o, const char *spec)
+gs_status gs_ocl_open(gs_ocl *o, const char *spec, const gs_tuning *tuning)
 {
-    const gs_status st = gs_ocl_choose(o, spec);
-    return st != GS_OK ? st : gs_ocl_connect(o);
+    gs_tuning dflt;
+    if (!tuning) {
+        gs_tuning_init(&dflt);
+        tuning = &dflt;
+    }
+    memset(o, 0, sizeof *o);
+    gs_status st = choose_device(o, spec, tuning->device);
+    if (st != GS_OK) return st;
+    o->profiling = tuning->profile == 1;
+    if (tuning->kernel_dir && *tuning->kernel_dir && !(o->kernel_dir = strdup(tuning->kernel_dir))) {
+        gs_ocl_close(o);
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory opening the OpenCL device");
+    }
+    return connect_device(o);
 }
 
 void gs_ocl_close(gs_ocl *o)
@@ -392,9 +392,11 @@ void gs_ocl_close(gs_ocl *o)
     if (o->ctx)
         clReleaseContext(o->ctx);
     free(o->build_log);
+    free(o->kernel_dir);
     o->queue = NULL;
     o->ctx = NULL;
     o->build_log = NULL;
+    o->kernel_dir = NULL;
 }
 
 void gs_ocl_describe_ready(const gs_ocl *o, double ready_s, char *buf, size_t cap)
@@ -515,8 +517,9 @@ static gs_status build_failed(gs_ocl *o, cl_program prog, const char *name, cons
 }
 
 /* The prelude (kernels/common.cl, kernels/abi.h) and kernels/<name>.cl (none when alone):
- * embedded, or in dev mode read from GPUSVM_KERNEL_DIR into file[] (the caller frees those). */
-static gs_status kernel_sources(const char *name, int alone, const char *src[3], char *file[3])
+ * embedded, or in dev mode (dir: gs_tuning.kernel_dir, env GPUSVM_KERNEL_DIR in the CLIs) read
+ * from dir into file[] (the caller frees those). */
+static gs_status kernel_sources(const char *dir, const char *name, int alone, const char *src[3], char *file[3])
 {
     gs_status st = GS_OK;
     char fname[256];
@@ -526,7 +529,6 @@ static gs_status kernel_sources(const char *name, int alone, const char *src[3],
     const char *const files[3] = {"common.cl", "abi.h", fname};
     const int n = alone ? 2 : 3;
     src[2] = "";
-    const char *dir = getenv("GPUSVM_KERNEL_DIR");
     for (int i = 0; i < n && st == GS_OK; i++) {
         if (dir && *dir) {
             st = read_kernel_file(dir, files[i], &file[i]);
@@ -550,7 +552,7 @@ gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_prog
     o->build_log = NULL;
 
     const int alone = strcmp(name, "common") == 0;
-    if ((st = kernel_sources(name, alone, src, file)) != GS_OK)
+    if ((st = kernel_sources(o->kernel_dir, name, alone, src, file)) != GS_OK)
         goto cleanup;
 
     if (!options)

@@ -1,5 +1,5 @@
 /* ocl.h — the OpenCL runtime: platform/device enumeration and choice (GPU first, else any device,
- * e.g. PoCL's CPU device; or --device N|NAME / env GPUSVM_DEVICE), context and in-order queue,
+ * e.g. PoCL's CPU device; or --device N|NAME / gs_tuning.device), context and in-order queue,
  * programs built from the kernels/<name>.cl sources embedded at build time and specialised with -D. */
 #ifndef GS_OCL_H
 #define GS_OCL_H
@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "util/status.h"
+#include "util/tuning.h"
 
 typedef struct gs_ocl {
     cl_platform_id platform;
@@ -27,36 +28,28 @@ typedef struct gs_ocl {
     cl_uint compute_units;
     int has_fp64;              /* cl_khr_fp64 (or a non-zero CL_DEVICE_DOUBLE_FP_CONFIG) */
     double peak_gbps;          /* nominal memory bandwidth in GB/s (0 when unknown) */
-    int profiling;             /* queue made with CL_QUEUE_PROFILING_ENABLE (env GPUSVM_PROFILE=1) */
+    int profiling;             /* queue made with CL_QUEUE_PROFILING_ENABLE (gs_tuning.profile 1) */
+    char *kernel_dir;          /* gs_tuning.kernel_dir copied (owned; NULL: embedded kernels) */
     double t_platforms, t_devices, t_context; /* seconds spent in gs_ocl_open's phases */
     char *build_log;           /* full log of the last failed gs_ocl_build (NULL when none); owned */
 } gs_ocl;
 
-/* Start-up settings for NVIDIA's OpenCL driver, made before any OpenCL call (they are read when the
- * driver loads) and before other threads start (setenv): NV_OPENCL_DISABLE_UVM=1 (gpusvm uses no
- * shared virtual memory; setting up unified memory is ~0.17 s of an idle H100 driver's platform
- * list) and CUDA_DEVICE_MAX_CONNECTIONS=1 (hardware queues per context: each costs ~8 ms of context
- * creation, and gpusvm's queues gain nothing from more). A variable the user has set is left as it
- * is; GPUSVM_DRIVER_ENV=0 leaves both alone. Other drivers ignore them. */
-void gs_ocl_driver_env(void);
-
-/* Opens a device. spec: NULL/"" = automatic (env GPUSVM_DEVICE if set and non-empty, else the first
- * GPU, else the first device of any type; devices with double precision are preferred in both
- * steps); a decimal number = index in the --list-devices order; otherwise a case-insensitive
- * substring of "platform name / device name" (the first match wins).
+/* Opens a device: chooses it, then makes its context and in-order queue. spec: NULL/"" = automatic
+ * (tuning->device if set and non-empty, else the first GPU, else the first device of any type;
+ * devices with double precision are preferred in both steps); a decimal number = index in the
+ * --list-devices order; otherwise a case-insensitive substring of "platform name / device name"
+ * (the first match wins). tuning (NULL: gs_tuning_init's defaults) also gives the queue's profiling
+ * (profile == 1) and the kernel directory gs_ocl_build reads (kernel_dir, copied).
+ * (NVIDIA's driver reads its start-up variables at the first OpenCL call: the CLIs set them first,
+ * src/cli/env.h.)
  * Touches no shared state: safe to call from a helper thread while other threads do unrelated work
  * (errors go to that thread's last-error record, so copy gs_last_error() out before it ends).
  * On failure o is left closed (gs_ocl_close(o) is still allowed).
  * @return GS_OK, GS_ERR_NODEVICE ("no OpenCL device matches '<spec>'", or "no OpenCL device found"),
  *         GS_ERR_UNSUPPORTED (the device lacks double precision), GS_ERR_NOMEM,
  *         GS_ERR_OCL (message names the call and the CL error) */
-gs_status gs_ocl_open(gs_ocl *o, const char *spec);
-/* gs_ocl_open in its two steps: choose fills the device's fields (platform and device lists,
- * info, the fp64 check), connect makes the context and the queue. Same errors, and o is closed on
- * failure in either. */
-gs_status gs_ocl_choose(gs_ocl *o, const char *spec);
-gs_status gs_ocl_connect(gs_ocl *o);
-/* Releases queue, context and build_log; o may be NULL or half-open. */
+gs_status gs_ocl_open(gs_ocl *o, const char *spec, const gs_tuning *tuning);
+/* Releases queue, context, build_log and kernel_dir; o may be NULL or half-open. */
 void gs_ocl_close(gs_ocl *o);
 
 /* Caps the device memory gpusvm may use (--device-memory, ThunderSVM's -m) at `bytes` (0 = no cap):
@@ -75,9 +68,9 @@ gs_status gs_ocl_list(FILE *f);
 
 /* Builds the embedded kernels/<name>.cl (e.g. "solver") with the prelude in front: kernels/common.cl
  * and kernels/abi.h (the tables shared with the host), and the options (e.g. "-DWG=256 -DKTYPE=2";
- * NULL = none) plus " -cl-std=CL1.2". "common" builds the prelude alone. Dev mode: with env
- * GPUSVM_KERNEL_DIR set, <dir>/common.cl, <dir>/abi.h and <dir>/<name>.cl are read from disk
- * instead of the embedded copies.
+ * NULL = none) plus " -cl-std=CL1.2". "common" builds the prelude alone. Dev mode: with
+ * o->kernel_dir (gs_tuning.kernel_dir, env GPUSVM_KERNEL_DIR in the CLIs), <dir>/common.cl,
+ * <dir>/abi.h and <dir>/<name>.cl are read from disk instead of the embedded copies.
  * On failure the message holds the program name, the options and the build log (cut to fit the
  * last-error record, with a note when cut); the whole log stays in o->build_log until the next
  * build or gs_ocl_close. Not reentrant for one gs_ocl (o->build_log); *out is NULL on failure.

@@ -3,16 +3,15 @@
  * keyword order, CRLF, tabs, a missing trailing space, lines after the SV section) but checks
  * everything svm_load_model trusts, and names file and line in each error. */
 #include "io/model.h"
+#include "util/atomic_file.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const svm_names[] = {"c_svc", "nu_svc", "one_class", "epsilon_svr", "nu_svr",
@@ -232,87 +231,25 @@ static int put_model(FILE *f, const gs_model *m)
     return !lb.bad;
 }
 
-/* The process umask without changing it (umask() would, briefly, for every thread). */
-static mode_t current_umask(void)
-{
-    mode_t um = 022;
-    FILE *f = fopen("/proc/self/status", "r");
-    if (f) {
-        char line[256];
-        while (fgets(line, sizeof line, f)) {
-            if (strncmp(line, "Umask:", 6) == 0) {
-                um = (mode_t)strtoul(line + 6, NULL, 8);
-                fclose(f);
-                return um;
-            }
-        }
-        fclose(f);
-    }
-    um = umask(022);
-    umask(um);
-    return um;
-}
-
 /* Every failure of the writer is this one message, as in LIBSVM (the CLI prints it). */
 static gs_status save_failed(const char *path)
 {
     return GS_FAIL(GS_ERR_IO, "can't save model to file %s", path);
 }
 
-/* put_model, then flush and close; fails on any stdio error. Always closes f. */
-static int put_and_close(FILE *f, const gs_model *m)
-{
-    const int built = put_model(f, m);
-    const int bad = (built == 0) | ferror(f) | fflush(f);
-    return (fclose(f) | bad) == 0;
-}
-
 gs_status gs_model_write(const char *path, const gs_model *m)
 {
     gs_status st = check_for_write(m);
-    char *target = NULL, *tmp = NULL;
-    FILE *f = NULL;
-    int fd = -1, tmp_made = 0;
-    struct stat sb;
-    mode_t mode;
+    gs_atomic_file af = {0};
     if (st != GS_OK) return st;
-
-    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        /* A device or FIFO cannot be replaced by rename; write into it like fopen("w") would. */
-        f = fopen(path, "w");
-        if (!f || !put_and_close(f, m)) st = save_failed(path);
-        f = NULL;
-        goto cleanup;
+    /* temp + rename beside the target, symlinks followed, mode kept (atomic_file.h) */
+    if (gs_atomic_open(&af, path) != GS_OK) return save_failed(path);
+    if (!put_model(af.f, m)) {
+        gs_atomic_discard(&af);
+        return save_failed(path);
     }
-    if (stat(path, &sb) == 0) {
-        mode = sb.st_mode & 07777;
-        target = realpath(path, NULL); /* follow a symlink: replace its target, not the link */
-    } else {
-        mode = 0666 & ~current_umask();
-    }
-    const char *dest = target ? target : path;
-    const size_t n = strlen(dest);
-    tmp = malloc(n + 8);
-    if (!tmp) { st = save_failed(path); goto cleanup; }
-    memcpy(tmp, dest, n);
-    memcpy(tmp + n, ".XXXXXX", 8);
-    fd = mkstemp(tmp);
-    if (fd < 0) { st = save_failed(path); goto cleanup; }
-    tmp_made = 1;
-    (void)fchmod(fd, mode); /* best effort: some file systems have no modes */
-    f = fdopen(fd, "w");
-    if (!f) { st = save_failed(path); goto cleanup; }
-    fd = -1;
-    const int ok = put_and_close(f, m);
-    f = NULL;
-    if (!ok || rename(tmp, dest) != 0) { st = save_failed(path); goto cleanup; }
-    tmp_made = 0;
-cleanup:
-    if (fd >= 0) close(fd);
-    if (tmp_made) remove(tmp);
-    free(tmp);
-    free(target);
-    return st;
+    if (gs_atomic_commit(&af) != GS_OK) return save_failed(path);
+    return GS_OK;
 }
 
 /* ------------------------------------------------------------------------------------------------

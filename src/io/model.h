@@ -47,10 +47,11 @@ typedef struct gs_model {
  * an SV section whose last line has no newline (a cut file) are errors.
  * *out is zeroed first and stays zeroed on error (gs_model_free on it is still fine). */
 gs_status gs_model_read(const char *path, gs_model *out);
-/* Writes LIBSVM's exact format to path via "<path>.XXXXXX" (same directory) + rename, so an
- * existing model is never left half-written; a path that exists and is not a regular file
- * (/dev/stdout, a FIFO) is written directly. A new file gets 0666 & ~umask, a replaced one keeps
- * its mode; a symlink is followed.
+/* Writes LIBSVM's exact format to path through gs_atomic_open (util/atomic_file.h): a temporary
+ * "<path>.tmpXXXXXX" in the same folder renamed at the end, so an existing model is never left
+ * half-written; a path that exists and is not a regular file (/dev/stdout, a FIFO) is written
+ * directly. A new file gets 0666 & ~umask, a replaced one keeps its mode (one we may not write is
+ * refused, as by svm_save_model's fopen); a symlink is followed.
  * @return GS_OK; GS_ERR_IO ("can't save model to file <path>", no temporary file left behind);
  *         GS_ERR_ARG when m is inconsistent (a caller bug: wrong n_coef, NULL arrays, ...). */
 gs_status gs_model_write(const char *path, const gs_model *m);

@@ -27,7 +27,7 @@
  *   term: the same operations in the same order (branch-free selects; kernels/predict.cl shows the
  *   terms are unchanged), so the exactness argument above holds as it is, and the work is
  *   proportional to the nonzeros.
- *   GS_PRED_LAYOUT=rows or =dense forces one layout for every block (tests). */
+ *   GS_PRED_LAYOUT=rows or =dense (gs_tuning.pred_blocks) forces one layout for every block (tests). */
 #include "predict/predictor.h"
 
 #include <math.h>
@@ -234,6 +234,8 @@ typedef struct chunk_bufs {
 
 struct gs_predictor {
     gs_ocl *ocl;
+    int force_blocks;      /* gs_tuning.pred_blocks: GS_PRED_BLOCKS_AUTO, _ROWS or _DENSE */
+    int force_tile;        /* gs_tuning.pred_tile: 1 on, 0 off, GS_TUNE_AUTO (GPUs) */
     gs_dev dev;
     gs_pred_program prg;
     const gs_model *m;
@@ -448,9 +450,9 @@ static gs_status build_layout(gs_predictor *p)
     memset(&cl, 0, sizeof cl);
     if ((st = cluster_svs(p->m, &cl))) goto cleanup;
     p->n_blocks = cl.n_clusters;
-    /* GS_PRED_LAYOUT=rows / =dense overrides the choice (tests run the golden cases both ways). */
-    const char *lay = getenv("GS_PRED_LAYOUT");
-    const int force = lay && strcmp(lay, "rows") == 0 ? 1 : lay && strcmp(lay, "dense") == 0 ? -1 : 0;
+    /* GS_PRED_LAYOUT=rows / =dense (gs_tuning.pred_blocks) overrides the choice (tests run the
+     * golden cases both ways). */
+    const int force = p->force_blocks == GS_PRED_BLOCKS_ROWS ? 1 : p->force_blocks == GS_PRED_BLOCKS_DENSE ? -1 : 0;
     if ((st = plan_blocks(p, &cl, force, &p->h)) || (st = fill_blocks(p->m, p->n_blocks, &p->h)) ||
         (st = build_pairs(p, &p->h)))
         goto cleanup;
@@ -460,13 +462,15 @@ cleanup:
     return st;
 }
 
-gs_status gs_predictor_create(const gs_model *m, gs_predictor **out)
+gs_status gs_predictor_create(const gs_model *m, const gs_tuning *tuning, gs_predictor **out)
 {
     gs_status st = GS_OK;
     *out = NULL;
     gs_predictor *p = calloc(1, sizeof *p);
     if (!p) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     p->m = m;
+    p->force_blocks = tuning ? tuning->pred_blocks : GS_PRED_BLOCKS_AUTO;
+    p->force_tile = tuning ? tuning->pred_tile : GS_TUNE_AUTO;
     p->n_dec = gs_pred_n_dec(m);
     if (m->l < 1 || p->n_dec < 1 || m->kernel_type == GS_KERNEL_PRECOMPUTED) {
         st = GS_FAIL(GS_ERR_ARG, "the model has no support vectors to evaluate on a device");
@@ -543,11 +547,9 @@ gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *pro
     p->exact = !contracts && (m->kernel_type == GS_KERNEL_LINEAR || m->kernel_type == GS_KERNEL_POLY);
     /* The tiled path (GPUs by default: on a CPU device the merge is faster) adds x * 0 for the
      * dot kernels, which is exact only for finite SV values (RBF's (x - 0)^2 and (0 - v)^2 are
-     * exact for any value). GS_PRED_LAYOUT=tile / =merge force it on / off (the tests run the
-     * golden cases both ways). */
-    const char *lay = getenv("GS_PRED_LAYOUT");
-    p->tile = lay && strcmp(lay, "tile") == 0 ? 1 : lay && strcmp(lay, "merge") == 0 ? 0
-              : (ocl->device_type & CL_DEVICE_TYPE_GPU) != 0;
+     * exact for any value). GS_PRED_LAYOUT=tile / =merge (gs_tuning.pred_tile) force it on / off
+     * (the tests run the golden cases both ways). */
+    p->tile = p->force_tile != GS_TUNE_AUTO ? p->force_tile == 1 : (ocl->device_type & CL_DEVICE_TYPE_GPU) != 0;
     if (p->tile && m->kernel_type != GS_KERNEL_RBF)
         for (int64_t e = 0; e < m->sv_ptr[m->l]; e++)
             if (!isfinite(m->sv_val[e])) { p->tile = 0; break; }

@@ -50,9 +50,10 @@ void gs_pred_program_release(gs_pred_program *p);
 
 /* Clusters m's support vectors by sparsity pattern and lays them out for the device, on the host
  * (so it can run while the device is still starting). m must outlive the predictor, have SVs and
- * decision values, and not use a precomputed kernel.
+ * decision values, and not use a precomputed kernel. tuning (NULL: defaults) may force the block
+ * storage (pred_blocks) and the tiled path (pred_tile, applied at attach); it is copied.
  * @return GS_OK, GS_ERR_ARG (nothing to evaluate on a device), GS_ERR_NOMEM */
-gs_status gs_predictor_create(const gs_model *m, gs_predictor **out);
+gs_status gs_predictor_create(const gs_model *m, const gs_tuning *tuning, gs_predictor **out);
 /* Uploads the layout to an open device, once. Takes ownership of *prog (zeroed on return), also on
  * failure (gs_predictor_free releases it).
  * @return GS_OK, GS_ERR_NOMEM, GS_ERR_OCL */

@@ -101,6 +101,7 @@ struct gs_solver {
     int profile;
     int split;             /* split rounds (see solve_batch): -1 for lone problems that fit, 0 never,
                             * 1 always (GPUSVM_SPLIT) */
+    gs_tuning tuning;      /* param->tuning: the forced paths and the batch cap (util/tuning.h) */
     cl_command_queue queue; /* each solver has its own, so pairs can run on several threads */
     cl_command_queue xfer;  /* split rounds: the kernel matrices' reads, beside the heads' kernels */
     cl_program prog;
@@ -158,6 +159,7 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, cons
     s->eps = param->eps;
     s->q = param->ws_size;
     s->keep = param->ws_keep;
+    s->tuning = param->tuning;
     s->wg = param->cluster_size;
     if (s->q < 2 || s->keep < 0 || s->keep > s->q - 2) {
         st = GS_FAIL(GS_ERR_ARG, "--ws-size %d / --ws-keep %d: need ws-size >= 2 and ws-keep <= ws-size - 2",
@@ -172,8 +174,7 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, cons
     cl_command_queue_properties props = 0;
     clGetCommandQueueInfo(ocl->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
     s->profile = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
-    const char *sp = getenv("GPUSVM_SPLIT"); /* 0 or 1: force either round form (the tests run both) */
-    s->split = sp && strcmp(sp, "0") == 0 ? 0 : (sp && strcmp(sp, "1") == 0 ? 1 : -1);
+    s->split = s->tuning.split; /* 0 or 1: force either round form (the tests run both); -1 auto */
     if ((st = make_queue(s))) goto cleanup;
     double t0 = gs_now();
     char opts[256];
@@ -585,9 +586,8 @@ static int host_threads(void)
  * ~0.13 ms of it before the second part of the subproblem. */
 static int use_courier(const gs_solver *s)
 {
-    const char *e = getenv("GPUSVM_COURIER");
-    if (e && strcmp(e, "0") == 0) return 0;
-    if (e && strcmp(e, "1") == 0) return 1;
+    if (s->tuning.courier == 0) return 0;
+    if (s->tuning.courier == 1) return 1;
     return (s->ocl->device_type & CL_DEVICE_TYPE_GPU) && sysconf(_SC_NPROCESSORS_ONLN) >= 4;
 }
 
@@ -1078,9 +1078,8 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     int one_group = 1;
     for (int i = 0; i < np; i++)
         if (pr[i].npos > ONE_GROUP_MAX) one_group = 0;
-    const char *sel = getenv("GPUSVM_SELECT");
-    if (sel && strcmp(sel, "one") == 0) one_group = 1;
-    if (sel && strcmp(sel, "multi") == 0) one_group = 0;
+    if (s->tuning.select == GS_SELECT_ONE) one_group = 1;
+    if (s->tuning.select == GS_SELECT_MULTI) one_group = 0;
 
     const int ncl = cl->n_clusters;
     const size_t ncols_total = (size_t)cl->col_off[ncl];
@@ -1539,9 +1538,8 @@ gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ys
      * gets a batch of its own) */
     if (dev_cap > ((size_t)4 << 30) - ((size_t)64 << 20)) dev_cap = ((size_t)4 << 30) - ((size_t)64 << 20);
     size_t pin_cap = (size_t)512 << 20, host_cap = (size_t)1 << 30;
-    const char *mb = getenv("GPUSVM_BATCH_MB"); /* a smaller budget, e.g. to test several batches */
-    if (mb && atol(mb) > 0) {
-        const size_t cap = (size_t)atol(mb) << 20;
+    if (s->tuning.batch_mb > 0) { /* a smaller budget, e.g. to test several batches */
+        const size_t cap = (size_t)s->tuning.batch_mb << 20;
         if (cap < dev_cap) dev_cap = cap;
         if (cap < pin_cap) pin_cap = cap;
         if (cap < host_cap) host_cap = cap;

@@ -115,7 +115,7 @@ int main(void)
     check_host();
     check_embedded();
     gs_ocl o;
-    gs_status st = gs_ocl_open(&o, NULL);
+    gs_status st = gs_ocl_open(&o, NULL, NULL);
     if (st == GS_ERR_NODEVICE || st == GS_ERR_UNSUPPORTED) {
         SKIP("no usable OpenCL device: %s", gs_last_error());
         TEST_END();

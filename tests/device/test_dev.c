@@ -196,7 +196,7 @@ static void check_upload(const gs_dev *d)
 int main(void)
 {
     gs_ocl o;
-    gs_status st = gs_ocl_open(&o, NULL);
+    gs_status st = gs_ocl_open(&o, NULL, NULL);
     if (st == GS_ERR_NODEVICE || st == GS_ERR_UNSUPPORTED) {
         SKIP("no usable OpenCL device: %s", gs_last_error());
         TEST_END();

@@ -1,6 +1,7 @@
-/* test_ocl.c — the OpenCL runtime layer: device listing and choice, builds (good, broken, dev
- * mode), a double axpy and a float dot product against CPU references, opening from a thread.
- * Skips (with a message) what needs a device when there is none. */
+/* test_ocl.c — the OpenCL runtime layer: device listing and choice (by spec and by the tuning's
+ * device, never by the environment), builds (good, broken, dev mode through the tuning's kernel
+ * directory), profiling queues on request, a double axpy and a float dot product against CPU
+ * references, opening from a thread. Skips (with a message) what needs a device when there is none. */
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -55,16 +56,24 @@ static void check_list(void)
 static void check_no_match(void)
 {
     gs_ocl o;
-    gs_status st = gs_ocl_open(&o, "no-such-device-xyz");
+    gs_status st = gs_ocl_open(&o, "no-such-device-xyz", NULL);
     CHECK(st == GS_ERR_NODEVICE, "got %s", gs_status_name(st));
     CHECK(strstr(gs_last_error(), "no OpenCL device") && strstr(gs_last_error(), "no-such-device-xyz"),
           "message: %s", gs_last_error());
     gs_ocl_close(&o);
-    st = gs_ocl_open(&o, "999999");
+    st = gs_ocl_open(&o, "999999", NULL);
     CHECK(st == GS_ERR_NODEVICE, "index out of range gave %s", gs_status_name(st));
     CHECK(strstr(gs_last_error(), "999999") != NULL, "message: %s", gs_last_error());
     gs_ocl_close(&o);
     gs_ocl_close(NULL);
+    /* the tuning's device stands in for a missing spec, and the message says where it came from */
+    gs_tuning t;
+    gs_tuning_init(&t);
+    t.device = "no-such-device-xyz";
+    st = gs_ocl_open(&o, NULL, &t);
+    CHECK(st == GS_ERR_NODEVICE && strstr(gs_last_error(), "'no-such-device-xyz' (from GPUSVM_DEVICE)"),
+          "tuning device: %s: %s", gs_status_name(st), gs_last_error());
+    gs_ocl_close(&o);
 }
 
 /* Opening from a helper thread, as the trainer does while it reads data. */
@@ -76,7 +85,7 @@ struct open_job {
 static void *open_thread(void *arg)
 {
     struct open_job *j = arg;
-    j->st = gs_ocl_open(&j->o, NULL);
+    j->st = gs_ocl_open(&j->o, NULL, NULL);
     snprintf(j->err, sizeof j->err, "%s", gs_last_error());
     return NULL;
 }
@@ -277,16 +286,35 @@ static void check_builds(gs_ocl *o)
         SKIP("dev mode: kernels/selftest.cl not found from the current directory");
     } else {
         fclose(f);
-        setenv("GPUSVM_KERNEL_DIR", "kernels", 1);
+        /* the kernel directory comes from the tuning (copied), never from the environment */
+        setenv("GPUSVM_KERNEL_DIR", "/nonexistent-gpusvm-dir", 1);
         st = gs_ocl_build(o, "selftest", "-DWG=16", &p);
-        CHECK(st == GS_OK, "dev mode build: %s", gs_last_error());
+        CHECK(st == GS_OK, "GPUSVM_KERNEL_DIR in the environment changed the build: %s", gs_last_error());
         if (p) clReleaseProgram(p);
         p = NULL;
-        setenv("GPUSVM_KERNEL_DIR", "/nonexistent-gpusvm-dir", 1);
-        st = gs_ocl_build(o, "selftest", "", &p);
-        CHECK(st == GS_ERR_IO && strstr(gs_last_error(), "/nonexistent-gpusvm-dir/"), "got %s: %s",
-              gs_status_name(st), gs_last_error());
         unsetenv("GPUSVM_KERNEL_DIR");
+        const char *dirs[2] = {"kernels", "/nonexistent-gpusvm-dir"};
+        for (int i = 0; i < 2; i++) {
+            gs_tuning t;
+            gs_tuning_init(&t);
+            char dir[64];
+            snprintf(dir, sizeof dir, "%s", dirs[i]);
+            t.kernel_dir = dir;
+            gs_ocl d;
+            st = gs_ocl_open(&d, "0", &t);
+            dir[0] = '\0'; /* gs_ocl_open copied it */
+            CHECK(st == GS_OK, "open: %s", gs_last_error());
+            if (st != GS_OK) continue;
+            st = gs_ocl_build(&d, "selftest", i == 0 ? "-DWG=16" : "", &p);
+            if (i == 0)
+                CHECK(st == GS_OK, "dev mode build: %s", gs_last_error());
+            else
+                CHECK(st == GS_ERR_IO && strstr(gs_last_error(), "/nonexistent-gpusvm-dir/"), "got %s: %s",
+                      gs_status_name(st), gs_last_error());
+            if (p) clReleaseProgram(p);
+            p = NULL;
+            gs_ocl_close(&d);
+        }
     }
 
     st = gs_ocl_build(o, "selftest", "", &p);
@@ -307,7 +335,7 @@ int main(void)
 
     gs_ocl o;
     double t0 = now_s();
-    gs_status st = gs_ocl_open(&o, NULL);
+    gs_status st = gs_ocl_open(&o, NULL, NULL);
     double open_ms = (now_s() - t0) * 1e3;
     if (st == GS_ERR_NODEVICE || st == GS_ERR_UNSUPPORTED) {
         SKIP("no usable OpenCL device: %s", gs_last_error());
@@ -334,12 +362,32 @@ int main(void)
     for (char *c = spec; *c; c++) /* matching ignores case */
         if (*c >= 'a' && *c <= 'z')
             *c = (char)(*c - 'a' + 'A');
-    st = gs_ocl_open(&o2, spec);
+    st = gs_ocl_open(&o2, spec, NULL);
     CHECK(st == GS_OK && o2.device == o.device, "open by name '%s': %s", spec, gs_last_error());
     gs_ocl_close(&o2);
-    st = gs_ocl_open(&o2, "0");
+    st = gs_ocl_open(&o2, "0", NULL);
     CHECK(st == GS_OK, "open by index 0: %s", gs_last_error());
     gs_ocl_close(&o2);
+    /* GPUSVM_DEVICE and GPUSVM_PROFILE in the environment change nothing; the tuning does */
+    setenv("GPUSVM_DEVICE", "no-such-device-xyz", 1);
+    setenv("GPUSVM_PROFILE", "1", 1);
+    st = gs_ocl_open(&o2, NULL, NULL);
+    CHECK(st == GS_OK && !o2.profiling, "environment read by the library: %s, profiling %d",
+          gs_last_error(), o2.profiling);
+    gs_ocl_close(&o2);
+    unsetenv("GPUSVM_DEVICE");
+    unsetenv("GPUSVM_PROFILE");
+    {
+        gs_tuning t;
+        gs_tuning_init(&t);
+        t.profile = 1;
+        st = gs_ocl_open(&o2, "0", &t);
+        cl_command_queue_properties qp = 0;
+        if (st == GS_OK) clGetCommandQueueInfo(o2.queue, CL_QUEUE_PROPERTIES, sizeof qp, &qp, NULL);
+        CHECK(st == GS_OK && o2.profiling && (qp & CL_QUEUE_PROFILING_ENABLE), "profile 1: %s",
+              gs_last_error());
+        gs_ocl_close(&o2);
+    }
 
     check_thread_open(&o);
     check_builds(&o);

@@ -1,0 +1,52 @@
+/* env.c — see env.h. The only getenv/setenv calls of gpusvm. */
+#include "cli/env.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* "0" -> 0, "1" -> 1, anything else (or unset) -> dflt: the variables' meaning since they exist. */
+static int env_01(const char *name, int dflt)
+{
+    const char *v = getenv(name);
+    if (v && strcmp(v, "0") == 0) return 0;
+    if (v && strcmp(v, "1") == 0) return 1;
+    return dflt;
+}
+
+/* A non-empty value, or NULL. */
+static const char *env_str(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+void gs_tuning_from_env(gs_tuning *t)
+{
+    gs_tuning_init(t);
+    t->split = env_01("GPUSVM_SPLIT", GS_TUNE_AUTO);
+    t->courier = env_01("GPUSVM_COURIER", GS_TUNE_AUTO);
+    const char *sel = getenv("GPUSVM_SELECT");
+    if (sel && strcmp(sel, "one") == 0) t->select = GS_SELECT_ONE;
+    if (sel && strcmp(sel, "multi") == 0) t->select = GS_SELECT_MULTI;
+    const char *mb = getenv("GPUSVM_BATCH_MB");
+    if (mb && atol(mb) > 0) t->batch_mb = atol(mb);
+    t->device = env_str("GPUSVM_DEVICE");
+    /* set to anything but "1": no profiling, even with --verbose (GPUSVM_PROFILE=0 keeps it off) */
+    if (getenv("GPUSVM_PROFILE")) t->profile = env_01("GPUSVM_PROFILE", 0);
+    t->kernel_dir = env_str("GPUSVM_KERNEL_DIR");
+    const char *lay = getenv("GS_PRED_LAYOUT");
+    if (lay && strcmp(lay, "rows") == 0) t->pred_blocks = GS_PRED_BLOCKS_ROWS;
+    if (lay && strcmp(lay, "dense") == 0) t->pred_blocks = GS_PRED_BLOCKS_DENSE;
+    if (lay && strcmp(lay, "tile") == 0) t->pred_tile = 1;
+    if (lay && strcmp(lay, "merge") == 0) t->pred_tile = 0;
+    t->driver_env = env_01("GPUSVM_DRIVER_ENV", 1) != 0;
+    t->fast_exit = env_01("GPUSVM_FAST_EXIT", 0) == 1;
+    t->exit_wait = env_01("GPUSVM_EXIT_WAIT", 0) == 1;
+}
+
+void gs_cli_driver_env(const gs_tuning *t)
+{
+    if (!t->driver_env) return;
+    setenv("NV_OPENCL_DISABLE_UVM", "1", 0);
+    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
+}

@@ -1,0 +1,21 @@
+/* tuning.c — gs_tuning's defaults. */
+#include "util/tuning.h"
+
+#include <string.h>
+
+void gs_tuning_init(gs_tuning *t)
+{
+    memset(t, 0, sizeof *t);
+    t->split = GS_TUNE_AUTO;
+    t->courier = GS_TUNE_AUTO;
+    t->select = GS_SELECT_AUTO;
+    t->batch_mb = 0;
+    t->device = NULL;
+    t->profile = GS_TUNE_AUTO;
+    t->kernel_dir = NULL;
+    t->pred_blocks = GS_PRED_BLOCKS_AUTO;
+    t->pred_tile = GS_TUNE_AUTO;
+    t->driver_env = 1;
+    t->fast_exit = 0;
+    t->exit_wait = 0;
+}

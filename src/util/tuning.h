@@ -1,0 +1,56 @@
+/* tuning.h — gs_tuning: every knob that changes how gpusvm runs (which code path, which device,
+ * where kernels come from, how the process ends), never what it computes. The library reads these
+ * settings from this struct only, never from the environment; the CLIs fill it once from the
+ * environment (gs_tuning_from_env, src/cli/env.h), so each field names the variable it comes from.
+ * gs_tuning_init's defaults mean "as without the variable". */
+#ifndef GS_TUNING_H
+#define GS_TUNING_H
+
+/* A setting left to gpusvm (split, courier, profile). */
+#define GS_TUNE_AUTO (-1)
+
+/* select: which selection kernels training uses */
+enum { GS_SELECT_AUTO = 0, GS_SELECT_ONE = 1, GS_SELECT_MULTI = 2 };
+/* pred_blocks: how the predictor stores its SV blocks */
+enum { GS_PRED_BLOCKS_AUTO = 0, GS_PRED_BLOCKS_ROWS = 1, GS_PRED_BLOCKS_DENSE = 2 };
+
+typedef struct gs_tuning {
+    /* ---- training (src/train/solver.c) ---- */
+    int split;       /* GPUSVM_SPLIT=0|1: 1 splits every round into two parts (two banks of kernel
+                        rows), 0 never; GS_TUNE_AUTO (default): split lone problems that fit */
+    int courier;     /* GPUSVM_COURIER=0|1: split rounds enqueue their first part on a courier
+                        thread (1) or not (0); GS_TUNE_AUTO (default): on a GPU with 4+ cores */
+    int select;      /* GPUSVM_SELECT=one|multi: GS_SELECT_ONE forces the one-work-group
+                        selection, GS_SELECT_MULTI the multi-work-group chain; GS_SELECT_AUTO
+                        (default) picks by problem size */
+    long batch_mb;   /* GPUSVM_BATCH_MB=N: caps the device, pinned and host budget of one batch
+                        of problems at N MB (to test several batches); 0 (default): no cap */
+    /* ---- device (src/device/ocl.c) ---- */
+    const char *device;     /* GPUSVM_DEVICE: the device spec used when the caller gives none
+                               (gs_ocl_open); NULL (default): the first GPU, else any device.
+                               Borrowed: must outlive the gs_ocl_open call */
+    int profile;            /* GPUSVM_PROFILE=0|1: 1 makes profiling queues (per-kernel device
+                               times), 0 not; GS_TUNE_AUTO (default): not, and gpusvm-train's
+                               --verbose turns it on */
+    const char *kernel_dir; /* GPUSVM_KERNEL_DIR: read <dir>/<name>.cl instead of the embedded
+                               kernels (developing); NULL (default): embedded. Copied by
+                               gs_ocl_open */
+    /* ---- prediction (src/predict/predictor.c), both from GS_PRED_LAYOUT ---- */
+    int pred_blocks;        /* =rows: every SV block row-wise (GS_PRED_BLOCKS_ROWS); =dense: none
+                               (GS_PRED_BLOCKS_DENSE); default GS_PRED_BLOCKS_AUTO: by sparsity */
+    int pred_tile;          /* =tile: the tiled dense path on (1); =merge: off (0); default
+                               GS_TUNE_AUTO: on for GPUs */
+    /* ---- the process (read by the CLIs only) ---- */
+    int driver_env;  /* GPUSVM_DRIVER_ENV=0 gives 0: the CLIs leave NVIDIA's start-up variables
+                        alone; 1 (default): they set them where the user has not (src/cli/env.h) */
+    int fast_exit;   /* GPUSVM_FAST_EXIT=1 (or --fast-exit) gives 1: the CLIs end through
+                        gs_exit_fast (src/cli/fastexit.h); 0 (default): a plain exit that
+                        releases the device in the process */
+    int exit_wait;   /* GPUSVM_EXIT_WAIT=1 gives 1: a plain exit even when fast_exit asks for
+                        the other (the variable's meaning before fast_exit was opt-in); 0 default */
+} gs_tuning;
+
+/* Fills the defaults above (every knob "as without its variable"). */
+void gs_tuning_init(gs_tuning *t);
+
+#endif

@@ -1,0 +1,139 @@
+/* test_env.c — the CLIs' one reading of the environment (src/cli/env.c): gs_tuning_from_env gives
+ * gs_tuning_init's defaults with no variable set, reads each variable with its meaning (values it
+ * does not know leave the default), and gs_cli_driver_env sets NV_OPENCL_DISABLE_UVM=1 and
+ * CUDA_DEVICE_MAX_CONNECTIONS=1 when they are unset, leaves a value the user set (even an empty
+ * one) as it is, and with GPUSVM_DRIVER_ENV=0 sets nothing. The library itself reads no variable:
+ * gs_param_init's tuning is the default whatever the environment holds. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/param.h"
+#include "cli/env.h"
+#include "testlib.h"
+
+static const char *const k_vars[] = {
+    "GPUSVM_SPLIT", "GPUSVM_COURIER", "GPUSVM_SELECT", "GPUSVM_BATCH_MB", "GPUSVM_DEVICE",
+    "GPUSVM_PROFILE", "GPUSVM_KERNEL_DIR", "GS_PRED_LAYOUT", "GPUSVM_DRIVER_ENV", "GPUSVM_FAST_EXIT",
+    "GPUSVM_EXIT_WAIT",
+};
+#define N_VARS (sizeof k_vars / sizeof k_vars[0])
+
+static int is(const char *name, const char *want)
+{
+    const char *v = getenv(name);
+    if (!want) return v == NULL;
+    return v && strcmp(v, want) == 0;
+}
+
+static int same_tuning(const gs_tuning *a, const gs_tuning *b)
+{
+    return a->split == b->split && a->courier == b->courier && a->select == b->select &&
+           a->batch_mb == b->batch_mb && a->device == b->device && a->profile == b->profile &&
+           a->kernel_dir == b->kernel_dir && a->pred_blocks == b->pred_blocks &&
+           a->pred_tile == b->pred_tile && a->driver_env == b->driver_env &&
+           a->fast_exit == b->fast_exit && a->exit_wait == b->exit_wait;
+}
+
+static void check_defaults(void)
+{
+    gs_tuning d, t;
+    gs_tuning_init(&d);
+    CHECK(d.split == GS_TUNE_AUTO && d.courier == GS_TUNE_AUTO && d.select == GS_SELECT_AUTO &&
+          d.batch_mb == 0 && !d.device && d.profile == GS_TUNE_AUTO && !d.kernel_dir &&
+          d.pred_blocks == GS_PRED_BLOCKS_AUTO && d.pred_tile == GS_TUNE_AUTO && d.driver_env == 1 &&
+          d.fast_exit == 0 && d.exit_wait == 0, "gs_tuning_init's defaults");
+    for (size_t i = 0; i < N_VARS; i++) unsetenv(k_vars[i]);
+    gs_tuning_from_env(&t);
+    CHECK(same_tuning(&t, &d), "no variable set: the defaults");
+    /* unknown values leave the defaults, as the variables always did */
+    const char *odd[N_VARS] = {"2", "yes", "all", "-5", "", "2", "", "columns", "no", "2", "yes"};
+    for (size_t i = 0; i < N_VARS; i++) setenv(k_vars[i], odd[i], 1);
+    gs_tuning_from_env(&t);
+    d.profile = 0; /* GPUSVM_PROFILE set to anything but 1: no profiling, even with --verbose */
+    CHECK(same_tuning(&t, &d), "unknown values: the defaults (profile %d, driver_env %d)", t.profile,
+          t.driver_env);
+    /* the library's own defaults ignore the environment */
+    gs_param p;
+    gs_param_init(&p);
+    gs_tuning_init(&d);
+    CHECK(same_tuning(&p.tuning, &d), "gs_param_init reads no environment variable");
+    gs_param_free(&p);
+    for (size_t i = 0; i < N_VARS; i++) unsetenv(k_vars[i]);
+}
+
+static void check_values(void)
+{
+    gs_tuning t;
+    setenv("GPUSVM_SPLIT", "0", 1);
+    setenv("GPUSVM_COURIER", "1", 1);
+    setenv("GPUSVM_SELECT", "one", 1);
+    setenv("GPUSVM_BATCH_MB", "12", 1);
+    setenv("GPUSVM_DEVICE", "pocl", 1);
+    setenv("GPUSVM_PROFILE", "1", 1);
+    setenv("GPUSVM_KERNEL_DIR", "kernels", 1);
+    setenv("GS_PRED_LAYOUT", "rows", 1);
+    setenv("GPUSVM_DRIVER_ENV", "0", 1);
+    setenv("GPUSVM_FAST_EXIT", "1", 1);
+    setenv("GPUSVM_EXIT_WAIT", "1", 1);
+    gs_tuning_from_env(&t);
+    CHECK(t.split == 0 && t.courier == 1 && t.select == GS_SELECT_ONE && t.batch_mb == 12, "training knobs");
+    CHECK(t.device && strcmp(t.device, "pocl") == 0 && t.profile == 1 && t.kernel_dir &&
+          strcmp(t.kernel_dir, "kernels") == 0, "device knobs");
+    CHECK(t.pred_blocks == GS_PRED_BLOCKS_ROWS && t.pred_tile == GS_TUNE_AUTO, "GS_PRED_LAYOUT=rows");
+    CHECK(t.driver_env == 0 && t.fast_exit == 1 && t.exit_wait == 1, "process knobs");
+    setenv("GPUSVM_SPLIT", "1", 1);
+    setenv("GPUSVM_COURIER", "0", 1);
+    setenv("GPUSVM_SELECT", "multi", 1);
+    setenv("GPUSVM_PROFILE", "0", 1);
+    setenv("GS_PRED_LAYOUT", "merge", 1);
+    gs_tuning_from_env(&t);
+    CHECK(t.split == 1 && t.courier == 0 && t.select == GS_SELECT_MULTI && t.profile == 0, "the other values");
+    CHECK(t.pred_blocks == GS_PRED_BLOCKS_AUTO && t.pred_tile == 0, "GS_PRED_LAYOUT=merge");
+    setenv("GS_PRED_LAYOUT", "tile", 1);
+    gs_tuning_from_env(&t);
+    CHECK(t.pred_tile == 1, "GS_PRED_LAYOUT=tile");
+    setenv("GS_PRED_LAYOUT", "dense", 1);
+    gs_tuning_from_env(&t);
+    CHECK(t.pred_blocks == GS_PRED_BLOCKS_DENSE, "GS_PRED_LAYOUT=dense");
+    for (size_t i = 0; i < N_VARS; i++) unsetenv(k_vars[i]);
+}
+
+static void check_driver_env(void)
+{
+    static const char *const vars[] = {"NV_OPENCL_DISABLE_UVM", "CUDA_DEVICE_MAX_CONNECTIONS"};
+    gs_tuning t;
+    /* unset: both set to 1 */
+    unsetenv("GPUSVM_DRIVER_ENV");
+    for (int i = 0; i < 2; i++) unsetenv(vars[i]);
+    gs_tuning_from_env(&t);
+    gs_cli_driver_env(&t);
+    for (int i = 0; i < 2; i++)
+        CHECK(is(vars[i], "1"), "%s unset -> 1, got %s", vars[i], getenv(vars[i]) ? getenv(vars[i]) : "(unset)");
+
+    /* the user's values stay, an empty one too */
+    setenv("NV_OPENCL_DISABLE_UVM", "0", 1);
+    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "", 1);
+    gs_cli_driver_env(&t);
+    CHECK(is("NV_OPENCL_DISABLE_UVM", "0"), "user's 0 kept");
+    CHECK(is("CUDA_DEVICE_MAX_CONNECTIONS", ""), "user's empty value kept");
+
+    /* GPUSVM_DRIVER_ENV=0: nothing set; any other value: as unset */
+    for (int i = 0; i < 2; i++) unsetenv(vars[i]);
+    setenv("GPUSVM_DRIVER_ENV", "0", 1);
+    gs_tuning_from_env(&t);
+    gs_cli_driver_env(&t);
+    for (int i = 0; i < 2; i++) CHECK(is(vars[i], NULL), "GPUSVM_DRIVER_ENV=0 leaves %s unset", vars[i]);
+    setenv("GPUSVM_DRIVER_ENV", "1", 1);
+    gs_tuning_from_env(&t);
+    gs_cli_driver_env(&t);
+    for (int i = 0; i < 2; i++) CHECK(is(vars[i], "1"), "GPUSVM_DRIVER_ENV=1 sets %s", vars[i]);
+    unsetenv("GPUSVM_DRIVER_ENV");
+}
+
+int main(void)
+{
+    check_defaults();
+    check_values();
+    check_driver_env();
+    TEST_END();
+}
