@@ -367,7 +367,7 @@ int main(int argc, char **argv)
     gs_ocl_driver_env(); /* before any thread and any OpenCL call */
     int helper_rc;
     if (gs_warm_run_if_helper(argc, argv, &helper_rc)) return helper_rc;
-    gs_log log = {0, 0};
+    gs_log log = {0};
     int probability = 0;
     const char *device_spec = NULL;
     int mem_mb = 0, i;
