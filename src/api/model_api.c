@@ -6,6 +6,7 @@
  * predicted as it reads). The copy costs about as much as the kernel evaluations it precedes. */
 #include "svm.h"
 
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,12 +18,36 @@
 #include "predict/probability.h"
 #include "util/status.h"
 
+/* Model files have '.' decimals whatever the program's locale (a program that called
+ * setlocale(LC_ALL, "") in a ',' locale would otherwise write "0,5" and misread "0.5"). LIBSVM
+ * switches the process's locale with setlocale around its reader and writer; uselocale switches
+ * only this thread's, so other threads are not affected. */
+typedef struct numeric_c {
+    locale_t c, prev;
+} numeric_c;
+
+static void numeric_c_begin(numeric_c *s)
+{
+    s->c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    s->prev = s->c ? uselocale(s->c) : (locale_t)0;
+}
+
+static void numeric_c_end(numeric_c *s)
+{
+    if (!s->c) return;
+    uselocale(s->prev);
+    freelocale(s->c);
+}
+
 int svm_save_model(const char *model_file_name, const struct svm_model *model)
 {
     gs_model g;
     gs_clear_error();
     if (gs_api_model_to(model, &g) != GS_OK) return -1;
+    numeric_c loc;
+    numeric_c_begin(&loc);
     const gs_status st = gs_model_write(model_file_name, &g);
+    numeric_c_end(&loc);
     gs_model_free(&g);
     return st == GS_OK ? 0 : -1;
 }
@@ -32,7 +57,10 @@ struct svm_model *svm_load_model(const char *model_file_name)
     gs_model g;
     struct svm_model *m = NULL;
     gs_clear_error();
+    numeric_c loc;
+    numeric_c_begin(&loc);
     const gs_status st = gs_model_read(model_file_name, &g);
+    numeric_c_end(&loc);
     /* like svm_load_model: silent when the file cannot be opened, the reason when it is malformed */
     if (st != GS_OK) {
         if (st != GS_ERR_IO) fprintf(stderr, "%s\n", gs_last_error());
