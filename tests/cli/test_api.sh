@@ -10,6 +10,8 @@
 #  - tests/api/predict.c (svm-predict on svm.h) equals svm-predict on models of every type;
 #  - Debian's python3-libsvm with LD_LIBRARY_PATH=prefix/lib/gpusvm trains gpusvm's model;
 #  - svm_check_parameter's messages equal LIBSVM's;
+#  - tests/api/edge.c: degenerate problems, refused rows, load/save failures, the device choice,
+#    gpusvm_train's tunables, two trainings in two threads;
 #  - model files read and written under a ',' locale (de_DE made with localedef);
 #  - the man pages format without warnings.
 # Each part SKIPs (saying why) when its tool is missing: a C compiler, pkg-config, libsvm-dev,
@@ -143,6 +145,57 @@ if command -v localedef >/dev/null 2>&1 && localedef -i de_DE -f UTF-8 "$TMPD/lo
     esac
 else
     skip "localedef or the de_DE locale source (locales) missing: model files under a ',' locale not tested"
+fi
+# svm.h's corners and the gpusvm_* extensions (tests/api/edge.c says what each line is)
+"$CC" $CFL $PCC "$API/edge.c" -o "$TMPD/edge" $PCL -lpthread -Wl,-rpath,"$INST/lib" || fail "edge.c link"
+mkdir -p "$TMPD/edge.d"
+if "$TMPD/edge" "$DATA" "$TMPD/edge.d" > "$TMPD/edge.txt" 2> "$TMPD/edge.err"; then
+    head -n 6 "$TMPD/edge.txt" > "$TMPD/edge.head"
+    check_file_eq "edge: training lines on stdout without a print function" "$TMPD/ref.stdout" "$TMPD/edge.head"
+    tail -n +7 "$TMPD/edge.txt" > "$TMPD/edge.rest"
+    cat > "$TMPD/edge.expected" <<EOF
+empty: model
+empty: nr_class 0 nr_sv 0 predicts 0
+one_class: model
+one_class: nr_class 1 label 2 predicts 2
+descending: NULL
+huge_value: NULL
+nan_label: NULL
+null_row: NULL
+last_error: prob->x[1] is NULL
+load_missing: NULL
+load_bad: NULL
+save_unwritable: -1
+set_device_while_open: -1
+set_device_nomatch: 0
+nomatch: NULL
+set_device_auto: 0
+options: 0 -1 64 256 1
+ws16: model
+ws3: NULL
+last_error: --ws-size must be an even number from 2 to 1024
+defaults: model
+thread1: model
+thread2: model
+EOF
+    check_file_eq "edge: results" "$TMPD/edge.expected" "$TMPD/edge.rest"
+    for w in "index 1 after 2 (indices must ascend" "value 1e+39 of index 1 does not fit in single precision" \
+             "prob->y[1] is nan" "bad.model:3: gamma needs a finite number" "no OpenCL device matches 'no such device"; do
+        grep -qF "$w" "$TMPD/edge.err" && pass || fail "edge: no [$w] on stderr"
+    done
+    : > "$TMPD/empty"
+    "$TRAIN" -q "$TMPD/empty" "$TMPD/c_empty.model"
+    check_file_eq "edge: empty problem = gpusvm-train's" "$TMPD/c_empty.model" "$TMPD/edge.d/empty.model"
+    head -n 3 "$DATA" | awk '{ $1 = 2; print }' > "$TMPD/one"
+    "$TRAIN" -q -g 0.076923076923076927 "$TMPD/one" "$TMPD/c_one.model" # 1/13 as %.17g
+    check_file_eq "edge: one class = gpusvm-train's" "$TMPD/c_one.model" "$TMPD/edge.d/one_class.model"
+    "$TRAIN" -q --ws-size 16 "$DATA" "$TMPD/c_ws16.model"
+    check_file_eq "edge: gpusvm_train ws_size 16 = --ws-size 16" "$TMPD/c_ws16.model" "$TMPD/edge.d/ws16.model"
+    for m in defaults thread1 thread2; do
+        check_file_eq "edge: $m" "$TMPD/ref.model" "$TMPD/edge.d/$m.model"
+    done
+else
+    fail "edge: exit status"; tail -3 "$TMPD/edge.err"
 fi
 # 3 classes (labels 1 2 3 by row), for the one-vs-one vote and probability coupling
 awk '{ $1 = NR % 3 + 1; print }' "$DATA" > "$TMPD/three"
