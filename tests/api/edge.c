@@ -82,7 +82,7 @@ static struct svm_model *train_save(const char *name, const struct svm_problem *
 
 static void *train_thread(void *arg)
 {
-    train_save((const char *)arg, &g_prob, &g_param, NULL);
+    drop(train_save((const char *)arg, &g_prob, &g_param, NULL));
     return NULL;
 }
 
