@@ -67,11 +67,11 @@ static int read_data(const char *path)
 }
 
 /* Trains, saves into DIR/name.model (when a model came), prints "name: model" or "name: NULL". */
-static struct svm_model *train_save(const char *name, const struct svm_problem *prob,
+/* Trains and saves into DIR/name.model (when a model came). */
+static struct svm_model *train_only(const char *name, const struct svm_problem *prob,
                                     const struct svm_parameter *param, const struct gpusvm_options *opt)
 {
     struct svm_model *m = opt ? gpusvm_train(prob, param, opt) : svm_train(prob, param);
-    printf("%s: %s\n", name, m ? "model" : "NULL");
     if (m) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s.model", g_dir, name);
@@ -80,10 +80,22 @@ static struct svm_model *train_save(const char *name, const struct svm_problem *
     return m;
 }
 
+/* train_only, then "name: model" or "name: NULL". */
+static struct svm_model *train_save(const char *name, const struct svm_problem *prob,
+                                    const struct svm_parameter *param, const struct gpusvm_options *opt)
+{
+    struct svm_model *m = train_only(name, prob, param, opt);
+    printf("%s: %s\n", name, m ? "model" : "NULL");
+    return m;
+}
+
+/* One of two concurrent trainings; the result is printed by main, in order. */
 static void *train_thread(void *arg)
 {
-    drop(train_save((const char *)arg, &g_prob, &g_param, NULL));
-    return NULL;
+    struct svm_model *m = train_only((const char *)arg, &g_prob, &g_param, NULL);
+    const int ok = m != NULL;
+    drop(m);
+    return ok ? arg : NULL;
 }
 
 static void degenerate(void)
@@ -179,8 +191,10 @@ int main(int argc, char **argv)
     pthread_t t1, t2;
     pthread_create(&t1, NULL, train_thread, "thread1");
     pthread_create(&t2, NULL, train_thread, "thread2");
-    pthread_join(t1, NULL);
-    pthread_join(t2, NULL);
+    void *r1, *r2;
+    pthread_join(t1, &r1);
+    pthread_join(t2, &r2);
+    printf("thread1: %s\nthread2: %s\n", r1 ? "model" : "NULL", r2 ? "model" : "NULL");
     gpusvm_release_device();
     for (int i = 0; i < g_prob.l; i++) free(g_prob.x[i]);
     free(g_prob.x);
