@@ -94,8 +94,9 @@ struct svm_model
  * negative indices or a value a float cannot hold, no usable OpenCL device. The first call opens
  * the OpenCL device (see gpusvm_set_device); trainings in several threads run one at a time. */
 struct svm_model *svm_train(const struct svm_problem *prob, const struct svm_parameter *param);
-/* n-fold cross validation, predicted values into target[prob->l]. Not built in gpusvm yet: prints
- * a message on stderr and fills target with NaN. */
+/* n-fold cross validation with LIBSVM 3.24's folds: target[i] gets row i's prediction by the model
+ * trained without its fold (the folds' training lines go to the print function). On failure (the
+ * cases svm_train refuses, nr_fold < 2, no rows) every target is NaN and stderr says why. */
 void svm_cross_validation(const struct svm_problem *prob, const struct svm_parameter *param, int nr_fold, double *target);
 
 /* Writes the model in LIBSVM's text format (written to a temporary file, then renamed).

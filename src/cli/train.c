@@ -21,7 +21,7 @@
  *  - A lone "-" where an option could start is the training file, standard input; the default model
  *    file is then "stdin.model". LIBSVM reports "Unknown option: -" (with a NUL byte), or prints
  *    the usage when "-" is the last argument (golden options/train_dash_only).
- * *  - Features not built yet (-t 4, -b 1) are refused with "... is not supported yet"
+ *  - Features not built yet (-t 4, -b 1) are refused with "... is not supported yet"
  *    after the parameter check, exit 1.
  *  - "-v n" on an empty file is an error, exit 1, where LIBSVM crashes (golden
  *    badinput/train_empty_cv, SIGFPE).

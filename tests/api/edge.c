@@ -5,8 +5,8 @@
  *
  * Covers: an empty problem and a one-class problem (degenerate models, saved and predicted), rows
  * svm_train must refuse, svm_load_model / svm_save_model failures, the device choice
- * (gpusvm_set_device, gpusvm_release_device), gpusvm_train's tunables, two trainings in two
- * threads, the default print destination. */
+ * (gpusvm_set_device, gpusvm_release_device), gpusvm_train's tunables, svm_cross_validation,
+ * two trainings in two threads, the default print destination. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -188,6 +188,13 @@ int main(int argc, char **argv)
     degenerate();
     refusals();
     extensions();
+    /* svm_cross_validation, 5 folds: the accuracy line svm-train -v 5 prints */
+    double *target = malloc(sizeof(double) * (size_t)g_prob.l);
+    svm_cross_validation(&g_prob, &g_param, 5, target);
+    int correct = 0;
+    for (int i = 0; i < g_prob.l; i++) correct += target[i] == g_prob.y[i];
+    printf("Cross Validation Accuracy = %g%%\n", 100.0 * correct / g_prob.l);
+    free(target);
     pthread_t t1, t2;
     pthread_create(&t1, NULL, train_thread, "thread1");
     pthread_create(&t2, NULL, train_thread, "thread2");

@@ -102,9 +102,9 @@ fi
 "$TMPD/cp_gs" > "$TMPD/cp_gs.txt" 2> "$TMPD/cp_gs.err" || fail "check_param (gpusvm) exit status"
 check_eq "svm_train refuses C <= 0" "train_c_zero: NULL|gpusvm: svm_train: C <= 0" \
     "$(grep '^train_c_zero' "$TMPD/cp_gs.txt")|$(grep 'svm_train' "$TMPD/cp_gs.err")"
-check_eq "svm_cross_validation: NaN" "cross_validation_nan: 6" "$(grep '^cross_validation_nan' "$TMPD/cp_gs.txt")"
-grep -q 'svm_cross_validation: cross validation is not supported yet' "$TMPD/cp_gs.err" && pass ||
-    fail "svm_cross_validation printed no message"
+check_eq "svm_cross_validation: NaN when refused, filled otherwise" "cross_validation_1fold_nan: 6|cross_validation_3folds_nan: 0" \
+    "$(grep '^cross_validation_1fold_nan' "$TMPD/cp_gs.txt")|$(grep '^cross_validation_3folds_nan' "$TMPD/cp_gs.txt")"
+grep -q 'svm_cross_validation: nr_fold is 1' "$TMPD/cp_gs.err" && pass || fail "svm_cross_validation printed no message"
 check_eq "libsvm_version, gpusvm_version" "version: 324 0.1.0" "$(grep '^version' "$TMPD/cp_gs.txt")"
 if [ $HAVE_DEB = 1 ]; then
     # LIBSVM's refusals word for word; what LIBSVM trains, gpusvm trains or calls "not supported yet"
@@ -178,6 +178,7 @@ defaults: model
 thread1: model
 thread2: model
 EOF
+    grep -v '^Cross Validation' "$TMPD/edge.rest" > "$TMPD/edge.rest2" && mv "$TMPD/edge.rest2" "$TMPD/edge.rest"
     check_file_eq "edge: results" "$TMPD/edge.expected" "$TMPD/edge.rest"
     for w in "index 1 after 2 (indices must ascend" "value 1e+39 of index 1 does not fit in single precision" \
              "prob->y[1] is nan" "bad.model:3: gamma needs a finite number" "no OpenCL device matches 'no such device"; do
@@ -189,6 +190,8 @@ EOF
     head -n 3 "$DATA" | awk '{ $1 = 2; print }' > "$TMPD/one"
     "$TRAIN" -q -g 0.076923076923076927 "$TMPD/one" "$TMPD/c_one.model" # 1/13 as %.17g
     check_file_eq "edge: one class = gpusvm-train's" "$TMPD/c_one.model" "$TMPD/edge.d/one_class.model"
+    "$TRAIN" -q -v 5 "$DATA" > "$TMPD/c_cv.txt"
+    check_eq "edge: svm_cross_validation = gpusvm-train -v 5" "$(cat "$TMPD/c_cv.txt")" "$(grep '^Cross Validation' "$TMPD/edge.txt")"
     "$TRAIN" -q --ws-size 16 "$DATA" "$TMPD/c_ws16.model"
     check_file_eq "edge: gpusvm_train ws_size 16 = --ws-size 16" "$TMPD/c_ws16.model" "$TMPD/edge.d/ws16.model"
     for m in defaults thread1 thread2; do
@@ -221,6 +224,11 @@ same_as_cli poly "$TMPD/tp_shared" "$DATA" -t 1 -d 2 -r 1 -g 0.1
 same_as_cli sigmoid_e "$TMPD/tp_shared" "$DATA" -t 3 -e 0.01
 same_as_cli three_classes "$TMPD/tp_shared" "$TMPD/three" -c 4 -w2 0.5
 same_as_cli three_static "$TMPD/tp_static" "$TMPD/three" -g 0.2
+same_as_cli nu_svc "$TMPD/tp_shared" "$DATA" -s 1 -n 0.3
+same_as_cli nu_svc_three "$TMPD/tp_shared" "$TMPD/three" -s 1 -t 0
+same_as_cli one_class "$TMPD/tp_shared" "$DATA" -s 2 -n 0.2
+same_as_cli eps_svr "$TMPD/tp_shared" "$DATA" -s 3 -p 0.2
+same_as_cli nu_svr "$TMPD/tp_static" "$DATA" -s 4 -t 1 -d 2 -c 2
 
 if [ $HAVE_DEB = 1 ]; then
     # the same source against LIBSVM's header and library; NEEDED libsvm.so.3
@@ -295,6 +303,14 @@ if [ -n "$PY" ]; then
         check_file_eq "python3-libsvm on gpusvm: three classes" "$TMPD/c3.model" "$TMPD/py3.model"
     else
         fail "python3-libsvm on gpusvm (three classes): exit status"; tail -3 "$TMPD/py.err"
+    fi
+    # -v 5: the bindings' svm_cross_validation path and their own accuracy line
+    if LD_LIBRARY_PATH="$INST/lib/gpusvm" LD_PRELOAD="$PRE" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" \
+        "$PY" "$API/python_heart.py" "$DATA" "$TMPD/pycv.model" "$TMPD/pycv.out" -v 5 > "$TMPD/pycv.txt" 2> "$TMPD/py.err"; then
+        "$TRAIN" -q -v 5 "$DATA" > "$TMPD/c_cv5.txt"
+        check_file_eq "python3-libsvm on gpusvm: -v 5" "$TMPD/c_cv5.txt" "$TMPD/pycv.txt"
+    else
+        fail "python3-libsvm on gpusvm (-v 5): exit status"; tail -3 "$TMPD/py.err"
     fi
 else
     skip "python3-libsvm not installed: the Python bindings are not run on gpusvm"
