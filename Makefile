@@ -1,12 +1,14 @@
 # gpusvm — build, test, demo.   `make` builds; `make test` installs what is missing (as root) and
 # runs every test; `make asan` builds and tests with Address/UB sanitizers; `make demo` trains and
-# predicts on data/heart_scale.
+# predicts on data/heart_scale; `make lib` builds libgpusvm.{a,so} (include/svm.h's API);
+# `make install [PREFIX=/usr/local] [DESTDIR=]` installs programs, header, libraries, pkg-config
+# file and man pages.
 CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2
 SAN     ?=
 CFLAGS  ?=
-ALL_CFLAGS := -std=c11 -Wall -Wextra -Werror $(OPT) -g -D_DEFAULT_SOURCE -Isrc -I. -I$(BUILD) -MMD -MP $(SAN) $(CFLAGS)
+ALL_CFLAGS := -std=c11 -Wall -Wextra -Werror $(OPT) -g -D_DEFAULT_SOURCE -Isrc -Iinclude -I. -I$(BUILD) -MMD -MP $(SAN) $(CFLAGS)
 LDLIBS  := -lOpenCL -lz -lm
 # src/<layer>/: util io data device train predict api make the library; cli/ the programs.
 LAYERS  := util io data device train predict api
@@ -19,8 +21,16 @@ KERNELS := $(wildcard kernels/*.cl) kernels/abi.h
 TESTSRC := $(wildcard tests/unit/*.c tests/device/*.c)
 TESTBIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TESTSRC))
 BINS    := $(BUILD)/gpusvm-train $(BUILD)/gpusvm-predict
+# The library: the layers again, as position-independent objects of their own with only svm.h's
+# names exported (svm.h sets their visibility); the soname's major follows GPUSVM_VERSION's.
+VERSION := $(shell sed -n 's/^\#define GPUSVM_VERSION "\(.*\)"/\1/p' include/svm.h)
+SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
+PICOBJ  := $(LIBSRC:src/%.c=$(BUILD)/pic/%.o) $(BUILD)/pic/kernels_embed.o
+LIBS    := $(BUILD)/libgpusvm.a $(BUILD)/libgpusvm.so
+PREFIX  ?= /usr/local
+DESTDIR ?=
 
-.PHONY: all test check asan demo clean deps tests fuzz fuzz-build fuzz-harnesses
+.PHONY: all test check asan demo clean deps tests fuzz fuzz-build fuzz-harnesses lib install
 .SECONDARY:
 all: $(BINS)
 	@ln -sf $(BUILD)/gpusvm-train gpusvm-train
@@ -49,12 +59,52 @@ $(BUILD)/tests/%: tests/%.c tests/testlib.h $(BUILD)/libgs.a
 $(BUILD)/obj:
 	mkdir -p $@
 
+$(BUILD)/pic/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(BUILD)/pic/kernels_embed.o: $(BUILD)/kernels_embed.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(BUILD)/libgpusvm.a: $(PICOBJ)
+	rm -f $@ && ar rcs $@ $^
+
+# -z defs: every symbol resolved at link time, so a missing one fails here, not in a user's program.
+# The .so.N link lets programs linked in the build tree run from it (LD_LIBRARY_PATH=$(BUILD)).
+$(BUILD)/libgpusvm.so: $(PICOBJ)
+	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,libgpusvm.so.$(SOMAJOR) -Wl,-z,defs -o $@ $^ $(LDLIBS) -lpthread
+	ln -sf libgpusvm.so $@.$(SOMAJOR)
+
+lib: $(LIBS)
+
+# bin/, include/gpusvm/svm.h, lib/libgpusvm.{a,so} with their soname links, lib/gpusvm/libsvm.so.3
+# (LIBSVM's library name, for programs and bindings built against LIBSVM: LD_LIBRARY_PATH=lib/gpusvm),
+# lib/pkgconfig/gpusvm.pc and share/man/man1. gpusvm-scale goes along once it is built.
+INSTALL_BINS := $(sort $(BINS) $(wildcard $(BUILD)/gpusvm-scale))
+install: $(BINS) $(LIBS)
+	@d='$(DESTDIR)$(PREFIX)'; set -e; \
+	install -d "$$d/bin" "$$d/include/gpusvm" "$$d/lib/gpusvm" "$$d/lib/pkgconfig" "$$d/share/man/man1"; \
+	install -m 755 $(INSTALL_BINS) "$$d/bin/"; \
+	install -m 644 include/svm.h "$$d/include/gpusvm/svm.h"; \
+	install -m 644 $(BUILD)/libgpusvm.a "$$d/lib/libgpusvm.a"; \
+	install -m 755 $(BUILD)/libgpusvm.so "$$d/lib/libgpusvm.so.$(VERSION)"; \
+	ln -sf libgpusvm.so.$(VERSION) "$$d/lib/libgpusvm.so.$(SOMAJOR)"; \
+	ln -sf libgpusvm.so.$(SOMAJOR) "$$d/lib/libgpusvm.so"; \
+	ln -sf ../libgpusvm.so.$(VERSION) "$$d/lib/gpusvm/libsvm.so.3"; \
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	  'Name: gpusvm' 'Description: GPU SVM training and prediction (OpenCL) behind LIBSVM'"'"'s svm.h API' \
+	  'Version: $(VERSION)' 'Cflags: -I$${includedir}/gpusvm' 'Libs: -L$${libdir} -lgpusvm' \
+	  'Libs.private: -lOpenCL -lz -lm -lpthread' > "$$d/lib/pkgconfig/gpusvm.pc"; \
+	install -m 644 man/*.1 "$$d/share/man/man1/"; \
+	echo "installed gpusvm $(VERSION) in $$d"
+
 # test tools: programs the shell tests call, independent of gpusvm's code
 $(BUILD)/tests/tools/%: tests/tools/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< -lm
 
-tests: $(BINS) $(TESTBIN) $(BUILD)/tests/tools/kkt_check
+tests: $(BINS) $(LIBS) $(TESTBIN) $(BUILD)/tests/tools/kkt_check
 
 deps:
 	sh scripts/install-deps.sh
@@ -99,4 +149,4 @@ demo: deps all
 clean:
 	rm -rf build build-* gpusvm-train gpusvm-predict
 
--include $(wildcard $(BUILD)/obj/*.d $(BUILD)/obj/*/*.d)
+-include $(wildcard $(BUILD)/obj/*.d $(BUILD)/obj/*/*.d $(BUILD)/pic/*.d $(BUILD)/pic/*/*.d)

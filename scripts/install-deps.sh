@@ -1,9 +1,10 @@
 #!/bin/sh
 # Installs what gpusvm needs to build and test on Debian 12 / Ubuntu 24.04: the OpenCL loader and
 # headers, PoCL (a CPU OpenCL device for machines without a GPU), zlib, and the test oracle
-# (Debian's libsvm-tools: svm-train/svm-predict, and python3-libsvm). Does nothing when everything is present.
+# (Debian's libsvm-tools: svm-train/svm-predict, and python3-libsvm; libsvm-dev and pkg-config for
+# the library's test, tests/cli/test_api.sh). Does nothing when everything is present.
 set -eu
-PKGS="ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd zlib1g-dev libsvm-tools python3-libsvm python3 make gcc"
+PKGS="ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd zlib1g-dev libsvm-tools libsvm-dev python3-libsvm pkg-config python3 make gcc"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -1,4 +1,5 @@
-/* param.c — gs_param defaults, -wi weights and the one parameter check both CLIs share. */
+/* param.c — gs_param defaults, -wi weights, the one parameter check and the one list of features
+ * not built yet, shared by the CLIs and svm.h's svm_check_parameter. */
 #include "api/param.h"
 
 #include <limits.h>
@@ -179,5 +180,13 @@ const char *gs_param_check(const gs_param *p, const struct gs_problem *prob)
         if (p->cross_validation) return "--multiclass cs does not support -v (cross validation)";
         if (p->ws_size > 1024) return "--multiclass cs needs --ws-size <= 1024";
     }
+    return NULL;
+}
+
+const char *gs_param_unsupported(const gs_param *p)
+{
+    /* Refused loudly instead of being ignored; each entry goes when gs_svm_train learns it. */
+    if (p->kernel_type == GS_KERNEL_PRECOMPUTED) return "the precomputed kernel (-t 4) is not supported yet";
+    if (p->probability) return "probability training (-b 1) is not supported yet";
     return NULL;
 }

@@ -1,5 +1,5 @@
 /* param.h — gs_param: LIBSVM's svm_parameter (same field names and enum numbers) plus gpusvm's
- * long-only GPU options; defaults and the single parameter check shared by the CLIs. */
+ * long-only GPU options; defaults and the single parameter check shared by the CLIs and the library (svm.h). */
 #ifndef GS_PARAM_H
 #define GS_PARAM_H
 
@@ -66,6 +66,12 @@ struct gs_problem;
  * and what --multiclass cs cannot combine with: "--multiclass cs needs -s 0 (C-SVC)", ...).
  * prob may be NULL (skips the nu feasibility test). The text is a static string. */
 const char *gs_param_check(const gs_param *p, const struct gs_problem *prob);
+
+/* What gs_svm_train cannot do yet with these parameters (checked after gs_param_check), as a
+ * static sentence "<feature> is not supported yet", e.g. "nu-SVC (-s 1) is not supported yet";
+ * NULL when it can train them. The one list of missing features: gpusvm-train appends " by
+ * gpusvm-train", svm_check_parameter returns it as it is. */
+const char *gs_param_unsupported(const gs_param *p);
 
 /* A label as LIBSVM groups classes: (int)y, truncating toward zero. Defined for every double: NaN
  * and values outside int's range give INT_MIN, which is what the x86 conversion LIBSVM compiles to

@@ -22,7 +22,7 @@
  *  - A lone "-" where an option could start is the training file, standard input; the default model
  *    file is then "stdin.model". LIBSVM reports "Unknown option: -" (with a NUL byte), or prints
  *    the usage when "-" is the last argument (golden options/train_dash_only).
- * *  - Features not built yet (-t 4, -b 1) are refused with "... is not supported yet"
+ *  - Features not built yet (-t 4, -b 1) are refused with "... is not supported yet"
  *    after the parameter check, exit 1.
  *  - "-v n" on an empty file is an error, exit 1, where LIBSVM crashes (golden
  *    badinput/train_empty_cv, SIGFPE).
@@ -288,15 +288,6 @@ static int parse_args(int argc, char **argv, train_opts *o)
     return KEEP_GOING;
 }
 
-/* Features the solver does not have yet: refused loudly instead of being ignored.
- * @return NULL or the feature's name */
-static const char *unsupported_feature(const gs_param *p)
-{
-    if (p->kernel_type == GS_KERNEL_PRECOMPUTED) return "the precomputed kernel (-t 4)";
-    if (p->probability) return "probability training (-b 1)";
-    return NULL;
-}
-
 static void print_stats(const gs_log *log, const gs_train_stats *s)
 {
     gs_log_verbose(log, "gpusvm: %ld iterations, %ld inner steps, duality gap %g\n", s->iterations,
@@ -367,9 +358,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "ERROR: %s\n", msg);
         goto cleanup;
     }
-    const char *feature = unsupported_feature(&o.param);
-    if (feature) {
-        fprintf(stderr, "%s is not supported yet by gpusvm-train\n", feature);
+    const char *not_built = gs_param_unsupported(&o.param);
+    if (not_built) {
+        fprintf(stderr, "%s by gpusvm-train\n", not_built);
         goto cleanup;
     }
 

@@ -57,6 +57,7 @@ void gs_model_free(gs_model *m)
     free(m->sv_ptr);
     free(m->sv_idx);
     free(m->sv_val);
+    free(m->sv_indices);
     memset(m, 0, sizeof *m);
 }
 

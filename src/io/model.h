@@ -33,6 +33,8 @@ typedef struct gs_model {
     int64_t *sv_ptr;     /* [l+1] */
     int32_t *sv_idx;     /* [nnz]; precomputed models hold only index 0 with the ID as value */
     double *sv_val;      /* [nnz] */
+    int32_t *sv_indices; /* [l] 1-based training row of each SV (gs_svm_train), NULL when read from
+                            a file; not part of the file format (svm.h's svm_get_sv_indices) */
 } gs_model;
 
 /* The largest polynomial degree gs_model_read accepts (model.c says why). */

@@ -42,7 +42,8 @@ static gs_status build_model(const gs_problem *prob, const gs_param *param, cons
     m->sv_ptr = malloc(sizeof(int64_t) * ((size_t)nsv + 1));
     m->sv_idx = malloc(sizeof(int32_t) * (size_t)(nnz ? nnz : 1));
     m->sv_val = malloc(sizeof(double) * (size_t)(nnz ? nnz : 1));
-    if (!m->rho || !m->sv_coef || !m->sv_ptr || !m->sv_idx || !m->sv_val)
+    m->sv_indices = malloc(sizeof(int32_t) * (size_t)(nsv ? nsv : 1)); /* svm.h's sv_indices */
+    if (!m->rho || !m->sv_coef || !m->sv_ptr || !m->sv_idx || !m->sv_val || !m->sv_indices)
         return GS_FAIL(GS_ERR_NOMEM, "out of memory for the model");
     m->rho[0] = rho;
     m->sv_ptr[0] = 0;
@@ -51,6 +52,7 @@ static gs_status build_model(const gs_problem *prob, const gs_param *param, cons
     for (int32_t i = 0; i < prob->l; i++) {
         if (coef[i] == 0) continue;
         m->sv_coef[s] = coef[i];
+        m->sv_indices[s] = i + 1;
         for (int64_t e = prob->row_ptr[i]; e < prob->row_ptr[i + 1]; e++, o++) {
             m->sv_idx[o] = prob->idx[e];
             m->sv_val[o] = prob->val[e]; /* the float, exactly; made decimal below */

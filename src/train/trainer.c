@@ -86,7 +86,9 @@ static gs_status model_svs(const gs_problem *prob, const gs_classes *cls, int (*
     model->sv_ptr = malloc(sizeof(int64_t) * ((size_t)total + 1));
     model->sv_idx = malloc(sizeof(int32_t) * (size_t)(nnz ? nnz : 1));
     model->sv_val = malloc(sizeof(double) * (size_t)(nnz ? nnz : 1));
-    if (!model->sv_coef || !model->sv_ptr || !model->sv_idx || !model->sv_val)
+    free(model->sv_indices);
+    model->sv_indices = malloc(sizeof(int32_t) * (size_t)(total ? total : 1)); /* svm.h's sv_indices */
+    if (!model->sv_coef || !model->sv_ptr || !model->sv_idx || !model->sv_val || !model->sv_indices)
         return GS_FAIL(GS_ERR_NOMEM, "out of memory for the model");
     int s = 0;
     int64_t o = 0;
@@ -100,6 +102,7 @@ static gs_status model_svs(const gs_problem *prob, const gs_classes *cls, int (*
             model->sv_idx[o] = prob->idx[e];
             model->sv_val[o] = prob->val[e]; /* the float, exactly; made decimal below */
         }
+        model->sv_indices[s] = r + 1;
         model->sv_ptr[++s] = o;
     }
     gs_model_sv_values(model->sv_val, nnz);
