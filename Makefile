@@ -12,7 +12,7 @@ ALL_CFLAGS := -std=c11 -Wall -Wextra -Werror $(OPT) -g -D_DEFAULT_SOURCE -Isrc -
 LDLIBS  := -lOpenCL -lz -lm
 # src/<layer>/: util io data device train predict api make the library; cli/ the programs.
 LAYERS  := util io data device train predict api
-MAINS   := src/cli/train.c src/cli/predict.c
+MAINS   := src/cli/train.c src/cli/predict.c src/cli/scale.c
 LIBSRC  := $(wildcard $(LAYERS:%=src/%/*.c))
 CLISRC  := $(filter-out $(MAINS),$(wildcard src/cli/*.c))
 LIBOBJ  := $(LIBSRC:src/%.c=$(BUILD)/obj/%.o) $(CLISRC:src/%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/kernels_embed.o
@@ -20,7 +20,7 @@ LIBOBJ  := $(LIBSRC:src/%.c=$(BUILD)/obj/%.o) $(CLISRC:src/%.c=$(BUILD)/obj/%.o)
 KERNELS := $(wildcard kernels/*.cl) kernels/abi.h
 TESTSRC := $(wildcard tests/unit/*.c tests/device/*.c)
 TESTBIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TESTSRC))
-BINS    := $(BUILD)/gpusvm-train $(BUILD)/gpusvm-predict
+BINS    := $(BUILD)/gpusvm-train $(BUILD)/gpusvm-predict $(BUILD)/gpusvm-scale
 # The library: the layers again, as position-independent objects of their own with only svm.h's
 # names exported (svm.h sets their visibility); the soname's major follows GPUSVM_VERSION's.
 VERSION := $(shell sed -n 's/^\#define GPUSVM_VERSION "\(.*\)"/\1/p' include/svm.h)
@@ -35,6 +35,7 @@ DESTDIR ?=
 all: $(BINS)
 	@ln -sf $(BUILD)/gpusvm-train gpusvm-train
 	@ln -sf $(BUILD)/gpusvm-predict gpusvm-predict
+	@ln -sf $(BUILD)/gpusvm-scale gpusvm-scale
 
 $(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
 	@mkdir -p $(dir $@)
@@ -147,6 +148,6 @@ demo: deps all
 	./gpusvm-predict data/heart_scale $(BUILD)/heart_scale.model $(BUILD)/heart_scale.out
 
 clean:
-	rm -rf build build-* gpusvm-train gpusvm-predict
+	rm -rf build build-* gpusvm-train gpusvm-predict gpusvm-scale
 
 -include $(wildcard $(BUILD)/obj/*.d $(BUILD)/obj/*/*.d $(BUILD)/pic/*.d $(BUILD)/pic/*/*.d)

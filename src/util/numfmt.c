@@ -1,0 +1,126 @@
+/* numfmt.c — "%g" and "%.17g" without printf for the values where the answer is certain.
+ *
+ * %g rounds to 6 significant digits. For a finite nonzero |v| with decimal exponent X, the digits
+ * are round(|v| * 10^(5-X)). When 5-X lies in 0..22 (or -22..-1) the power of ten is an exact
+ * double, so the one multiplication (division) is correctly rounded: the computed s is within
+ * 2^-53 relative, less than 1.2e-10 absolute below 10^6, of the exact product. Rounding s to an
+ * integer is then the same as rounding the exact product unless the fraction is within that much
+ * of one half, and such values (and exact ties, which printf rounds to even) go to snprintf. The
+ * layout rules after that are C's: fixed notation when -4 <= X < 6, else d.ddddde±XX, trailing
+ * zeros removed. tests/unit/test_numfmt.c compares both functions with snprintf on millions of
+ * values, the near-tie and boundary ones among them. */
+#include "util/numfmt.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static const double k_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+static size_t slow_g(double v, char *out, int prec)
+{
+    const int n = snprintf(out, GS_FMT_MAX, "%.*g", prec, v);
+    return n > 0 ? (size_t)n : 0;
+}
+
+/* Lays out the 6 digits of n (100000..999999) with decimal exponent x as %g does. */
+static size_t put_g(int neg, uint32_t n, int x, char *out)
+{
+    char d[6];
+    for (int i = 5; i >= 0; i--) {
+        d[i] = (char)('0' + n % 10);
+        n /= 10;
+    }
+    int nd = 6;
+    while (nd > 1 && d[nd - 1] == '0') nd--;
+    char *p = out;
+    if (neg) *p++ = '-';
+    if (x >= -4 && x < 6) {
+        if (x >= 0) {
+            for (int i = 0; i <= x; i++) *p++ = d[i];
+            if (nd > x + 1) {
+                *p++ = '.';
+                for (int i = x + 1; i < nd; i++) *p++ = d[i];
+            }
+        } else {
+            *p++ = '0';
+            *p++ = '.';
+            for (int i = 0; i < -x - 1; i++) *p++ = '0';
+            for (int i = 0; i < nd; i++) *p++ = d[i];
+        }
+    } else {
+        *p++ = d[0];
+        if (nd > 1) {
+            *p++ = '.';
+            for (int i = 1; i < nd; i++) *p++ = d[i];
+        }
+        *p++ = 'e';
+        *p++ = x < 0 ? '-' : '+';
+        const int ax = x < 0 ? -x : x;
+        if (ax >= 100) *p++ = (char)('0' + ax / 100);
+        *p++ = (char)('0' + ax / 10 % 10);
+        *p++ = (char)('0' + ax % 10);
+    }
+    *p = '\0';
+    return (size_t)(p - out);
+}
+
+size_t gs_fmt_g(double v, char *out)
+{
+    const double a = fabs(v);
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof bits);
+    const int biased = (int)(bits >> 52);
+    /* zero, subnormals, infinities and NaN: printf */
+    if (biased == 0 || biased == 0x7ff) return slow_g(v, out, 6);
+    /* a = m * 2^e2 with m in [1, 2): log10(a) lies in [e2 log10 2, (e2+1) log10 2); 78913 / 2^18
+     * is log10 2 to 6 digits, enough for |e2| <= 1023 to give floor(e2 log10 2) or one less */
+    const int e2 = biased - 1023;
+    const int t = e2 * 78913;
+    int x = t >= 0 ? t >> 18 : -((-t + 262143) >> 18);
+    /* each retry moves x one step towards the truth */
+    for (int tries = 0; tries < 4; tries++) {
+        const int k = 5 - x;
+        double s;
+        if (k >= 0 && k <= 22) s = a * k_pow10[k];
+        else if (k < 0 && k >= -22) s = a / k_pow10[-k];
+        else break;
+        if (s < 100000.0) { x--; continue; }
+        if (s >= 1000000.0) { x++; continue; }
+        uint32_t n = (uint32_t)s; /* floor: s is positive */
+        const double f = s - (double)n; /* exact: s and n are within 1 of each other */
+        if (f > 0.5 - 1e-9 && f < 0.5 + 1e-9) break;
+        n += f > 0.5;
+        if (n == 1000000) { /* 999999.7 rounds up to the next power of ten */
+            n = 100000;
+            x++;
+        }
+        return put_g(v < 0, n, x, out);
+    }
+    return slow_g(v, out, 6);
+}
+
+size_t gs_fmt_g17(double v, char *out)
+{
+    /* Integers below 1e17 have at most 17 digits, every one of them exact, and %.17g prints them
+     * in fixed notation without a point: the labels of classification data. */
+    const double a = fabs(v);
+    if (a < 1e17 && a == floor(a)) {
+        uint64_t n = (uint64_t)a;
+        char tmp[24];
+        int len = 0;
+        do {
+            tmp[len++] = (char)('0' + n % 10);
+            n /= 10;
+        } while (n);
+        char *p = out;
+        if (signbit(v)) *p++ = '-';
+        while (len) *p++ = tmp[--len];
+        *p = '\0';
+        return (size_t)(p - out);
+    }
+    return slow_g(v, out, 17);
+}

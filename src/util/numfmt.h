@@ -1,0 +1,19 @@
+/* numfmt.h — printf's "%g" and "%.17g" of a double, byte for byte the C library's text, fast for
+ * the common values (a bulk writer such as gpusvm-scale prints tens of millions of them). */
+#ifndef GS_NUMFMT_H
+#define GS_NUMFMT_H
+
+#include <stddef.h>
+
+/* Room that any result below needs, the terminating NUL included ("-1.7976931348623157e+308"). */
+enum { GS_FMT_MAX = 32 };
+
+/* Writes snprintf(out, GS_FMT_MAX, "%g", v) into out (NUL-terminated).
+ * @return the length, without the NUL */
+size_t gs_fmt_g(double v, char *out);
+
+/* Writes snprintf(out, GS_FMT_MAX, "%.17g", v) into out (NUL-terminated).
+ * @return the length, without the NUL */
+size_t gs_fmt_g17(double v, char *out);
+
+#endif
