@@ -26,9 +26,11 @@
  * between the passes changes nothing). Anything else (stdin, a pipe, a device) cannot be read
  * twice; its decoded bytes are copied to an unlinked temporary file during the scan and the later
  * passes read that. */
+#define _GNU_SOURCE /* sched_getaffinity: the CPUs this process may use (taskset, cgroups) */
 #include "io/scale.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <float.h>
 #include <math.h>
@@ -91,6 +93,14 @@ struct gs_scaler {
 /* ------------------------------------------------------------------------------------------ */
 /* Open / close                                                                                */
 
+/* The CPUs this process may run on (a taskset or cgroup limit counts), else the online ones. */
+static int usable_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+    return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 gs_status gs_scaler_open(const char *path, const gs_scale_opts *opts, gs_scaler **out)
 {
     gs_status st = GS_OK;
@@ -98,7 +108,7 @@ gs_status gs_scaler_open(const char *path, const gs_scale_opts *opts, gs_scaler 
     gs_scaler *s = calloc(1, sizeof *s);
     if (!s) return GS_FAIL(GS_ERR_NOMEM, "can't allocate enough memory");
     s->fd = s->spool_fd = -1;
-    s->threads = opts && opts->threads > 0 ? opts->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    s->threads = opts && opts->threads > 0 ? opts->threads : usable_cpus();
     if (s->threads < 1) s->threads = 1;
     if (s->threads > MAX_THREADS) s->threads = MAX_THREADS;
     s->chunk_bytes = opts ? opts->chunk_bytes : 0;

@@ -43,7 +43,7 @@ typedef struct gs_scaler gs_scaler;
 /* How to read. All zero (or a NULL pointer) is fine. */
 typedef struct gs_scale_opts {
     const char *spool_dir; /* where an unseekable input is copied; NULL: "/tmp" */
-    int threads;           /* parsing threads; 0: one per online CPU, at most 8 */
+    int threads;           /* parsing threads; 0: one per CPU this process may use, at most 8 */
     size_t chunk_bytes;    /* input read per chunk; 0: 2 MiB (tests use a few bytes) */
 } gs_scale_opts;
 
