@@ -71,6 +71,7 @@ typedef struct scan_part {
     int64_t bad_seq, bad_line;  /* first bad label: chunk and line in it (bad_line 0: none) */
     int64_t neg_seq, neg_line;  /* first negative pair index, likewise */
     int32_t neg_index;
+    char pad[128]; /* the workers' parts lie side by side: no shared cache line */
 } scan_part;
 
 struct gs_scaler {
@@ -596,22 +597,20 @@ gs_status gs_scaler_ranges(const gs_scaler *s, const gs_scale_param *p, gs_range
 /* ------------------------------------------------------------------------------------------ */
 /* Pass 3: the scaled text                                                                     */
 
-/* An index whose 0 prints: its "index:value " text, for the lines that lack it. */
-typedef struct zero_item {
-    int32_t index;
-    uint32_t len;
-    size_t off; /* in the writer's text pool */
-} zero_item;
 
 /* What pass 3's workers share (read only but for their own printed[] entry). */
 typedef struct writer {
     const gs_scaler *s;
     const gs_scale_param *p;
     FILE *out;
-    zero_item *zero;
+    /* the indices whose absent value prints, ascending, and their "index:value " texts, one after
+     * another in pool in the same order: a run of them is one copy */
+    int32_t *zero;     /* [nzero] */
+    size_t *zero_off;  /* [nzero + 1]: zero[k]'s text is pool[zero_off[k] .. zero_off[k+1]) */
     int64_t nzero;
     char *pool;
-    int64_t *printed; /* [threads]: svm-scale's new_num_nonzeros, per worker */
+    struct printed { int64_t n; char pad[120]; } *printed; /* [threads]: svm-scale's new_num_nonzeros,
+                                                              per worker, a cache line each */
     bool write_failed;
     int write_errno;
 } writer;
@@ -649,6 +648,9 @@ static gs_status zero_items(writer *w)
     int64_t n = 0;
     for (int64_t i = 1; i <= s->sum.max_index; i++)
         n += s->fmin[i] != s->fmax[i] && scale_x(w, i, 0) != 0;
+    w->zero_off = malloc((size_t)(n + 1) * sizeof *w->zero_off);
+    if (!w->zero_off) return GS_FAIL(GS_ERR_NOMEM, "can't allocate enough memory");
+    w->zero_off[0] = 0;
     if (n == 0) return GS_OK;
     w->zero = malloc((size_t)n * sizeof *w->zero);
     w->pool = malloc((size_t)n * OUT_ITEM_MAX);
@@ -658,9 +660,9 @@ static gs_status zero_items(writer *w)
         if (s->fmin[i] == s->fmax[i]) continue;
         const double z = scale_x(w, i, 0);
         if (z == 0) continue;
-        const size_t len = (size_t)(put_item(w->pool + off, i, z) - (w->pool + off));
-        w->zero[w->nzero++] = (zero_item){(int32_t)i, (uint32_t)len, off};
-        off += len;
+        off = (size_t)(put_item(w->pool + off, i, z) - w->pool);
+        w->zero[w->nzero++] = (int32_t)i;
+        w->zero_off[w->nzero] = off;
     }
     return GS_OK;
 }
@@ -671,7 +673,7 @@ static int64_t zero_lower_bound(const writer *w, int64_t next)
     int64_t lo = 0, hi = w->nzero;
     while (lo < hi) {
         const int64_t mid = lo + (hi - lo) / 2;
-        if (w->zero[mid].index < next) lo = mid + 1;
+        if (w->zero[mid] < next) lo = mid + 1;
         else hi = mid;
     }
     return lo;
@@ -684,17 +686,19 @@ static inline int room(gs_chunk *c)
     return gs_chunk_out_reserve(c, c->out_len + OUT_ITEM_MAX);
 }
 
-/* The zero items from *k with index < stop. @return 0 or -1 (memory) */
+/* The zero items from *k with index < stop, in one copy. @return 0 or -1 (memory) */
 static inline int put_zeros(const writer *w, gs_chunk *c, int64_t *k, int64_t stop, int64_t *printed)
 {
-    while (*k < w->nzero && w->zero[*k].index < stop) {
-        const zero_item *z = &w->zero[*k];
-        if (room(c) != 0) return -1;
-        memcpy(c->out + c->out_len, w->pool + z->off, z->len);
-        c->out_len += z->len;
-        (*printed)++;
-        (*k)++;
-    }
+    int64_t e = *k;
+    while (e < w->nzero && w->zero[e] < stop) e++;
+    if (e == *k) return 0;
+    const size_t len = w->zero_off[e] - w->zero_off[*k];
+    if (c->out_len + len + OUT_ITEM_MAX > c->out_cap && gs_chunk_out_reserve(c, c->out_len + len + OUT_ITEM_MAX) != 0)
+        return -1;
+    memcpy(c->out + c->out_len, w->pool + w->zero_off[*k], len);
+    c->out_len += len;
+    *printed += e - *k;
+    *k = e;
     return 0;
 }
 
@@ -735,7 +739,7 @@ static gs_status write_line(const writer *w, gs_chunk *c, const char *line, int6
             }
         }
         if ((int64_t)idx + 1 >= next) {
-            while (k < w->nzero && w->zero[k].index <= idx) k++;
+            while (k < w->nzero && w->zero[k] <= idx) k++;
         } else {
             k = zero_lower_bound(w, (int64_t)idx + 1); /* a falling index: back to it */
         }
@@ -752,12 +756,14 @@ static gs_status write_work(void *ctx, int worker, gs_chunk *c)
 {
     const writer *w = ctx;
     char *next;
+    int64_t printed = 0;
     c->out_len = 0;
     for (char *b = c->text, *e = c->text + c->len; b < e; b = next) {
         const char *line = take_line(b, e, &next);
-        const gs_status st = write_line(w, c, line, &w->printed[worker]);
+        const gs_status st = write_line(w, c, line, &printed);
         if (st != GS_OK) return st;
     }
+    w->printed[worker].n += printed;
     return GS_OK;
 }
 
@@ -782,12 +788,13 @@ gs_status gs_scaler_write(gs_scaler *s, const gs_scale_param *p, FILE *out, int6
     if ((st = zero_items(&w)) != GS_OK) goto cleanup;
     const gs_chunk_job job = {write_work, write_done, &w};
     st = run_pass(s, s->threads, &job);
-    for (int i = 0; i < s->threads; i++) *new_nonzeros += w.printed[i];
+    for (int i = 0; i < s->threads; i++) *new_nonzeros += w.printed[i].n;
     if (st == GS_OK && (w.write_failed || fflush(out) != 0 || ferror(out)))
         st = GS_FAIL(GS_ERR_IO, "can't write output: %s", strerror(w.write_failed ? w.write_errno : errno));
 cleanup:
     free(w.printed);
     free(w.zero);
+    free(w.zero_off);
     free(w.pool);
     return st;
 }

@@ -26,14 +26,19 @@ static size_t slow_g(double v, char *out, int prec)
     return n > 0 ? (size_t)n : 0;
 }
 
+static const char k_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
 /* Lays out the 6 digits of n (100000..999999) with decimal exponent x as %g does. */
 static size_t put_g(int neg, uint32_t n, int x, char *out)
 {
     char d[6];
-    for (int i = 5; i >= 0; i--) {
-        d[i] = (char)('0' + n % 10);
-        n /= 10;
-    }
+    const uint32_t hi = n / 10000, mid = n / 100 % 100, lo = n % 100;
+    memcpy(d, k_pairs + 2 * hi, 2);
+    memcpy(d + 2, k_pairs + 2 * mid, 2);
+    memcpy(d + 4, k_pairs + 2 * lo, 2);
     int nd = 6;
     while (nd > 1 && d[nd - 1] == '0') nd--;
     char *p = out;
