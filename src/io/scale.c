@@ -53,15 +53,15 @@ enum {
 static inline double fold_max(double a, double b) { return a > b ? a : b; }
 static inline double fold_min(double a, double b) { return a < b ? a : b; }
 
-/* What one worker's share of the scan found. */
+/* What one worker's share of the scan found. Its per-index arrays cover the indices below
+ * LOW_INDICES only (at most 96 MB each, whatever the file's dimension); pairs with larger indices,
+ * and the zero intervals of lines whose indices do not rise, are logged in the chunk's out buffer
+ * and folded into the scaler's arrays on the calling thread (scan_done). */
 typedef struct scan_part {
     double *fmin, *fmax; /* [fcap] the explicit values' min and max per index */
     int64_t *named;      /* [fcap] rising lines naming the index */
     int64_t fcap;
     int64_t rising;      /* lines whose pair indices rise strictly */
-    int64_t *zdiff;      /* [zcap] zero intervals of the other lines, as differences */
-    int64_t zcap;
-    int64_t ztail;       /* the other lines give every index from here on a 0 (INT64_MAX: none) */
     int32_t *lidx;       /* the current line's pair indices */
     int64_t lcap;
     bool exact;          /* a NaN or -0 was read */
@@ -85,14 +85,32 @@ struct gs_scaler {
 
     gs_scale_summary sum;
     double y_min, y_max;
-    double *fmin, *fmax; /* after the scan: svm-scale's feature_min/max, [0..max_index] */
-    scan_part *parts;    /* [threads] during the scan; parts[0] keeps the merged arrays */
+    /* per index: during the scan, what the logs brought (indices >= LOW_INDICES); after it,
+     * svm-scale's feature_min/max for 0..max_index */
+    double *fmin, *fmax;
+    int64_t *named;       /* rising lines naming the index */
+    int64_t fcap;
+    int64_t *zdiff;       /* [zcap] zero intervals of the lines that do not rise, as differences */
+    int64_t zcap;
+    int64_t ztail;        /* those lines give every index from here on a 0 (INT64_MAX: none) */
+    int64_t mem_limit;    /* bytes the per-index arrays may take: beyond, "can't allocate" */
+    scan_part *parts;     /* [threads] during the scan */
     int64_t *chunk_lines; /* lines per chunk of the scan, for line numbers */
     int64_t nchunks, chunks_cap;
 };
 
 /* ------------------------------------------------------------------------------------------ */
 /* Open / close                                                                                */
+
+/* Three quarters of the physical memory: per-index arrays beyond it are refused ("can't allocate
+ * enough memory") rather than taken from an overcommitting kernel that kills the process when
+ * they are filled (an index of 2000000000 asks for ~50 GB). */
+static int64_t memory_limit(void)
+{
+    const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || size <= 0) return INT64_MAX;
+    return (int64_t)pages / 4 * 3 * (int64_t)size;
+}
 
 /* The CPUs this process may run on (a taskset or cgroup limit counts), else the online ones. */
 static int usable_cpus(void)
@@ -109,6 +127,8 @@ gs_status gs_scaler_open(const char *path, const gs_scale_opts *opts, gs_scaler 
     gs_scaler *s = calloc(1, sizeof *s);
     if (!s) return GS_FAIL(GS_ERR_NOMEM, "can't allocate enough memory");
     s->fd = s->spool_fd = -1;
+    s->ztail = INT64_MAX;
+    s->mem_limit = memory_limit();
     s->threads = opts && opts->threads > 0 ? opts->threads : usable_cpus();
     if (s->threads < 1) s->threads = 1;
     if (s->threads > MAX_THREADS) s->threads = MAX_THREADS;
@@ -150,14 +170,17 @@ cleanup:
     return st;
 }
 
+/* Frees a part's arrays; its counts stay. */
 static void part_free(scan_part *p)
 {
     free(p->fmin);
     free(p->fmax);
     free(p->named);
-    free(p->zdiff);
     free(p->lidx);
-    memset(p, 0, sizeof *p);
+    p->fmin = p->fmax = NULL;
+    p->named = NULL;
+    p->lidx = NULL;
+    p->fcap = p->lcap = 0;
 }
 
 void gs_scaler_close(gs_scaler *s)
@@ -167,6 +190,10 @@ void gs_scaler_close(gs_scaler *s)
     if (s->spool_fd >= 0) close(s->spool_fd);
     for (int i = 0; s->parts && i < s->threads; i++) part_free(&s->parts[i]);
     free(s->parts);
+    free(s->fmin);
+    free(s->fmax);
+    free(s->named);
+    free(s->zdiff);
     free(s->chunk_lines);
     free(s->path);
     free(s->spool_dir);
@@ -212,60 +239,76 @@ static int grow_array(void **p, int64_t nc, size_t elem)
     return 0;
 }
 
+/* Doubling, or just what is needed when that is more (one huge index: no room for twice it). */
 static int64_t next_cap(int64_t cap, int64_t need)
 {
-    int64_t nc = cap < 64 ? 64 : cap;
-    while (nc < need) nc = nc > INT64_MAX / 2 ? need : nc * 2;
-    return nc;
+    const int64_t nc = cap < 32 ? 64 : cap > INT64_MAX / 2 ? INT64_MAX : cap * 2;
+    return nc < need ? need : nc;
 }
 
-/* Makes indices 0..need-1 addressable: new features start as svm-scale's do (min DBL_MAX, max
- * -DBL_MAX) and named by no line. */
-static gs_status grow_features(scan_part *p, int64_t need)
+/* Per-index arrays (min, max, named) grown to hold indices 0..need-1: new entries start as
+ * svm-scale's (min DBL_MAX, max -DBL_MAX), named by no line. cap_limit bounds the capacity. */
+static gs_status grow_index_arrays(double **fmin, double **fmax, int64_t **named, int64_t *cap,
+                                   int64_t need, int64_t cap_limit)
 {
-    if (need <= p->fcap) return GS_OK;
-    int64_t nc = next_cap(p->fcap, need);
-    if (nc > (int64_t)INT32_MAX + 1) nc = (int64_t)INT32_MAX + 1;
-    if (grow_array((void **)&p->fmin, nc, sizeof *p->fmin) != 0 ||
-        grow_array((void **)&p->fmax, nc, sizeof *p->fmax) != 0 ||
-        grow_array((void **)&p->named, nc, sizeof *p->named) != 0)
+    if (need <= *cap) return GS_OK;
+    int64_t nc = next_cap(*cap, need);
+    if (nc > cap_limit) nc = cap_limit;
+    if (nc < need || grow_array((void **)fmin, nc, sizeof **fmin) != 0 ||
+        grow_array((void **)fmax, nc, sizeof **fmax) != 0 || grow_array((void **)named, nc, sizeof **named) != 0)
         return GS_FAIL(GS_ERR_NOMEM, "can't allocate enough memory");
-    for (int64_t i = p->fcap; i < nc; i++) {
-        p->fmin[i] = DBL_MAX;
-        p->fmax[i] = -DBL_MAX;
-        p->named[i] = 0;
+    for (int64_t i = *cap; i < nc; i++) {
+        (*fmin)[i] = DBL_MAX;
+        (*fmax)[i] = -DBL_MAX;
+        (*named)[i] = 0;
     }
-    p->fcap = nc;
+    *cap = nc;
     return GS_OK;
 }
 
-static gs_status grow_zdiff(scan_part *p, int64_t need)
+enum {
+    LOW_INDICES = 1 << 22, /* indices a worker keeps in its own arrays (24 bytes each) */
+    BYTES_PER_INDEX = 2 * sizeof(double) + sizeof(int64_t)
+};
+
+/* The scaler's arrays for indices 0..need-1, within the memory limit. */
+static gs_status grow_features(gs_scaler *s, int64_t need)
 {
-    if (need <= p->zcap) return GS_OK;
-    const int64_t nc = next_cap(p->zcap, need);
-    if (grow_array((void **)&p->zdiff, nc, sizeof *p->zdiff) != 0)
+    const int64_t limit = s->mem_limit / (int64_t)BYTES_PER_INDEX;
+    return grow_index_arrays(&s->fmin, &s->fmax, &s->named, &s->fcap, need,
+                             limit < (int64_t)INT32_MAX + 1 ? limit : (int64_t)INT32_MAX + 1);
+}
+
+/* What a worker logs for the calling thread (scan_done). */
+typedef enum { REC_VALUE, REC_NAMED, REC_ZERO, REC_TAIL } rec_kind;
+typedef struct rec {
+    int32_t kind;
+    int32_t index;   /* REC_VALUE, REC_NAMED */
+    int64_t a, b;    /* REC_ZERO: the interval [a, b]; REC_TAIL: from a on */
+    double v;        /* REC_VALUE */
+} rec;
+
+static gs_status log_rec(gs_chunk *c, rec r)
+{
+    if (gs_chunk_out_reserve(c, c->out_len + sizeof r) != 0)
         return GS_FAIL(GS_ERR_NOMEM, "can't allocate enough memory");
-    memset(p->zdiff + p->zcap, 0, (size_t)(nc - p->zcap) * sizeof *p->zdiff);
-    p->zcap = nc;
+    memcpy(c->out + c->out_len, &r, sizeof r);
+    c->out_len += sizeof r;
     return GS_OK;
 }
 
 /* A line whose pairs do not rise strictly: the zero intervals svm-scale's pass 2 walks for it
  * (before each pair from the index after the previous one, after the last to max_index). */
-static gs_status mark_zero_intervals(scan_part *p, const int32_t *idx, int64_t n)
+static gs_status log_zero_intervals(gs_chunk *c, const int32_t *idx, int64_t n)
 {
     gs_status st;
-    if ((st = grow_zdiff(p, p->fcap + 1)) != GS_OK) return st;
     int64_t next = 1;
     for (int64_t k = 0; k < n; k++) {
-        if (idx[k] > next) { /* [next, idx-1] */
-            p->zdiff[next]++;
-            p->zdiff[idx[k]]--;
-        }
+        if (idx[k] > next && (st = log_rec(c, (rec){REC_ZERO, 0, next, (int64_t)idx[k] - 1, 0})) != GS_OK)
+            return st;
         next = (int64_t)idx[k] + 1;
     }
-    if (next < p->ztail) p->ztail = next;
-    return GS_OK;
+    return log_rec(c, (rec){REC_TAIL, 0, next, 0, 0});
 }
 
 static inline bool needs_exact(double v) { return v != v || (v == 0 && signbit(v)); }
@@ -284,10 +327,31 @@ static inline void scan_label(scan_part *p, const char *line, int64_t seq, int64
     }
 }
 
-/* One line of the scan (line lineno of chunk seq). */
-static gs_status scan_line(scan_part *p, const char *line, int64_t seq, int64_t lineno)
+/* A pass-2 pair (idx >= 0): its value, and the line's list of indices. */
+static inline gs_status scan_pair(scan_part *p, gs_chunk *c, int32_t idx, double v, int64_t n)
 {
-    scan_label(p, line, seq, lineno);
+    gs_status st;
+    if (n == p->lcap) {
+        p->lcap = next_cap(p->lcap, n + 1);
+        if (grow_array((void **)&p->lidx, p->lcap, sizeof *p->lidx) != 0)
+            return GS_FAIL(GS_ERR_NOMEM, "can't allocate enough memory");
+    }
+    p->lidx[n] = idx;
+    p->exact |= needs_exact(v);
+    if (idx >= LOW_INDICES) return log_rec(c, (rec){REC_VALUE, idx, 0, 0, v});
+    if (idx >= p->fcap &&
+        (st = grow_index_arrays(&p->fmin, &p->fmax, &p->named, &p->fcap, (int64_t)idx + 1, LOW_INDICES)) != GS_OK)
+        return st;
+    p->fmin[idx] = fold_min(p->fmin[idx], v);
+    p->fmax[idx] = fold_max(p->fmax[idx], v);
+    return GS_OK;
+}
+
+/* One line of the scan (line lineno of chunk c). */
+static gs_status scan_line(scan_part *p, gs_chunk *c, const char *line, int64_t lineno)
+{
+    gs_status st;
+    scan_label(p, line, c->seq, lineno);
     gs_sl_iter it;
     gs_sl_begin(&it, line);
     int32_t idx;
@@ -302,35 +366,27 @@ static gs_status scan_line(scan_part *p, const char *line, int64_t seq, int64_t 
         if (kind != GS_SL_PAIR) continue;
         if (idx < 0) { /* svm-scale stores it before its arrays: refused by the caller */
             if (!p->neg_line) {
-                p->neg_seq = seq;
+                p->neg_seq = c->seq;
                 p->neg_line = lineno;
                 p->neg_index = idx;
             }
             it.pass2 = 0;
             continue;
         }
-        gs_status st;
-        if (idx >= p->fcap && (st = grow_features(p, (int64_t)idx + 1)) != GS_OK) return st;
-        if (n == p->lcap) {
-            p->lcap = next_cap(p->lcap, n + 1);
-            if (grow_array((void **)&p->lidx, p->lcap, sizeof *p->lidx) != 0)
-                return GS_FAIL(GS_ERR_NOMEM, "can't allocate enough memory");
-        }
-        p->exact |= needs_exact(v);
-        p->fmin[idx] = fold_min(p->fmin[idx], v);
-        p->fmax[idx] = fold_max(p->fmax[idx], v);
+        if ((st = scan_pair(p, c, idx, v, n)) != GS_OK) return st;
         if (rising && n > 0 && idx <= p->lidx[n - 1]) {
             rising = false;
-            for (int64_t k = 0; k < n; k++) p->named[p->lidx[k]]--; /* counted as rising: undo */
+            for (int64_t k = 0; k < n; k++) /* counted as rising: undone */
+                if (p->lidx[k] < LOW_INDICES) p->named[p->lidx[k]]--;
         }
-        if (rising) p->named[idx]++;
-        p->lidx[n++] = idx;
+        if (rising && idx < LOW_INDICES) p->named[idx]++;
+        n++;
     }
-    if (rising) {
-        p->rising++;
-        return GS_OK;
-    }
-    return mark_zero_intervals(p, p->lidx, n);
+    if (!rising) return log_zero_intervals(c, p->lidx, n);
+    p->rising++;
+    for (int64_t k = n - 1; k >= 0 && p->lidx[k] >= LOW_INDICES; k--) /* the high ones come last */
+        if ((st = log_rec(c, (rec){REC_NAMED, p->lidx[k], 0, 0, 0})) != GS_OK) return st;
+    return GS_OK;
 }
 
 static gs_status scan_work(void *ctx, int worker, gs_chunk *c)
@@ -339,24 +395,59 @@ static gs_status scan_work(void *ctx, int worker, gs_chunk *c)
     scan_part *p = &s->parts[worker];
     char *next;
     int64_t lineno = 0;
+    c->out_len = 0;
     for (char *b = c->text, *e = c->text + c->len; b < e; b = next) {
         const char *line = take_line(b, e, &next);
-        const gs_status st = scan_line(p, line, c->seq, ++lineno);
+        const gs_status st = scan_line(p, c, line, ++lineno);
         if (st != GS_OK) return st;
     }
     c->lines = lineno;
     return GS_OK;
 }
 
+/* A zero interval [a, b] into the scaler's difference array. */
+static gs_status add_zero_interval(gs_scaler *s, int64_t a, int64_t b)
+{
+    if (b + 2 > s->zcap) {
+        const int64_t nc = next_cap(s->zcap, b + 2);
+        if (nc > s->mem_limit / (int64_t)sizeof *s->zdiff || grow_array((void **)&s->zdiff, nc, sizeof *s->zdiff) != 0)
+            return GS_FAIL(GS_ERR_NOMEM, "can't allocate enough memory");
+        memset(s->zdiff + s->zcap, 0, (size_t)(nc - s->zcap) * sizeof *s->zdiff);
+        s->zcap = nc;
+    }
+    s->zdiff[a]++;
+    s->zdiff[b + 1]--;
+    return GS_OK;
+}
+
+/* In file order on the calling thread: the chunk's line count and its log. */
 static gs_status scan_done(void *ctx, gs_chunk *c)
 {
     gs_scaler *s = ctx;
+    gs_status st;
     if (s->nchunks == s->chunks_cap) {
         s->chunks_cap = next_cap(s->chunks_cap, s->nchunks + 1);
         if (grow_array((void **)&s->chunk_lines, s->chunks_cap, sizeof *s->chunk_lines) != 0)
             return GS_FAIL(GS_ERR_NOMEM, "can't allocate enough memory");
     }
     s->chunk_lines[s->nchunks++] = c->lines;
+    for (size_t off = 0; off + sizeof(rec) <= c->out_len; off += sizeof(rec)) {
+        rec r;
+        memcpy(&r, c->out + off, sizeof r);
+        if (r.kind == REC_ZERO) {
+            if ((st = add_zero_interval(s, r.a, r.b)) != GS_OK) return st;
+        } else if (r.kind == REC_TAIL) {
+            if (r.a < s->ztail) s->ztail = r.a;
+        } else {
+            if (r.index >= s->fcap && (st = grow_features(s, (int64_t)r.index + 1)) != GS_OK) return st;
+            if (r.kind == REC_NAMED) {
+                s->named[r.index]++;
+            } else {
+                s->fmin[r.index] = fold_min(s->fmin[r.index], r.v);
+                s->fmax[r.index] = fold_max(s->fmax[r.index], r.v);
+            }
+        }
+    }
     return GS_OK;
 }
 
@@ -374,21 +465,17 @@ static bool earlier(int64_t seq_a, int64_t line_a, int64_t seq_b, int64_t line_b
     return !line_b || seq_a < seq_b || (seq_a == seq_b && line_a < line_b);
 }
 
-/* Folds part q into part p (p keeps the result). */
-static gs_status merge_part(scan_part *p, const scan_part *q)
+/* Folds part q's findings into part p (p keeps the result); the arrays go to the scaler. */
+static gs_status merge_part(gs_scaler *s, scan_part *p, scan_part *q)
 {
     gs_status st;
-    if ((st = grow_features(p, q->fcap)) != GS_OK) return st;
+    if ((st = grow_features(s, q->fcap)) != GS_OK) return st;
     for (int64_t i = 0; i < q->fcap; i++) {
-        p->fmin[i] = fold_min(p->fmin[i], q->fmin[i]);
-        p->fmax[i] = fold_max(p->fmax[i], q->fmax[i]);
-        p->named[i] += q->named[i];
+        s->fmin[i] = fold_min(s->fmin[i], q->fmin[i]);
+        s->fmax[i] = fold_max(s->fmax[i], q->fmax[i]);
+        s->named[i] += q->named[i];
     }
-    if (q->zcap) {
-        if ((st = grow_zdiff(p, q->zcap)) != GS_OK) return st;
-        for (int64_t i = 0; i < q->zcap; i++) p->zdiff[i] += q->zdiff[i];
-    }
-    if (q->ztail < p->ztail) p->ztail = q->ztail;
+    if (p == q) return GS_OK;
     p->rising += q->rising;
     p->exact |= q->exact;
     p->y_min = fold_min(p->y_min, q->y_min);
@@ -409,13 +496,13 @@ static gs_status merge_part(scan_part *p, const scan_part *q)
 }
 
 /* The counted zeros folded in: what svm-scale's pass 2 leaves for 1..max_index. */
-static void fold_counted_zeros(gs_scaler *s, const scan_part *p)
+static void fold_counted_zeros(gs_scaler *s, int64_t rising)
 {
     int64_t z = 0;
     const int64_t m = s->sum.max_index;
     for (int64_t i = 1; i <= m; i++) {
-        if (i < p->zcap) z += p->zdiff[i];
-        if (p->named[i] < p->rising || z > 0 || i >= p->ztail) {
+        if (i < s->zcap) z += s->zdiff[i];
+        if (s->named[i] < rising || z > 0 || i >= s->ztail) {
             s->fmax[i] = fold_max(s->fmax[i], 0);
             s->fmin[i] = fold_min(s->fmin[i], 0);
         }
@@ -456,31 +543,26 @@ static gs_status replay_work(void *ctx, int worker, gs_chunk *c)
     return GS_OK;
 }
 
-/* The workers' parts merged into parts[0], the summary and svm-scale's arrays made from it. */
+/* The workers' parts merged (into parts[0] and the scaler's arrays), and the summary. */
 static gs_status finish_scan(gs_scaler *s, int32_t range_max_index)
 {
     gs_status st;
     scan_part *p = &s->parts[0];
-    for (int i = 1; i < s->threads; i++) {
-        if ((st = merge_part(p, &s->parts[i])) != GS_OK) return st;
+    for (int i = 0; i < s->threads; i++) {
+        if ((st = merge_part(s, p, &s->parts[i])) != GS_OK) return st;
         part_free(&s->parts[i]);
     }
     gs_scale_summary *u = &s->sum;
-    int64_t lines = 0;
-    for (int64_t i = 0; i < s->nchunks; i++) lines += s->chunk_lines[i];
-    u->lines = lines;
+    for (int64_t i = 0; i < s->nchunks; i++) u->lines += s->chunk_lines[i];
     u->max_index = p->max_index > range_max_index ? p->max_index : range_max_index;
     u->min_index = p->min_index;
     u->nonzeros = p->nonzeros;
     u->bad_label_line = p->bad_line ? file_line(s, p->bad_seq, p->bad_line) : 0;
     u->neg_index_line = p->neg_line ? file_line(s, p->neg_seq, p->neg_line) : 0;
     u->neg_index = p->neg_index;
-    if ((st = grow_features(p, (int64_t)u->max_index + 1)) != GS_OK) return st;
-    s->fmin = p->fmin;
-    s->fmax = p->fmax;
     s->y_min = p->y_min;
     s->y_max = p->y_max;
-    return GS_OK;
+    return grow_features(s, (int64_t)u->max_index + 1);
 }
 
 gs_status gs_scaler_scan(gs_scaler *s, int32_t range_max_index)
@@ -491,7 +573,6 @@ gs_status gs_scaler_scan(gs_scaler *s, int32_t range_max_index)
     if (!s->parts) return GS_FAIL(GS_ERR_NOMEM, "can't allocate enough memory");
     for (int i = 0; i < s->threads; i++) {
         scan_part *p = &s->parts[i];
-        p->ztail = INT64_MAX;
         p->min_index = 1;
         p->y_max = -DBL_MAX;
         p->y_min = DBL_MAX;
@@ -505,12 +586,14 @@ gs_status gs_scaler_scan(gs_scaler *s, int32_t range_max_index)
         s->spool_fd = -1;
     }
     if ((st = finish_scan(s, range_max_index)) != GS_OK) return st;
+    const int64_t rising = s->parts[0].rising;
+    const bool exact = s->parts[0].exact;
     if (s->sum.bad_label_line || s->sum.neg_index_line) return GS_OK; /* the caller stops */
-    if (!s->parts[0].exact) {
-        fold_counted_zeros(s, &s->parts[0]);
+    if (!exact) {
+        fold_counted_zeros(s, rising);
         return GS_OK;
     }
-    for (int64_t i = 0; i < s->parts[0].fcap; i++) {
+    for (int64_t i = 0; i < s->fcap; i++) {
         s->fmin[i] = DBL_MAX;
         s->fmax[i] = -DBL_MAX;
     }
