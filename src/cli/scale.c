@@ -32,7 +32,6 @@
 #include "io/range.h"
 #include "io/scale.h"
 #include "util/status.h"
-#include "util/version.h"
 
 enum { KEEP_GOING = -1 };
 
@@ -94,7 +93,7 @@ static int parse_args(int argc, char **argv, scale_opts *o)
             return 0;
         }
         if (strcmp(opt, "--version") == 0) {
-            printf("gpusvm-scale %s\n", GS_VERSION);
+            gs_cli_version(stdout);
             return 0;
         }
         const int need = opt[1] == 'y' ? 2 : 1;

@@ -13,15 +13,13 @@
 #include "io/range.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "util/atomic_file.h"
 #include "util/numfmt.h"
 
 enum { RANGE_TOKEN_MAX = 4096, RANGE_MAX_TOKENS = 4 };
@@ -286,83 +284,25 @@ gs_status gs_range_format(const gs_range *r, char **text, size_t *len)
     return GS_OK;
 }
 
-/* Writes all of buf to fd. @return 0, or -1 with errno set */
-static int write_all(int fd, const char *buf, size_t len)
-{
-    while (len > 0) {
-        const ssize_t w = write(fd, buf, len);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        buf += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Creates "<dest>.tmpXXXXXX" exclusively. open() applies the umask to 0666, as fopen("w") would for
- * a new file. @return the descriptor, or -1 */
-static int create_temp(const char *dest, char *tmp, size_t tmp_size)
-{
-    unsigned seed = (unsigned)getpid() ^ (unsigned)time(NULL) ^ (unsigned)(uintptr_t)tmp;
-    for (int tries = 0; tries < 100; tries++) {
-        seed = seed * 1103515245u + 12345u;
-        snprintf(tmp, tmp_size, "%s.tmp%06x", dest, seed & 0xffffffu);
-        const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0 || errno != EEXIST) return fd;
-    }
-    return -1;
-}
-
 gs_status gs_range_write(const char *path, const gs_range *r)
 {
-    gs_status st = GS_OK;
-    char *text = NULL, *target = NULL, *tmp = NULL;
+    gs_status st;
+    char *text = NULL;
     size_t len = 0;
-    int fd = -1, tmp_made = 0;
-    struct stat sb;
+    gs_atomic_file af = {0};
     if ((st = gs_range_format(r, &text, &len)) != GS_OK) return st;
-
-    const int exists = stat(path, &sb) == 0;
-    if (exists && !S_ISREG(sb.st_mode)) { /* a device or FIFO cannot be renamed over */
-        fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-        if (fd < 0) st = GS_FAIL(GS_ERR_IO, "can't open file %s", path);
-        else if (write_all(fd, text, len) != 0)
-            st = GS_FAIL(GS_ERR_IO, "can't write file %s: %s", path, strerror(errno));
-        goto cleanup;
+    if (gs_atomic_open(&af, path) != GS_OK) {
+        free(text);
+        return GS_FAIL(GS_ERR_IO, "can't open file %s", path); /* svm-scale's text */
     }
-    if (exists) target = realpath(path, NULL); /* a symlink: replace its target, not the link */
-    const char *dest = target ? target : path;
-    const size_t tmp_size = strlen(dest) + 16;
-    tmp = malloc(tmp_size);
-    if (!tmp) {
-        st = GS_FAIL(GS_ERR_NOMEM, "can't allocate enough memory");
-        goto cleanup;
-    }
-    fd = create_temp(dest, tmp, tmp_size);
-    if (fd < 0) {
-        st = GS_FAIL(GS_ERR_IO, "can't open file %s", path);
-        goto cleanup;
-    }
-    tmp_made = 1;
-    if (exists) (void)fchmod(fd, sb.st_mode & 07777); /* best effort: some file systems have none */
-    if (write_all(fd, text, len) != 0 || close(fd) != 0) {
-        fd = -1;
-        st = GS_FAIL(GS_ERR_IO, "can't write file %s: %s", path, strerror(errno));
-        goto cleanup;
-    }
-    fd = -1;
-    if (rename(tmp, dest) != 0) {
-        st = GS_FAIL(GS_ERR_IO, "can't write file %s: %s", path, strerror(errno));
-        goto cleanup;
-    }
-    tmp_made = 0;
-cleanup:
-    if (fd >= 0) close(fd);
-    if (tmp_made) unlink(tmp);
-    free(tmp);
-    free(target);
+    const size_t wrote = fwrite(text, 1, len, af.f);
     free(text);
-    return st;
+    if (wrote != len) {
+        const int err = errno;
+        gs_atomic_discard(&af);
+        return GS_FAIL(GS_ERR_IO, "cannot write %s: %s", path, strerror(err));
+    }
+    return gs_atomic_commit(&af);
 }
 
 void gs_range_free(gs_range *r)

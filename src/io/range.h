@@ -49,11 +49,10 @@ gs_status gs_range_read(const char *path, gs_range *out);
 /* The same from memory; name stands for the path in messages. text need not be NUL-terminated. */
 gs_status gs_range_parse(const char *text, size_t len, const char *name, gs_range *out);
 
-/* Writes r as svm-scale writes it, to a temporary file beside path that is then renamed over it (a
- * symlink's target is replaced, an existing file keeps its mode; a device or FIFO is written
- * directly), so a failure leaves no partial file.
- * @return GS_OK, GS_ERR_IO "can't open file <path>" when it cannot be created (svm-scale's text) or
- *         "can't write file <path>: <reason>", GS_ERR_NOMEM */
+/* Writes r as svm-scale writes it, through util/atomic_file.h (a temporary file beside path renamed
+ * over it: a failure leaves no partial file; a symlink's target is replaced, the mode kept).
+ * @return GS_OK, GS_ERR_IO "can't open file <path>" when it cannot be created (svm-scale's text)
+ *         or atomic_file's "cannot write <path>: <reason>", GS_ERR_NOMEM */
 gs_status gs_range_write(const char *path, const gs_range *r);
 
 /* The text gs_range_write writes, in a malloc'd buffer (*text, *len; NUL-terminated).
