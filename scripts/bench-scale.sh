@@ -48,7 +48,7 @@ best() {
         printf "%-36s %8.1f MB/s  (%.3f s wall, %.3f s CPU, %d MB)\n", n, $1 / 1e6 / $2, $2, $3, $1 / 1e6 }'
 }
 
-echo "gpusvm-scale $("$SCALE" --version | cut -d' ' -f2), $(nproc) CPUs usable, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$("$SCALE" --version | head -n 1), $(nproc) CPUs usable, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for shape in dense sparse; do
     if [ "$shape" = dense ]; then gen="--features 50 --density 1"; else gen="--features 200 --density 0.1"; fi
     # four 10 MB blocks of different seeds, repeated up to SIZE_MB
