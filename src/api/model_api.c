@@ -135,27 +135,6 @@ cleanup:
     return st;
 }
 
-/* What svm-predict prints for these decision values: one-class +1/-1 (0 is -1), regression the
- * value, classification the one-vs-one vote's label (ties to the earliest class; one class: its
- * label; none: 0, what gpusvm-predict prints for such a model). */
-static double outcome(const gs_model *g, const double *dec)
-{
-    if (g->svm_type == GS_ONE_CLASS) return dec[0] > 0 ? 1 : -1;
-    if (g->svm_type == GS_EPSILON_SVR || g->svm_type == GS_NU_SVR) return dec[0];
-    const int k = g->nr_class;
-    if (k < 1) return 0;
-    int *votes = calloc((size_t)k, sizeof *votes);
-    if (!votes) return NAN;
-    int q = 0;
-    for (int i = 0; i < k; i++)
-        for (int j = i + 1; j < k; j++, q++) votes[dec[q] > 0 ? i : j]++;
-    int best = 0;
-    for (int i = 1; i < k; i++)
-        if (votes[i] > votes[best]) best = i;
-    free(votes);
-    return g->label[best];
-}
-
 double svm_predict_values(const struct svm_model *model, const struct svm_node *x, double *dec_values)
 {
     gs_model g;
@@ -167,7 +146,9 @@ double svm_predict_values(const struct svm_model *model, const struct svm_node *
         return NAN;
     }
     if (dec_values) memcpy(dec_values, dec, sizeof *dec * (size_t)gs_pred_n_dec(&g));
-    const double pred = outcome(&g, dec);
+    int *votes = calloc((size_t)(g.nr_class > 0 ? g.nr_class : 1), sizeof *votes);
+    const double pred = votes ? gs_pred_outcome(&g, dec, votes) : NAN;
+    free(votes);
     free(dec);
     gs_model_free(&g);
     return pred;

@@ -226,22 +226,6 @@ typedef struct out_ctx {
     char (*label_txt)[32]; /* "%.17g\n" of each label (OUT_LABEL) */
 } out_ctx;
 
-/* The index of the winning class: pair (i,j) votes i when dec > 0, else j; ties go to the earliest. */
-static int vote(int k, const double *dec, int *votes)
-{
-    for (int i = 0; i < k; i++) votes[i] = 0;
-    int q = 0;
-    for (int i = 0; i < k; i++)
-        for (int j = i + 1; j < k; j++, q++) {
-            if (dec[q] > 0) votes[i]++;
-            else votes[j]++;
-        }
-    int best = 0;
-    for (int i = 1; i < k; i++)
-        if (votes[i] > votes[best]) best = i;
-    return best;
-}
-
 /* cs_svc: the class of the largest decision value, ties to the earliest class. */
 static int argmax(int k, const double *dec)
 {
@@ -259,7 +243,7 @@ static double format_row(out_ctx *o, const double *dec, char *buf, size_t cap, i
     switch (o->mode) {
     case OUT_LABEL:
         if (o->k >= 1) {
-            const int c = o->k < 2 ? 0 : (m->svm_type == GS_CS_SVC ? argmax(o->k, dec) : vote(o->k, dec, votes));
+            const int c = o->k < 2 ? 0 : (m->svm_type == GS_CS_SVC ? argmax(o->k, dec) : gs_pred_vote(o->k, dec, votes));
             pred = m->label[c];
             if (o->label_txt) {
                 memcpy(buf, o->label_txt[c], 32);

@@ -995,3 +995,32 @@ void gs_problem_free(gs_problem *p)
     free(p->dval);
     memset(p, 0, sizeof *p);
 }
+
+gs_status gs_problem_subset(const gs_problem *prob, const int32_t *rows, int32_t n, gs_problem *out)
+{
+    memset(out, 0, sizeof *out);
+    int64_t nnz = 0;
+    for (int32_t i = 0; i < n; i++) nnz += prob->row_ptr[rows[i] + 1] - prob->row_ptr[rows[i]];
+    out->y = malloc(sizeof *out->y * (size_t)(n ? n : 1));
+    out->row_ptr = malloc(sizeof *out->row_ptr * ((size_t)n + 1));
+    out->idx = malloc(sizeof *out->idx * (size_t)(nnz ? nnz : 1));
+    out->val = malloc(sizeof *out->val * (size_t)(nnz ? nnz : 1));
+    if (!out->y || !out->row_ptr || !out->idx || !out->val) {
+        gs_problem_free(out);
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory copying %d rows", (int)n);
+    }
+    int64_t o = 0;
+    out->row_ptr[0] = 0;
+    for (int32_t i = 0; i < n; i++) {
+        const int64_t b = prob->row_ptr[rows[i]], e = prob->row_ptr[rows[i] + 1];
+        memcpy(out->idx + o, prob->idx + b, sizeof *out->idx * (size_t)(e - b));
+        memcpy(out->val + o, prob->val + b, sizeof *out->val * (size_t)(e - b));
+        if (e > b && prob->idx[e - 1] > out->max_index) out->max_index = prob->idx[e - 1];
+        o += e - b;
+        out->row_ptr[i + 1] = o;
+        out->y[i] = prob->y[rows[i]];
+    }
+    out->l = n;
+    out->nnz = nnz;
+    return GS_OK;
+}

@@ -60,4 +60,9 @@ void gs_data_stream_close(gs_data_stream *s);
 /* Frees the arrays and zeroes *p; p may be NULL. */
 void gs_problem_free(gs_problem *p);
 
+/* The rows rows[0..n) of prob (float values), in that order, as a problem of its own: labels,
+ * CSR and max_index (of those rows). *out is left empty on error.
+ * @return GS_OK or GS_ERR_NOMEM */
+gs_status gs_problem_subset(const gs_problem *prob, const int32_t *rows, int32_t n, gs_problem *out);
+
 #endif

@@ -727,3 +727,22 @@ void gs_predictor_free(gs_predictor *p)
     sv_layout_free(&p->h);
     free(p);
 }
+
+int gs_pred_vote(int k, const double *dec, int *votes)
+{
+    for (int i = 0; i < k; i++) votes[i] = 0;
+    for (int i = 0, q = 0; i < k; i++)
+        for (int j = i + 1; j < k; j++, q++) votes[dec[q] > 0 ? i : j]++;
+    int best = 0;
+    for (int i = 1; i < k; i++)
+        if (votes[i] > votes[best]) best = i;
+    return best;
+}
+
+double gs_pred_outcome(const gs_model *m, const double *dec, int *votes)
+{
+    if (m->svm_type == GS_ONE_CLASS) return dec[0] > 0 ? 1 : -1;
+    if (m->svm_type == GS_EPSILON_SVR || m->svm_type == GS_NU_SVR) return dec[0];
+    if (m->nr_class < 1) return 0;
+    return m->label[gs_pred_vote(m->nr_class, dec, votes)];
+}

@@ -35,6 +35,15 @@ int gs_pred_n_dec(const gs_model *m);
  * @return GS_OK, or GS_ERR_FORMAT when a precomputed row lacks the position an SV asks for */
 gs_status gs_pred_cpu_dec(const gs_model *m, const gs_rows *rows, int32_t r, double *dec);
 
+/* The index of the one-vs-one vote's winner over k classes: pair (i,j) (in dec's order) votes i
+ * when dec > 0, else j; ties go to the earliest class. votes holds k ints of scratch. */
+int gs_pred_vote(int k, const double *dec, int *votes);
+
+/* What svm_predict returns for m's decision values dec: one-class +1 / -1 (0 is -1), regression
+ * the value, C-SVC / nu-SVC the vote's label (one class: its label; none: 0). votes holds
+ * nr_class ints of scratch. Not for cs_svc (its argmax is gpusvm-predict's). */
+double gs_pred_outcome(const gs_model *m, const double *dec, int *votes);
+
 /* The device engine. */
 typedef struct gs_predictor gs_predictor;
 

@@ -66,53 +66,6 @@ cleanup:
     return st;
 }
 
-/* The rows rows[0..n) of prob, in that order, as a problem of their own (float values). */
-static gs_status subset(const gs_problem *prob, const int *rows, int n, gs_problem *out)
-{
-    memset(out, 0, sizeof *out);
-    int64_t nnz = 0;
-    for (int i = 0; i < n; i++) nnz += prob->row_ptr[rows[i] + 1] - prob->row_ptr[rows[i]];
-    out->y = malloc(sizeof *out->y * (size_t)(n ? n : 1));
-    out->row_ptr = malloc(sizeof *out->row_ptr * ((size_t)n + 1));
-    out->idx = malloc(sizeof *out->idx * (size_t)(nnz ? nnz : 1));
-    out->val = malloc(sizeof *out->val * (size_t)(nnz ? nnz : 1));
-    if (!out->y || !out->row_ptr || !out->idx || !out->val) {
-        gs_problem_free(out);
-        return GS_FAIL(GS_ERR_NOMEM, "out of memory for a fold of %d rows", n);
-    }
-    int64_t o = 0;
-    out->row_ptr[0] = 0;
-    for (int i = 0; i < n; i++) {
-        const int r = rows[i];
-        const int64_t b = prob->row_ptr[r], e = prob->row_ptr[r + 1];
-        memcpy(out->idx + o, prob->idx + b, sizeof *out->idx * (size_t)(e - b));
-        memcpy(out->val + o, prob->val + b, sizeof *out->val * (size_t)(e - b));
-        for (int64_t k = b; k < e; k++)
-            if (prob->idx[k] > out->max_index) out->max_index = prob->idx[k];
-        o += e - b;
-        out->row_ptr[i + 1] = o;
-        out->y[i] = prob->y[r];
-    }
-    out->l = n;
-    out->nnz = nnz;
-    return GS_OK;
-}
-
-/* svm_predict's answer from the decision values. */
-static double label_of(const gs_model *m, const double *dec, int *votes)
-{
-    if (m->svm_type == GS_ONE_CLASS) return dec[0] > 0 ? 1 : -1;
-    if (m->svm_type == GS_EPSILON_SVR || m->svm_type == GS_NU_SVR) return dec[0];
-    const int k = m->nr_class;
-    for (int i = 0; i < k; i++) votes[i] = 0;
-    for (int i = 0, q = 0; i < k; i++)
-        for (int j = i + 1; j < k; j++, q++) votes[dec[q] > 0 ? i : j]++;
-    int best = 0;
-    for (int i = 1; i < k; i++)
-        if (votes[i] > votes[best]) best = i;
-    return m->label[best];
-}
-
 /* The held-out rows' predictions, split over threads. */
 typedef struct pred_job {
     const gs_model *m;
@@ -133,7 +86,7 @@ static void *pred_rows(void *arg)
     if (!dec || !votes) { j->st = GS_ERR_NOMEM; goto cleanup; }
     for (int32_t r = j->t; r < j->rows->l; r += j->nt) {
         if ((j->st = gs_pred_cpu_dec(j->m, j->rows, r, dec))) break;
-        j->target[j->perm[r]] = label_of(j->m, dec, votes);
+        j->target[j->perm[r]] = gs_pred_outcome(j->m, dec, votes);
     }
 cleanup:
     free(dec);
@@ -163,14 +116,6 @@ static gs_status predict_fold(const gs_model *m, const gs_problem *prob, const i
         rows.row_ptr[i + 1] = o;
     }
     rows.l = n;
-    if (m->l == 0 || gs_pred_n_dec(m) == 0) { /* no SV: LIBSVM's values are -rho (or the one label) */
-        int votes[1];
-        for (int i = 0; i < n; i++) {
-            double dec = m->rho ? -m->rho[0] : 0;
-            target[perm[i]] = m->nr_class < 2 && m->label ? m->label[0] : label_of(m, &dec, votes);
-        }
-        goto cleanup;
-    }
     long nt = sysconf(_SC_NPROCESSORS_ONLN);
     nt = nt < 1 ? 1 : (nt > 16 ? 16 : nt);
     if (nt > n / 64 + 1) nt = n / 64 + 1;
@@ -215,7 +160,7 @@ gs_status gs_cross_validation(const gs_device_provider *dev, const gs_problem *p
         int n = 0;
         for (int j = 0; j < b; j++) train_rows[n++] = perm[j];
         for (int j = e; j < l; j++) train_rows[n++] = perm[j];
-        if ((st = subset(prob, train_rows, n, &sub))) goto cleanup;
+        if ((st = gs_problem_subset(prob, train_rows, n, &sub))) goto cleanup;
         if ((st = gs_svm_train(dev, &sub, param, log, &m, NULL))) goto cleanup;
         if ((st = predict_fold(&m, prob, perm + b, e - b, target))) goto cleanup;
         gs_model_free(&m);

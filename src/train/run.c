@@ -1,6 +1,7 @@
 /* run.c — see run.h. */
 #include "train/run.h"
 
+#include <float.h>
 #include <stdlib.h>
 
 #include "train/certify.h"
@@ -116,3 +117,22 @@ gs_status gs_run_open_solver(const gs_device_provider *dev, const gs_param *para
     if (st == GS_OK && stats) { stats->setup += gs_now() - t_dev; stats->peak_gbps = ocl->peak_gbps; }
     return st;
 }
+
+/* A pass that stops before its first step (eps = DBL_MAX) and ends with the certification's exact
+ * gradients: p + Q a0 at each item's start, in double. */
+gs_status gs_run_start_gradients(gs_solver *solver, const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
+                                 int n, gs_train_stats *stats)
+{
+    gs_binary_spec *g = malloc(sizeof *g * (size_t)(n ? n : 1));
+    if (!g) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < n; i++) {
+        g[i] = items[i].spec;
+        g[i].g_init = items[i].spec.p_lin; /* any gradient: no step is taken */
+        g[i].eps = DBL_MAX;
+    }
+    const gs_status st = gs_solver_batch(solver, cl, ysign, g, n, stats);
+    for (int i = 0; i < n; i++) items[i].spec.g_init = items[i].spec.g_exact;
+    free(g);
+    return st;
+}
+

@@ -11,7 +11,6 @@
  * Prints LIBSVM's lines for the type (no "Total nSV"). */
 #include "train/single.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,9 +106,8 @@ static void set_up(const gs_problem *prob, const gs_param *param, const gs_clust
     }
 }
 
-/* Solves the set-up problem to a certified optimum. A non-zero start (one-class) first has its
- * gradient p + Q a0 computed exactly: a pass that stops before its first step (eps = DBL_MAX)
- * and ends with the exact gradients. */
+/* Solves the set-up problem to a certified optimum; a non-zero start (one-class, nu-SVR) first
+ * has its gradient p + Q a0 computed exactly (gs_run_start_gradients). */
 static gs_status solve(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
                        const gs_clustered *cl, gs_run_item *it, const gs_log *log, gs_train_stats *stats)
 {
@@ -120,11 +118,7 @@ static gs_status solve(const gs_device_provider *dev, const gs_problem *prob, co
     memset(ysign, 1, (size_t)prob->l);
     if ((st = gs_run_open_solver(dev, param, 2, prob->l, prob->row_ptr, cl, log, stats, &solver))) goto cleanup;
     if (param->svm_type == GS_ONE_CLASS || param->svm_type == GS_NU_SVR) {
-        gs_binary_spec g = it->spec;
-        g.g_init = it->spec.p_lin; /* any gradient: no step is taken */
-        g.eps = DBL_MAX;
-        if ((st = gs_solver_batch(solver, cl, ysign, &g, 1, stats))) goto cleanup;
-        it->spec.g_init = it->spec.g_exact;
+        if ((st = gs_run_start_gradients(solver, cl, ysign, it, 1, stats))) goto cleanup;
     } else {
         it->spec.g_init = it->spec.p_lin; /* alpha = 0: G = p */
     }

@@ -7,7 +7,6 @@
  * per-pair lines (with the certified obj and rho) and "Total nSV". */
 #include "train/trainer.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,31 +17,6 @@
 #include "train/run.h"
 #include "train/single.h"
 #include "train/solver.h"
-
-/* Copies rows (in the given order) into a CSR of their own. */
-static gs_status subset_csr(const gs_problem *prob, const int *rows, int n, int64_t **rp, int32_t **ix, float **vl)
-{
-    int64_t nnz = 0;
-    for (int i = 0; i < n; i++) nnz += prob->row_ptr[rows[i] + 1] - prob->row_ptr[rows[i]];
-    *rp = malloc(sizeof **rp * ((size_t)n + 1));
-    *ix = malloc(sizeof **ix * (size_t)(nnz ? nnz : 1));
-    *vl = malloc(sizeof **vl * (size_t)(nnz ? nnz : 1));
-    if (!*rp || !*ix || !*vl) {
-        free(*rp); free(*ix); free(*vl);
-        *rp = NULL; *ix = NULL; *vl = NULL;
-        return GS_FAIL(GS_ERR_NOMEM, "out of memory copying %d rows", n);
-    }
-    int64_t o = 0;
-    (*rp)[0] = 0;
-    for (int i = 0; i < n; i++) {
-        const int64_t b = prob->row_ptr[rows[i]], e = prob->row_ptr[rows[i] + 1];
-        memcpy(*ix + o, prob->idx + b, sizeof(int32_t) * (size_t)(e - b));
-        memcpy(*vl + o, prob->val + b, sizeof(float) * (size_t)(e - b));
-        o += e - b;
-        (*rp)[i + 1] = o;
-    }
-    return GS_OK;
-}
 
 /* One pair's solution: alpha[n_i + n_j], class i rows then class j rows (file order). */
 typedef struct pair_out {
@@ -204,25 +178,6 @@ static void print_pairs(const gs_log *log, const gs_classes *cls, int (*pairs)[2
     }
 }
 
-/* The gradient p + Q a0 of each item's non-zero start (nu-SVC), exactly: a pass that stops before
- * its first step (eps = DBL_MAX) and ends with the certification's exact gradients, which become
- * the items' starting gradients. */
-static gs_status start_gradients(gs_solver *solver, const gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
-                                 int n, gs_train_stats *stats)
-{
-    gs_binary_spec *g = malloc(sizeof *g * (size_t)(n ? n : 1));
-    if (!g) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
-    for (int i = 0; i < n; i++) {
-        g[i] = items[i].spec;
-        g[i].g_init = items[i].spec.p_lin; /* any gradient: no step is taken */
-        g[i].eps = DBL_MAX;
-    }
-    const gs_status st = gs_solver_batch(solver, cl, ysign, g, n, stats);
-    for (int i = 0; i < n; i++) items[i].spec.g_init = items[i].spec.g_exact;
-    free(g);
-    return st;
-}
-
 gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
                        const gs_log *log, gs_model *model, gs_train_stats *stats)
 {
@@ -237,9 +192,7 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
     gs_run_item *items = NULL;
     int *spec_pair = NULL, *finite = NULL;
     int8_t *ysign = NULL;
-    int64_t *rp = NULL;
-    int32_t *ix = NULL;
-    float *vl = NULL;
+    gs_problem grouped = {0}; /* the rows grouped by class */
     gs_clustered cl = {0};
     gs_solver *solver = NULL;
     double *gx_all = NULL, *ex_all = NULL;    /* exact gradients and bounds, laid out as alpha_all */
@@ -306,14 +259,16 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
             }
         /* rows grouped by class; a two-class set is clustered as one segment (its single problem
          * sees every cluster), more classes per class so each pair takes two classes' clusters */
-        if ((st = subset_csr(prob, cls.order, l, &rp, &ix, &vl))) goto cleanup;
+        if ((st = gs_problem_subset(prob, cls.order, l, &grouped))) goto cleanup;
+        const int64_t *rp = grouped.row_ptr;
+        const float *vl = grouped.val;
         for (int c = 0; c < k; c++) {
             finite[c] = 1;
             for (int64_t e = rp[cls.start[c]]; e < rp[cls.start[c + 1]]; e++) finite[c] &= isfinite(vl[e]) != 0;
         }
         for (int g = 0; g < l; g++) ysign[g] = (k == 2 && g >= cls.start[1]) ? -1 : 1;
         const int32_t one_seg[2] = {0, l};
-        if ((st = gs_solver_cluster(param, rp, ix, vl, l, k == 2 ? 1 : k, k == 2 ? one_seg : cls.start, &cl)))
+        if ((st = gs_solver_cluster(param, rp, grouped.idx, vl, l, k == 2 ? 1 : k, k == 2 ? one_seg : cls.start, &cl)))
             goto cleanup;
         const pair_layout lay = {.param = param, .cls = &cls, .cl = &cl, .k = k, .l = l, .nu = nu, .cw = cw,
                                  .alpha_all = alpha_all, .gx_all = gx_all, .ex_all = ex_all, .zeros = zeros};
@@ -336,7 +291,7 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
         if (nspec > 0) {
             /* the device is waited for only now, after the clustering */
             if ((st = gs_run_open_solver(dev, param, k, l, rp, &cl, log, stats, &solver))) goto cleanup;
-            if (nu && (st = start_gradients(solver, &cl, ysign, items, nspec, stats))) goto cleanup;
+            if (nu && (st = gs_run_start_gradients(solver, &cl, ysign, items, nspec, stats))) goto cleanup;
             if ((st = gs_run_certified(solver, &cl, ysign, items, nspec, param->eps, log, stats))) goto cleanup;
             for (int s = 0; s < nspec; s++) out[spec_pair[s]].res = items[s].res;
             if (nu) /* LIBSVM's scaling by r: coefficients y alpha / r, rho / r, obj / r^2 */
@@ -366,7 +321,8 @@ cleanup:
     gs_clustered_free(&cl);
     gs_classes_free(&cls);
     free(cw); free(coef_rows); free(alpha_all); free(nonzero); free(pairs); free(out); free(items);
-    free(spec_pair); free(finite); free(ysign); free(rp); free(ix); free(vl);
+    free(spec_pair); free(finite); free(ysign);
+    gs_problem_free(&grouped);
     free(gx_all); free(ex_all); free(zeros);
     return st;
 }
