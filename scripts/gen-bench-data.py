@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Deterministic, seeded generator of large binary LIBSVM-format sets for scaling benchmarks.
+"""Deterministic, seeded generator of large LIBSVM-format sets for scaling benchmarks.
 
-Kinds (labels +1/-1, files gzip'd with deterministic bytes):
+Kinds (covtype and text: labels +1/-1; year: real targets; files gzip'd with deterministic bytes):
   covtype  covtype-like, default 1,000,000 x 54 (+ 100,000 test rows): 10 quantitative features
            in [0,1] (quantised to 1/1000 like covtype's integer measurements, correlated, zeros
            omitted) then 4 one-hot "wilderness area" and 40 one-hot "soil type" indicators (one of
@@ -15,14 +15,20 @@ Kinds (labels +1/-1, files gzip'd with deterministic bytes):
            Label: the sign of a sparse linear rule (the 100 leading terms of each topic, positive
            weights for half the topics, negative for the rest) plus noise, centred at its
            median, then 2% of labels flipped.
+  year     regression like YearPredictionMSD, default 500,000 x 90 dense (+ 50,000 test rows):
+           12 "timbre means" mixing 6 latent Gaussians, then 78 "covariances" (products of pairs
+           of latents plus noise), squashed into [-1, 1] and quantised to 1/1000 like svm-scale'd
+           data. Target: a year from a nonlinear rule (sines, products, a skew towards recent
+           years) plus noise, clipped to 1922..2011 and scaled to [-1, 1] as `svm-scale -y -1 1`
+           would, printed with 6 digits. Every feature present (dense rows).
 
 Output, in --out-dir: NAME.gz (train), NAME.t.gz (test) and NAME.json (shape, seed, labels),
-NAME = covtype-gen / text-gen unless --name. The same --seed, --rows and --test-rows give the
+NAME = covtype-gen / text-gen / year-gen unless --name. The same --seed, --rows and --test-rows give the
 same bytes on any machine and any --jobs (rows are produced in fixed blocks of 10,000, each from
 its own seeded stream; only random.random() is used, whose sequence Python guarantees).
 Python 3 standard library only. Time at the default sizes on a 2-core machine (--jobs spreads
 the blocks over processes, default all cores): 14 s for covtype (24 MB .gz), 36 s for text
-(100 MB .gz).
+(100 MB .gz); year about 2.5 core-minutes (140 MB .gz; use --jobs on a large machine).
 
     scripts/gen-bench-data.py covtype --out-dir bench-data/gen
     scripts/gen-bench-data.py text --rows 20000 --test-rows 2000 --name text-20k
@@ -45,6 +51,7 @@ KINDS = {
     # kind: (default name, train rows, test rows, features)
     "covtype": ("covtype-gen", 1000000, 100000, 54),
     "text": ("text-gen", 200000, 20000, 50000),
+    "year": ("year-gen", 500000, 50000, 90),
 }
 
 
@@ -55,7 +62,7 @@ def gauss(r):
 
 
 def block_rng(seed, kind, split, block):
-    k = 1 if kind == "covtype" else 2
+    k = {"covtype": 1, "text": 2, "year": 3}[kind]
     return random.Random(((seed * 7 + k) * 3 + split) * 1000003 + block)
 
 
@@ -226,6 +233,48 @@ def text_block(args):
     return "".join(out)
 
 
+# ---------------------------------------------------------------- year-like (regression)
+NLAT, NMEAN = 6, 12
+NCOV = 90 - NMEAN
+YEAR_LO, YEAR_HI = 1922, 2011
+
+
+def year_model(seed):
+    r = random.Random(seed * 31 + 21)
+    mix = [[gauss(r) * 0.45 for _ in range(NLAT)] for _ in range(NMEAN)]
+    pairs = [(i, j) for i in range(NLAT) for j in range(i, NLAT)]  # 21 latent products
+    cov = [(pairs[k % len(pairs)], gauss(r) * 0.4, gauss(r) * 0.3) for k in range(NCOV)]
+    w = [gauss(r) for _ in range(NLAT)]
+    return {"mix": mix, "cov": cov, "w": w,
+            "freq": [1.0 + 2.0 * r.random() for _ in range(NLAT)],
+            "phase": [2.0 * math.pi * r.random() for _ in range(NLAT)]}
+
+
+def year_row(r, m, cells):
+    z = [gauss(r) for _ in range(NLAT)]
+    q = []
+    for a in m["mix"]:
+        v = sum(a[k] * z[k] for k in range(NLAT)) + 0.25 * gauss(r)
+        q.append(v)
+    for (i, j), sc, off in m["cov"]:
+        q.append(sc * z[i] * z[j] + off + 0.2 * gauss(r))
+    k = [int(math.tanh(v) * 1000.0 + 1000.5) for v in q]  # 0..2000 -> -1..1
+    w, f, p = m["w"], m["freq"], m["phase"]
+    s = (sum(w[i] * math.sin(f[i] * z[i] + p[i]) for i in range(NLAT)) * 0.6
+         + 0.5 * z[0] * z[1] - 0.3 * z[2] * z[2] + 0.4 * gauss(r))
+    year = 2008.0 - 6.0 * math.exp(-0.55 * (s + 0.27))  # a long tail to the past, as the real set
+    year = min(YEAR_HI, max(YEAR_LO, int(round(year))))
+    y = -1.0 + 2.0 * (year - YEAR_LO) / (YEAR_HI - YEAR_LO)
+    return "%.6g" % y + "".join(cells[i][c] for i, c in enumerate(k)) + "\n"
+
+
+def year_block(args):
+    seed, split, block, nrows, m = args
+    r = block_rng(seed, "year", split, block)
+    cells = [[" %d:%s" % (i + 1, "%g" % ((c - 1000) / 1000.0)) for c in range(2001)] for i in range(90)]
+    return "".join(year_row(r, m, cells) for _ in range(nrows))
+
+
 # ---------------------------------------------------------------- driver
 _MODEL = None
 
@@ -237,7 +286,7 @@ def _init(m):
 
 def _work(args):
     kind, seed, split, block, nrows = args
-    f = covtype_block if kind == "covtype" else text_block
+    f = {"covtype": covtype_block, "text": text_block, "year": year_block}[kind]
     return f((seed, split, block, nrows, _MODEL))
 
 
@@ -256,11 +305,12 @@ def write_split(kind, seed, split, rows, path, pool, level):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("kind", choices=sorted(KINDS) + ["all"])
-    ap.add_argument("--rows", type=int, help="training rows (default: 1000000 covtype, 200000 text)")
+    ap.add_argument("--rows", type=int,
+                    help="training rows (default: 1000000 covtype, 200000 text, 500000 year)")
     ap.add_argument("--test-rows", type=int, help="test rows (default: rows / 10)")
     ap.add_argument("--seed", type=int, default=1, help="seed [%(default)s]")
     ap.add_argument("--out-dir", default=".", help="output folder [%(default)s]")
-    ap.add_argument("--name", help="file name stem (default covtype-gen / text-gen)")
+    ap.add_argument("--name", help="file name stem (default covtype-gen / text-gen / year-gen)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes [all cores]")
     ap.add_argument("--level", type=int, default=6, help="gzip level [%(default)s]")
     a = ap.parse_args()
@@ -273,8 +323,9 @@ def main():
         rows = a.rows if a.rows else rows0
         test_rows = a.test_rows if a.test_rows is not None else max(1, rows // 10)
         name = a.name or name0
+        model_of = {"covtype": covtype_model, "text": text_model, "year": year_model}[kind]
         t0 = time.perf_counter()
-        m = covtype_model(a.seed) if kind == "covtype" else text_model(a.seed)
+        m = model_of(a.seed)
         pool = multiprocessing.Pool(a.jobs, _init, (m,)) if a.jobs > 1 else None
         if pool is None:
             _init(m)
@@ -288,7 +339,8 @@ def main():
                 pool.close()
                 pool.join()
         info = {"name": name, "kind": kind, "version": FORMAT_VERSION, "seed": a.seed,
-                "rows": rows, "test_rows": test_rows, "features": d, "classes": 2,
+                "rows": rows, "test_rows": test_rows, "features": d,
+                "classes": 0 if kind == "year" else 2, "task": "regression" if kind == "year" else "binary",
                 "train": name + ".gz", "test": (name + ".t.gz") if test_rows > 0 else None}
         with open(base + ".json", "w") as f:
             json.dump(info, f, indent=1, sort_keys=True)
