@@ -8,7 +8,10 @@
 # DIR holds ds/ (the sets laid out as ../shared/datasets), debs/ (libsvm3 and libsvm-tools .deb,
 # scripts/fetch-libsvm-debs.sh), tools/ (thundersvm-5c6a056.tar.gz and build-thundersvm.sh from
 # ../shared/tools); OLD_SRC is a source tree of the commit compared with (git archive COMMIT).
-# Env: REPEAT (default 5), PARTS (default "first bench types cv old exit": which parts to run),
+# Env: REPEAT (default 5), PARTS (default "first bench types cv old exit": which parts to run;
+# "year" also: epsilon-SVR on the generated 500,000 x 90 year-gen, LIBSVM and ThunderSVM on its
+# first YEAR_SUBSET rows (default 20000, extrapolated), all predicting the first YEAR_TEST (5000)
+# test rows; generated into DIR/gen on the machine),
 # TYPES (';'-separated svm-train options of the "types" part), TYPES_SUBSET (LIBSVM's and ThunderSVM's
 # --ref-subset there; default 0, the whole set).
 set -u
@@ -63,6 +66,12 @@ if has old && [ -n "$OLD" ]; then
     # the older build exits through its forked child: this one does too here (GPUSVM_FAST_EXIT=1),
     # so the comparison is of the work, and the "exit" part measures what the plain exit costs
     GPUSVM_FAST_EXIT=1 REPEAT=$REPEAT GAP=1 CHECK=0 sh scripts/bench-certify.sh "$D/ds" build "$OLD/build"
+fi
+if has year; then
+    scripts/bench --data-dir "$D/ds" --gen-dir "$D/gen" --libsvm-debs "$D/debs" --thundersvm "$T" \
+        --repeat 1 --ref-subset "${YEAR_SUBSET:-20000}" --test-subset "${YEAR_TEST:-5000}" --datasets year-gen \
+        --train-args "${YEAR_ARGS:--s 3 -p 0.1}" --breakdown --timeout 400 --out-md "$D/year.md" --csv "$D/year.csv" > "$D/year.log" 2>&1
+    cat "$D/year.md"
 fi
 if has exit && [ -f scripts/bench-exit.sh ]; then
     sh scripts/bench-exit.sh "$REPEAT" "$D/ds/a9a/a9a.gz"
