@@ -999,12 +999,14 @@ void gs_problem_free(gs_problem *p)
 gs_status gs_problem_subset(const gs_problem *prob, const int32_t *rows, int32_t n, gs_problem *out)
 {
     memset(out, 0, sizeof *out);
+    if (n < 0) return GS_FAIL(GS_ERR_ARG, "a subset of %d rows", (int)n);
     int64_t nnz = 0;
     for (int32_t i = 0; i < n; i++) nnz += prob->row_ptr[rows[i] + 1] - prob->row_ptr[rows[i]];
-    out->y = malloc(sizeof *out->y * (size_t)(n ? n : 1));
-    out->row_ptr = malloc(sizeof *out->row_ptr * ((size_t)n + 1));
-    out->idx = malloc(sizeof *out->idx * (size_t)(nnz ? nnz : 1));
-    out->val = malloc(sizeof *out->val * (size_t)(nnz ? nnz : 1));
+    const size_t nr = (size_t)n, nz = nnz > 0 ? (size_t)nnz : 1;
+    out->y = malloc(sizeof *out->y * (nr ? nr : 1));
+    out->row_ptr = malloc(sizeof *out->row_ptr * (nr + 1));
+    out->idx = malloc(sizeof *out->idx * nz);
+    out->val = malloc(sizeof *out->val * nz);
     if (!out->y || !out->row_ptr || !out->idx || !out->val) {
         gs_problem_free(out);
         return GS_FAIL(GS_ERR_NOMEM, "out of memory copying %d rows", (int)n);
