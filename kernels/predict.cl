@@ -4,7 +4,8 @@
  * block stores the union of its SVs' columns, values column-major, zero padded) and RT test rows.
  * Every work-item walks the same merge of the block's columns with the row's columns, so control
  * flow is uniform (very sparse blocks are stored row-wise instead, see below); K(sv, x) is written
- * once to K[sv * ld + row] and shared by every class pair.
+ * once to K[sv * ld + row] and shared by every class pair; with arg_out, exp's or tanh's argument
+ * goes to K[row * ld + sv] instead (ld = the SV count), rows contiguous for the host (predictor.c).
  * pred_sum: one work-item per (row, pair) adds coef * K sequentially in model SV order (class i's
  * SVs, then class j's), subtracts rho, and also returns sum |coef * K| for the host's error bound.
  *
@@ -52,6 +53,16 @@ static inline double pred_kval(const int ktype, const double sum, const double g
     if (ktype == KT_LINEAR) return sum;
     if (ktype == KT_POLY) return pred_powi(gamma * sum + coef0, degree);
     return tanh(gamma * sum + coef0);
+}
+
+/* What pred_kvals stores: K, or with arg_out (RBF and sigmoid, for the host's exact path) the
+ * argument LIBSVM hands to exp / tanh, computed with its operations (-gamma * sum, gamma * dot +
+ * coef0: FP_CONTRACT OFF keeps them two roundings), so the host's libm finishes LIBSVM's bits. */
+static inline double pred_kout(const int ktype, const double sum, const double gamma, const double coef0,
+                               const int degree, const int arg_out)
+{
+    if (arg_out) return ktype == KT_RBF ? -gamma * sum : gamma * sum + coef0;
+    return pred_kval(ktype, sum, gamma, coef0, degree);
 }
 
 /* LIBSVM's merged loop over one SV and one test row [x, xe): the squared distance for RBF, the dot
@@ -177,7 +188,7 @@ void pred_kvals(const int ktype, const double gamma, const double coef0, const i
                 const int row0, const int rows, __global double *K, const int ld,
                 __global const int *ell_w, __global const long *ell_off,
                 __global const int *ell_idx, __global const double *ell_val,
-                __global const int *ell_len, const int tile)
+                __global const int *ell_len, const int tile, const int arg_out)
 {
 #if LX > 0
     __local int lx_idx[LX];
@@ -255,7 +266,7 @@ void pred_kvals(const int ktype, const double gamma, const double coef0, const i
         for (int i = 0; i < RT; i++) {
             const int r = rbeg + i;
             if (r >= rend) break;
-            if (s >= 0) K[(long)s * ld + r] = pred_kval(ktype, acc[i], gamma, coef0, degree);
+            if (s >= 0) K[arg_out ? (long)r * ld + s : (long)s * ld + r] = pred_kout(ktype, acc[i], gamma, coef0, degree, arg_out);
         }
         return;
     }
@@ -289,7 +300,7 @@ void pred_kvals(const int ktype, const double gamma, const double coef0, const i
 #endif
             sum = row_wise ? merge_rows_g(rbf, sc, sv, n, gx_idx, gx_val, x, xe)
                            : merge_dense_g(rbf, sc, sv, n, gx_idx, gx_val, x, xe);
-        if (s >= 0) K[(long)s * ld + r] = pred_kval(ktype, sum, gamma, coef0, degree);
+        if (s >= 0) K[arg_out ? (long)r * ld + s : (long)s * ld + r] = pred_kout(ktype, sum, gamma, coef0, degree, arg_out);
     }
 }
 

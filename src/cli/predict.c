@@ -606,13 +606,14 @@ static int read_first(run *r)
     return 0;
 }
 
-/* The device is used for every non-precomputed model with SVs, unless each row would have to be
- * recomputed on the CPU anyway (regression or multiclass probabilities with exp/tanh). */
+/* The device is used for every non-precomputed model with SVs. Where every row's value must be
+ * LIBSVM's bits (regression, multiclass probabilities), RBF and sigmoid models take the host
+ * exact path: the device computes exp's / tanh's arguments, the host finishes them
+ * (gs_predictor_host_exact). */
 static int wants_device(const run *r)
 {
     const gs_model *m = &r->model;
-    return m->kernel_type != GS_KERNEL_PRECOMPUTED && m->l > 0 && r->o.nd > 0 &&
-           !(needs_all_exact(&r->o) && (m->kernel_type == GS_KERNEL_RBF || m->kernel_type == GS_KERNEL_SIGMOID));
+    return m->kernel_type != GS_KERNEL_PRECOMPUTED && m->l > 0 && r->o.nd > 0;
 }
 
 /* Lays the SVs out on the host first (the device may still be starting), waits for the device
@@ -627,6 +628,7 @@ static int prepare_device(run *r)
             fprintf(stderr, "gpusvm-predict: %s\n", gs_last_error());
             return 1;
         }
+        gs_predictor_host_exact(r->pred, needs_all_exact(&r->o));
         int n_blocks = 0;
         const int n_rw = gs_predictor_row_wise_blocks(r->pred, &n_blocks);
         gs_log_verbose(log, "SV layout built in %.3f s (%d blocks, %d row-wise)\n", gs_now() - t0,

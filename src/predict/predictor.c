@@ -15,8 +15,12 @@
  *   u of a partial sum bounded by sum |coef K|.
  * - predict.c uses the bound per row: a label (sign, vote) or a monotone probability line whose
  *   printed text is the same at dec - err and dec + err is taken from the device; any other row is
- *   recomputed with gs_pred_cpu_dec (glibc's exp/tanh, i.e. svm-predict's own numbers). Regression
- *   (%.17g) and multiclass -b 1 with RBF/sigmoid models therefore run on the CPU for every row.
+ *   recomputed with gs_pred_cpu_dec (glibc's exp/tanh, i.e. svm-predict's own numbers).
+ * - Regression (%.17g) and multiclass -b 1 need every row's bits, so RBF/sigmoid models take the
+ *   host exact path there (gs_predictor_host_exact, "hx"): pred_kvals stores the argument of
+ *   exp / tanh (LIBSVM's -gamma * sum or gamma * dot + coef0, two roundings with contraction off)
+ *   row-major, the host applies the C library's exp / tanh and svm_predict_values' sums on all
+ *   cores while the device computes the next pass: err = 0, and no merge loop on the CPU.
  * - Rows with a non-finite value get err = inf (x * 0 in a padded dot product would be NaN).
  * - Layout: SVs in blocks of PRED_WG (the clustering's permutation). A block is dense (the union of
  *   its SVs' columns, values column-major, zero padded) unless its union is over PRED_ROWS_RATIO
@@ -31,8 +35,10 @@
 #include "predict/predictor.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "data/cluster.h"
 #include "kernels/abi.h"
@@ -131,16 +137,51 @@ static double cpu_kernel(const gs_model *m, const int32_t *xi, const double *xv,
     }
 }
 
+/* svm_predict_values' sums from the kernel values kv[s] (model SV order), into dec. */
+static void pred_sums(const gs_model *m, const double *kv, double *dec)
+{
+    const int nd = gs_pred_n_dec(m);
+    const int nc = m->n_coef;
+    const int classify = m->svm_type == GS_C_SVC || m->svm_type == GS_NU_SVC;
+    const int k = classify ? m->nr_class : 1;
+    if (m->svm_type == GS_CS_SVC) { /* f_c(x) = sum_s coef[s][c] K(s, x) - rho[c], SVs in model order */
+        for (int c = 0; c < nd; c++) {
+            double sum = 0;
+            for (int32_t s = 0; s < m->l; s++) sum += m->sv_coef[(int64_t)s * nc + c] * kv[s];
+            dec[c] = sum - m->rho[c];
+        }
+        return;
+    }
+    if (!classify) {
+        double sum = 0;
+        for (int32_t s = 0; s < m->l; s++) sum += m->sv_coef[(int64_t)s * nc] * kv[s];
+        dec[0] = sum - m->rho[0];
+        return;
+    }
+    int p = 0;
+    int32_t si = 0;
+    for (int i = 0; i < k; i++) {
+        int32_t sj = si + m->nSV[i];
+        for (int j = i + 1; j < k; j++) {
+            double sum = 0;
+            for (int32_t s = si; s < si + m->nSV[i]; s++)
+                sum += m->sv_coef[(int64_t)s * nc + (j - 1)] * kv[s];
+            for (int32_t s = sj; s < sj + m->nSV[j]; s++)
+                sum += m->sv_coef[(int64_t)s * nc + i] * kv[s];
+            dec[p] = sum - m->rho[p];
+            p++;
+            sj += m->nSV[j];
+        }
+        si += m->nSV[i];
+    }
+}
+
 gs_status gs_pred_cpu_dec(const gs_model *m, const gs_rows *rows, int32_t r, double *dec)
 {
     const int64_t x0 = rows->row_ptr[r], xn = rows->row_ptr[r + 1] - x0;
     const int32_t *xi = rows->idx + x0;
     const double *xv = rows->val + x0;
-    const int nd = gs_pred_n_dec(m);
-    if (nd == 0) return GS_OK;
-    const int nc = m->n_coef;
-    const int classify = m->svm_type == GS_C_SVC || m->svm_type == GS_NU_SVC;
-    const int k = classify ? m->nr_class : 1;
+    if (gs_pred_n_dec(m) == 0) return GS_OK;
     double *kv = malloc(sizeof(double) * (m->l > 0 ? (size_t)m->l : 1));
     if (!kv) return GS_FAIL(GS_ERR_NOMEM, "out of memory for %d kernel values", (int)m->l);
     for (int32_t s = 0; s < m->l; s++) {
@@ -160,41 +201,11 @@ gs_status gs_pred_cpu_dec(const gs_model *m, const gs_rows *rows, int32_t r, dou
             kv[s] = cpu_kernel(m, xi, xv, xn, m->sv_idx + y0, m->sv_val + y0, yn);
         }
     }
-    if (m->svm_type == GS_CS_SVC) { /* f_c(x) = sum_s coef[s][c] K(s, x) - rho[c], SVs in model order */
-        for (int c = 0; c < nd; c++) {
-            double sum = 0;
-            for (int32_t s = 0; s < m->l; s++) sum += m->sv_coef[(int64_t)s * nc + c] * kv[s];
-            dec[c] = sum - m->rho[c];
-        }
-        free(kv);
-        return GS_OK;
-    }
-    if (!classify) {
-        double sum = 0;
-        for (int32_t s = 0; s < m->l; s++) sum += m->sv_coef[(int64_t)s * nc] * kv[s];
-        dec[0] = sum - m->rho[0];
-        free(kv);
-        return GS_OK;
-    }
-    int p = 0;
-    int32_t si = 0;
-    for (int i = 0; i < k; i++) {
-        int32_t sj = si + m->nSV[i];
-        for (int j = i + 1; j < k; j++) {
-            double sum = 0;
-            for (int32_t s = si; s < si + m->nSV[i]; s++)
-                sum += m->sv_coef[(int64_t)s * nc + (j - 1)] * kv[s];
-            for (int32_t s = sj; s < sj + m->nSV[j]; s++)
-                sum += m->sv_coef[(int64_t)s * nc + i] * kv[s];
-            dec[p] = sum - m->rho[p];
-            p++;
-            sj += m->nSV[j];
-        }
-        si += m->nSV[i];
-    }
+    pred_sums(m, kv, dec);
     free(kv);
     return GS_OK;
 }
+
 
 /* ---- device engine ------------------------------------------------------------------------ */
 
@@ -241,6 +252,11 @@ struct gs_predictor {
     const gs_model *m;
     int n_dec;
     int exact;             /* device bits == LIBSVM bits (err = 0) */
+    int want_hx, hx;       /* host exact path asked for / in use (gs_predictor_host_exact) */
+    double *hk[2];         /* hx: two passes' exp/tanh arguments, [ld rows][l SVs] each */
+    cl_event hk_ev[2];     /* hx: the read into hk[i] */
+    int32_t hx_r0;         /* hx: first row of the pass in hk[hx_cur] */
+    int hx_cur;
     int tile;              /* dense blocks take pred_kvals' tiled path (see kernels/predict.cl) */
     gs_dev_prof pf;        /* this chunk's kernel events when the queue profiles */
     gs_pred_times tm;      /* --verbose split (kernel seconds need a profiling queue) */
@@ -554,6 +570,12 @@ gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *pro
         for (int64_t e = 0; e < m->sv_ptr[m->l]; e++)
             if (!isfinite(m->sv_val[e])) { p->tile = 0; break; }
     p->ld_max = rows_per_pass(ocl, m->l); /* allocated per chunk (ensure_capacity): no more than it needs */
+    p->hx = p->want_hx && !contracts && (m->kernel_type == GS_KERNEL_RBF || m->kernel_type == GS_KERNEL_SIGMOID);
+    if (p->hx) { /* two host buffers of a pass each: 64 MiB at most */
+        int64_t cap = (int64_t)(64 << 20) / ((int64_t)m->l * (int64_t)sizeof(double)) / PRED_RT * PRED_RT;
+        if (cap < PRED_RT) cap = PRED_RT;
+        if (cap < p->ld_max) p->ld_max = (int32_t)cap;
+    }
 cleanup:
     if (st != GS_OK && p->dev.queue) clFinish(p->dev.queue); /* uploads may still read the host layout */
     sv_layout_free(&p->h);
@@ -561,9 +583,11 @@ cleanup:
     return st;
 }
 
+void gs_predictor_host_exact(gs_predictor *p, int on) { p->want_hx = on != 0; }
+
 int gs_predictor_exact(const gs_predictor *p)
 {
-    return p->exact;
+    return p->exact || p->hx;
 }
 
 gs_pred_times gs_predictor_times(const gs_predictor *p) { return p->tm; }
@@ -592,6 +616,11 @@ static gs_status ensure_capacity(gs_predictor *p, const gs_rows *rows)
         p->ld = 0;
         if ((st = gs_dev_buf_ensure(d, &x->K, sizeof(double) * (size_t)want * (size_t)p->m->l, NULL, "kernel values")))
             return st;
+        for (int i = 0; i < 2 && p->hx; i++) {
+            free(p->hk[i]);
+            p->hk[i] = malloc(sizeof(double) * (size_t)want * (size_t)p->m->l);
+            if (!p->hk[i]) return GS_FAIL(GS_ERR_NOMEM, "out of memory for %d rows of kernel values", (int)want);
+        }
         p->ld = want;
     }
     if (nr > p->cap_rows) {
@@ -626,20 +655,117 @@ static gs_status set_chunk_args(gs_predictor *p)
     const sv_bufs *b = &p->sv;
     const chunk_bufs *x = &p->x;
     const int kt = m->kernel_type, deg = m->degree, nc = m->n_coef, nd = p->n_dec, zero = 0;
+    const int32_t kld = p->hx ? m->l : p->ld; /* K's leading dimension: SVs in rows for hx */
     const double gamma = m->gamma, coef0 = m->coef0;
     const gs_dev_karg kv[] = {GS_KARG(kt), GS_KARG(gamma), GS_KARG(coef0), GS_KARG(deg), GS_KARG_BUF(b->blk_off),
                               GS_KARG_BUF(b->cols), GS_KARG_BUF(b->vals), GS_KARG_BUF(b->pos_sv),
                               GS_KARG_BUF(x->x_ptr), GS_KARG_BUF(x->x_idx), GS_KARG_BUF(x->x_val),
                               GS_KARG(zero) /* KV_ROW0 */, GS_KARG(zero) /* KV_ROWS */, GS_KARG_BUF(x->K),
-                              GS_KARG(p->ld), GS_KARG_BUF(b->ell_w), GS_KARG_BUF(b->ell_off),
+                              GS_KARG(kld), GS_KARG_BUF(b->ell_w), GS_KARG_BUF(b->ell_off),
                               GS_KARG_BUF(b->ell_idx), GS_KARG_BUF(b->ell_val), GS_KARG_BUF(b->ell_len),
-                              GS_KARG(p->tile)};
+                              GS_KARG(p->tile), GS_KARG(p->hx)};
     const gs_dev_karg sum[] = {GS_KARG_BUF(x->K), GS_KARG(p->ld), GS_KARG(zero) /* SUM_ROW0 */,
                                GS_KARG(zero) /* SUM_ROWS */, GS_KARG_BUF(b->pairs), GS_KARG_BUF(b->coef),
                                GS_KARG(nc), GS_KARG_BUF(b->rho), GS_KARG(nd), GS_KARG_BUF(x->dec),
                                GS_KARG_BUF(x->mag)};
     if ((st = GS_DEV_ARGS(&p->prg.ks, PK_KVALS, kv)) || (st = GS_DEV_ARGS(&p->prg.ks, PK_SUM, sum))) return st;
     return GS_OK;
+}
+
+/* hx: the pass of rows [r0, r0 + ld) into hk[hx_cur]: its arguments on the device, then the read
+ * (non-blocking, hk_ev[hx_cur]). */
+static gs_status hx_enqueue(gs_predictor *p, int32_t r0)
+{
+    gs_status st = GS_OK;
+    const gs_dev *d = &p->dev;
+    const gs_dev_kernels *ks = &p->prg.ks;
+    const int32_t n = p->cur->l - r0 < p->ld ? p->cur->l - r0 : p->ld;
+    p->hx_r0 = r0;
+    if ((st = gs_dev_arg(ks, PK_KVALS, KV_ROW0, sizeof r0, &r0)) || (st = gs_dev_arg(ks, PK_KVALS, KV_ROWS, sizeof n, &n)) ||
+        (st = gs_dev_launch(d, ks, PK_KVALS, &p->pf, (size_t)p->n_blocks * PRED_WG, (size_t)((n + PRED_RT - 1) / PRED_RT),
+                            PRED_WG, NULL)))
+        return st;
+    GS_CL_CHECK(clEnqueueReadBuffer(d->queue, p->x.K.mem, CL_FALSE, 0, sizeof(double) * (size_t)n * (size_t)p->m->l,
+                                    p->hk[p->hx_cur], 0, NULL, &p->hk_ev[p->hx_cur]));
+cleanup:
+    return st;
+}
+
+/* hx, on the host: rows [first, n) step `step` of a pass, exp / tanh of each argument with the C
+ * library svm-predict uses, then svm_predict_values' sums: LIBSVM's bits. */
+typedef struct hx_job {
+    const gs_model *m;
+    double *k;            /* [n][m->l] */
+    double *dec;          /* the pass's first row's values */
+    int32_t n, first, step;
+} hx_job;
+
+static void *hx_rows(void *arg)
+{
+    const hx_job *j = arg;
+    const gs_model *m = j->m;
+    const int nd = gs_pred_n_dec(m), rbf = m->kernel_type == GS_KERNEL_RBF;
+    for (int32_t r = j->first; r < j->n; r += j->step) {
+        double *kv = j->k + (size_t)r * (size_t)m->l;
+        if (rbf)
+            for (int32_t s = 0; s < m->l; s++) kv[s] = exp(kv[s]);
+        else
+            for (int32_t s = 0; s < m->l; s++) kv[s] = tanh(kv[s]);
+        pred_sums(m, kv, j->dec + (size_t)r * (size_t)nd);
+    }
+    return NULL;
+}
+
+static void hx_host(const gs_model *m, double *k, int32_t n, double *dec)
+{
+    long nt = sysconf(_SC_NPROCESSORS_ONLN);
+    if (nt < 1) nt = 1;
+    if (nt > 64) nt = 64;
+    if (nt > n) nt = n;
+    hx_job jobs[64];
+    pthread_t th[64];
+    int ok[64];
+    for (long t = 0; t < nt; t++) {
+        jobs[t] = (hx_job){m, k, dec, n, (int32_t)t, (int32_t)nt};
+        ok[t] = t > 0 && pthread_create(&th[t], NULL, hx_rows, &jobs[t]) == 0;
+    }
+    for (long t = 0; t < nt; t++)
+        if (!ok[t]) hx_rows(&jobs[t]);
+    for (long t = 0; t < nt; t++)
+        if (ok[t]) pthread_join(th[t], NULL);
+}
+
+/* hx: every pass of the chunk, the device computing the next pass's arguments while the host
+ * finishes this one's. */
+static gs_status hx_finish(gs_predictor *p, double *dec)
+{
+    gs_status st = GS_OK;
+    const int nd = p->n_dec;
+    const int32_t l = p->cur->l;
+    for (;;) {
+        const int cur = p->hx_cur;
+        const int32_t r0 = p->hx_r0, n = l - r0 < p->ld ? l - r0 : p->ld;
+        const double tw = gs_now();
+        GS_CL_CHECK(clWaitForEvents(1, &p->hk_ev[cur]));
+        p->tm.wait += gs_now() - tw;
+        clReleaseEvent(p->hk_ev[cur]);
+        p->hk_ev[cur] = NULL;
+        if (r0 + n < l) {
+            p->hx_cur = 1 - cur;
+            if ((st = hx_enqueue(p, r0 + n))) goto cleanup;
+            GS_CL_CHECK(clFlush(p->dev.queue));
+        }
+        hx_host(p->m, p->hk[cur], n, dec + (size_t)r0 * (size_t)nd);
+        if (r0 + n >= l) break;
+    }
+cleanup:
+    if (st != GS_OK) clFinish(p->dev.queue);
+    for (int i = 0; i < 2; i++)
+        if (p->hk_ev[i]) {
+            clReleaseEvent(p->hk_ev[i]);
+            p->hk_ev[i] = NULL;
+        }
+    return st;
 }
 
 gs_status gs_predictor_start(gs_predictor *p, const gs_rows *rows)
@@ -662,6 +788,13 @@ gs_status gs_predictor_start(gs_predictor *p, const gs_rows *rows)
                                          NULL, NULL));
     }
     if ((st = set_chunk_args(p))) goto cleanup;
+    if (p->hx) {
+        p->hx_cur = 0;
+        if ((st = hx_enqueue(p, 0))) goto cleanup;
+        GS_CL_CHECK(clFlush(d->queue));
+        p->tm.enqueue += gs_now() - p->t_start;
+        goto cleanup;
+    }
     for (int32_t r0 = 0; r0 < rows->l; r0 += p->ld) {
         const int n = rows->l - r0 < p->ld ? rows->l - r0 : p->ld;
         if ((st = gs_dev_arg(ks, PK_KVALS, KV_ROW0, sizeof r0, &r0)) ||
@@ -686,10 +819,14 @@ gs_status gs_predictor_finish(gs_predictor *p, double *dec, double *err)
     const int nd = p->n_dec;
     if (!rows || rows->l == 0) return GS_OK;
     const size_t n = (size_t)rows->l * (size_t)nd;
-    GS_CL_CHECK(clEnqueueReadBuffer(p->dev.queue, p->x.dec.mem, CL_FALSE, 0, sizeof(double) * n, dec, 0, NULL, NULL));
-    const double tw = gs_now();
-    GS_CL_CHECK(clEnqueueReadBuffer(p->dev.queue, p->x.mag.mem, CL_TRUE, 0, sizeof(double) * n, err, 0, NULL, NULL));
-    p->tm.wait += gs_now() - tw;
+    if (p->hx) {
+        if ((st = hx_finish(p, dec))) goto cleanup;
+    } else {
+        GS_CL_CHECK(clEnqueueReadBuffer(p->dev.queue, p->x.dec.mem, CL_FALSE, 0, sizeof(double) * n, dec, 0, NULL, NULL));
+        const double tw = gs_now();
+        GS_CL_CHECK(clEnqueueReadBuffer(p->dev.queue, p->x.mag.mem, CL_TRUE, 0, sizeof(double) * n, err, 0, NULL, NULL));
+        p->tm.wait += gs_now() - tw;
+    }
     const double u = ldexp(1.0, -53);
     for (int32_t r = 0; r < rows->l; r++) {
         int finite = 1;
@@ -698,7 +835,7 @@ gs_status gs_predictor_finish(gs_predictor *p, double *dec, double *err)
         for (int q = 0; q < nd; q++) {
             double *e = err + (size_t)r * nd + q;
             if (!finite) *e = INFINITY;
-            else if (p->exact) *e = 0;
+            else if (p->exact || p->hx) *e = 0;
             else *e = (2 * p->pair_terms[q] + 64) * u * (*e + fabs(p->m->rho[q])) * 1.0001 + 1e-300;
         }
     }
@@ -723,6 +860,10 @@ void gs_predictor_free(gs_predictor *p)
     gs_dev_bufs_release((gs_dev_buf *)&p->x, sizeof p->x / sizeof(gs_dev_buf));
     gs_dev_bufs_release((gs_dev_buf *)&p->sv, sizeof p->sv / sizeof(gs_dev_buf));
     gs_pred_program_release(&p->prg);
+    for (int i = 0; i < 2; i++) {
+        if (p->hk_ev[i]) clReleaseEvent(p->hk_ev[i]);
+        free(p->hk[i]);
+    }
     free(p->pair_terms);
     sv_layout_free(&p->h);
     free(p);

@@ -63,6 +63,11 @@ void gs_pred_program_release(gs_pred_program *p);
  * storage (pred_blocks) and the tiled path (pred_tile, applied at attach); it is copied.
  * @return GS_OK, GS_ERR_ARG (nothing to evaluate on a device), GS_ERR_NOMEM */
 gs_status gs_predictor_create(const gs_model *m, const gs_tuning *tuning, gs_predictor **out);
+/* Asks (before gs_predictor_attach) for the host exact path where every row must print LIBSVM's
+ * bits: for RBF and sigmoid models the device computes the arguments of exp / tanh (bit for bit
+ * LIBSVM's, when the compiler honours FP_CONTRACT OFF) and the host applies its C library and
+ * svm_predict_values' sums, so err is 0. Other kernels are exact on the device already. */
+void gs_predictor_host_exact(gs_predictor *p, int on);
 /* Uploads the layout to an open device, once. Takes ownership of *prog (zeroed on return), also on
  * failure (gs_predictor_free releases it).
  * @return GS_OK, GS_ERR_NOMEM, GS_ERR_OCL */
@@ -76,7 +81,8 @@ gs_status gs_predictor_start(gs_predictor *p, const gs_rows *rows);
  * gs_pred_cpu_dec. */
 gs_status gs_predictor_finish(gs_predictor *p, double *dec, double *err);
 /* Whether the device reproduces LIBSVM's bits exactly for this model's kernel (linear and
- * polynomial kernels, when the device compiler honours FP_CONTRACT OFF). */
+ * polynomial kernels, when the device compiler honours FP_CONTRACT OFF; RBF and sigmoid on the
+ * host exact path). */
 int gs_predictor_exact(const gs_predictor *p);
 /* Blocks stored row-wise (very sparse SVs, see kernels/predict.cl); *n_blocks (may be NULL) gets
  * the number of blocks. */
