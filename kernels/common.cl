@@ -135,6 +135,51 @@ void NAME(int c, int t, int w0, int nn, __global const long *col_off, __global c
 }
 GS_ROW_DOTS_DEF(gs_row_dots_f, float, float4, (float4))
 GS_ROW_DOTS_DEF(gs_row_dots_d, double, double4, convert_double4)
+
+/* gs_row_dots_d's sums (the same exact products, added in the same order: the same bits) with
+ * dense clusters' U staged in local memory as double (lu: GS_LU_FLOAT4S double4s) and each row
+ * value widened once per column: the certification (solver.cl k_cert) was bound by widening a
+ * float for every multiply-add, not by the multiply-adds. */
+void gs_row_dots_dd(int c, int t, int w0, int nn, __global const long *col_off, __global const int *cols,
+                    __global const float *vals, __global const int *ell_w, __global const long *ell_off,
+                    __global const int *ell_idx, __global const float *ell_val, __global const float *U, int q,
+                    __local double4 *lu, double *acc)
+{
+    if (ell_w[c] > 0) { /* row-wise clusters: gathered from global memory, as gs_row_dots_d */
+        gs_row_dots_d(c, t, w0, nn, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q,
+                      (__local float4 *)lu, acc);
+        return;
+    }
+    double4 a4[WCH / 4];
+    for (int w = 0; w < WCH / 4; w++) a4[w] = (double4)(0.0);
+    __local double *lf = (__local double *)lu;
+    const long b = col_off[c];
+    const int ncol = (int)(col_off[c + 1] - b);
+    __global const float *x = vals + b * WG + t;
+    for (int j0 = 0; j0 < ncol; j0 += GS_RCOLS) {
+        const int jn = min(GS_RCOLS, ncol - j0), jr = (jn + CCH - 1) / CCH * CCH;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int i = t; i < jr * WCH; i += WG) {
+            const int jj = i / WCH, ww = i % WCH;
+            lf[i] = (jj < jn && w0 + ww < nn) ? (double)U[(long)cols[b + j0 + jj] * q + w0 + ww] : 0.0;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int c0 = 0; c0 < jn; c0 += CCH) {
+            double xr[CCH];
+            for (int jj = 0; jj < CCH; jj++) xr[jj] = c0 + jj < jn ? (double)x[(long)(j0 + c0 + jj) * WG] : 0.0;
+            for (int jj = 0; jj < CCH; jj++) {
+                const double4 xv = (double4)(xr[jj]);
+                for (int w = 0; w < WCH / 4; w++) a4[w] = fma(xv, lu[(c0 + jj) * (WCH / 4) + w], a4[w]);
+            }
+        }
+    }
+    for (int w = 0; w < WCH / 4; w++) {
+        acc[4 * w] = a4[w].s0;
+        acc[4 * w + 1] = a4[w].s1;
+        acc[4 * w + 2] = a4[w].s2;
+        acc[4 * w + 3] = a4[w].s3;
+    }
+}
 #endif
 
 /* In-place inclusive scan (Hillis-Steele) of a[0..n) by the n work-items of a group, a[lid] each;

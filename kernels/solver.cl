@@ -1152,7 +1152,7 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
                      __global const float *ell_val, __global const int *ptab, __global double *part,
                      __global const int *ctab, __global const int *vcc, long uq, int fdots, int sbase, int vbase)
 {
-    __local float4 lu[GS_LU_FLOAT4S];
+    __local double4 lu[GS_LU_FLOAT4S]; /* U staged as double (as float4s by gs_row_dots_f) */
     __local double lc[WCH], ln[WCH];
     __local int lp[WCH];
     const int v = vbase + get_group_id(0), t = get_local_id(0), grp = get_group_id(1), ngrp = get_num_groups(1);
@@ -1180,10 +1180,11 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
         double acc[WCH];
         if (fdots) { /* the same in every work-item of the group */
             float af[WCH];
-            gs_row_dots_f(c, t, w0, n, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, lu, af);
+            gs_row_dots_f(c, t, w0, n, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q,
+                          (__local float4 *)lu, af);
             for (int w = 0; w < WCH; w++) acc[w] = af[w];
         } else {
-            gs_row_dots_d(c, t, w0, n, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, lu, acc);
+            gs_row_dots_dd(c, t, w0, n, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, lu, acc);
         }
         for (int w = 0; w < WCH; w++) {
             if (w0 + w >= n) break;
