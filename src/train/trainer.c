@@ -200,6 +200,28 @@ cleanup:
     return st;
 }
 
+/* Every pair's lines in pair order and its rho into the model; with -b 1 the model's probA/probB,
+ * each pair's probability folds run just before its lines (svm-train's order). */
+static gs_status finish_pairs(const gs_device_provider *dev, const gs_problem *prob, const gs_classes *cls,
+                              int (*pairs)[2], const pair_out *out, const double *cw, const gs_param *param,
+                              gs_glibc_rand *rng, const gs_log *log, gs_model *model)
+{
+    const int npair = cls->k * (cls->k - 1) / 2, nu = param->svm_type == GS_NU_SVC;
+    if (param->probability) { /* present even with no pair: svm-train writes bare "probA" / "probB" lines */
+        model->probA = calloc((size_t)(npair ? npair : 1), sizeof(double));
+        model->probB = calloc((size_t)(npair ? npair : 1), sizeof(double));
+        if (!model->probA || !model->probB) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    }
+    for (int p = 0; p < npair; p++) {
+        gs_status st;
+        if (param->probability && (st = pair_probability(dev, prob, cls, pairs[p][0], pairs[p][1], cw, param, rng, log,
+                                                         &model->probA[p], &model->probB[p])))
+            return st;
+        print_pair(log, cls, pairs, out, cw, nu, p, model);
+    }
+    return GS_OK;
+}
+
 gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
                        const gs_log *log, gs_model *model, gs_train_stats *stats)
 {
@@ -248,11 +270,6 @@ gs_status gs_svm_train_rand(const gs_device_provider *dev, const gs_problem *pro
     model->rho = calloc((size_t)(npair ? npair : 1), sizeof(double));
     model->label = malloc(sizeof(int) * (size_t)(k ? k : 1));
     model->nSV = calloc((size_t)(k ? k : 1), sizeof(int));
-    if (param->probability) { /* present even with no pair: svm-train writes bare "probA" / "probB" lines */
-        model->probA = calloc((size_t)(npair ? npair : 1), sizeof(double));
-        model->probB = calloc((size_t)(npair ? npair : 1), sizeof(double));
-        if (!model->probA || !model->probB) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
-    }
     cw = malloc(sizeof *cw * (size_t)(k ? k : 1));
     nonzero = calloc((size_t)(l ? l : 1), sizeof *nonzero);
     /* coefficients for every row (grouped order) and pair column, kept until the SVs are known */
@@ -346,12 +363,7 @@ gs_status gs_svm_train_rand(const gs_device_provider *dev, const gs_problem *pro
     solver = NULL;
     gs_clustered_free(&cl);
     if ((st = model_svs(prob, &cls, pairs, out, nonzero, coef_rows, model))) goto cleanup;
-    for (int p = 0; p < npair; p++) {
-        if (param->probability && (st = pair_probability(dev, prob, &cls, pairs[p][0], pairs[p][1], cw, param, rng, log,
-                                                         &model->probA[p], &model->probB[p])))
-            goto cleanup;
-        print_pair(log, &cls, pairs, out, cw, nu, p, model);
-    }
+    if ((st = finish_pairs(dev, prob, &cls, pairs, out, cw, param, rng, log, model))) goto cleanup;
     const int total = model->l;
     gs_log_info(log, "Total nSV = %d\n", total);
     if (stats) {
