@@ -155,6 +155,10 @@ static int parse_long(int argc, char **argv, int *i, train_opts *o)
         o->log.verbose = 1;
         return KEEP_GOING;
     }
+    if (gs_cli_long(argc, argv, i, "one-class-prob", NULL)) {
+        o->param.one_class_prob = 1;
+        return KEEP_GOING;
+    }
     if (gs_cli_long(argc, argv, i, "device", &v)) {
         if (!v || !*v) goto missing;
         o->device = v;

@@ -6,6 +6,7 @@
 #include "train/probability.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,5 +204,46 @@ gs_status gs_prob_train_svr(const gs_device_provider *dev, const gs_problem *pro
         *sigma = mae;
     }
     free(res);
+    return st;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+gs_status gs_prob_one_class_marks(const gs_model *m, const gs_problem *prob, double **marks)
+{
+    enum { NMARKS = 10, MID = NMARKS / 2 };
+    const int l = prob->l;
+    gs_status st = GS_OK;
+    *marks = NULL;
+    double *dec = malloc(sizeof *dec * (size_t)(l ? l : 1));
+    int *rows = malloc(sizeof *rows * (size_t)(l ? l : 1));
+    if (!dec || !rows) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d decision values", l); goto cleanup; }
+    for (int i = 0; i < l; i++) rows[i] = i;
+    if ((st = gs_cross_validation_dec(m, prob, rows, l, dec))) goto cleanup;
+    qsort(dec, (size_t)l, sizeof *dec, cmp_double);
+    int neg = 0;
+    while (neg < l && dec[neg] < 0) neg++;
+    const int pos = l - neg;
+    if (neg < MID || pos < MID) {
+        fprintf(stderr, "WARNING: number of positive or negative decision values <%d; too few to do a probability "
+                        "estimation.\n", MID);
+        goto cleanup;
+    }
+    /* 11 points: MID quantiles of the negative values (from the smallest), 0, then MID quantiles
+     * of the others ending at the largest; the marks are the midpoints (the indices reproduce
+     * svm-train 3.37's marks exactly, golden upstream337_oneclass_prob) */
+    double pt[NMARKS + 1];
+    for (int i = 0; i < MID; i++) pt[i] = dec[(int64_t)i * neg / MID];
+    pt[MID] = 0;
+    for (int i = MID + 1; i <= NMARKS; i++) pt[i] = dec[neg - 1 + (int64_t)(i - MID) * pos / MID];
+    if (!(*marks = malloc(sizeof **marks * NMARKS))) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    for (int i = 0; i < NMARKS; i++) (*marks)[i] = (pt[i] + pt[i + 1]) / 2;
+cleanup:
+    free(dec);
+    free(rows);
     return st;
 }

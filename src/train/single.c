@@ -10,7 +10,8 @@
  * The model keeps the rows whose coefficient (alpha, or alpha - alpha*) is non-zero, in file order.
  * Prints LIBSVM's lines for the type (no "Total nSV"). Regression with -b 1 first runs LIBSVM
  * 3.24's probability cross-validation (its fold lines and the "Prob. model" lines come before the
- * model's own, as svm-train prints them) and stores sigma as probA. */
+ * model's own, as svm-train prints them) and stores sigma as probA; one-class with -b 1 (allowed
+ * by --one-class-prob only) gets LIBSVM 3.30+'s prob_density_marks from the trained model. */
 #include "train/single.h"
 
 #include <math.h>
@@ -209,6 +210,9 @@ gs_status gs_train_single(const gs_device_provider *dev, const gs_problem *prob,
         if (!(model->probA = malloc(sizeof(double)))) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
         model->probA[0] = sigma;
     }
+    if (param->probability && param->svm_type == GS_ONE_CLASS &&
+        (st = gs_prob_one_class_marks(model, prob, &model->prob_density_marks)))
+        goto cleanup;
     if (stats) {
         stats->t_model_ready = gs_now();
         stats->total = stats->t_model_ready - t_start;

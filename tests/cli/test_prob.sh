@@ -14,7 +14,10 @@
 #     probabilities (in svm-train's output) are within 0.002, and the printed probabilities within 0.01;
 #   - -v 5 -b 1 (predictions through the probability model): the accuracy line equal to svm-train's;
 #   - degenerate sets (one class, no rows) give svm-train's model byte for byte; regression -b 1 on
-#     no rows is an error (svm-train dies of SIGFPE).
+#     no rows is an error (svm-train dies of SIGFPE);
+#   - one-class -b 1: 3.24's refusal; with --one-class-prob, LIBSVM 3.37's prob_density_marks
+#     (golden upstream337_oneclass_prob: marks within 1e-5, gpusvm-predict -b 1's output byte for
+#     byte 3.37's, its warning when a side has fewer than 5 values).
 # Needs svm-train/svm-predict and ../shared/reference/golden; the datasets part skips without
 # ../shared/datasets. About 3 minutes on the 2-core CPU device (PoCL).
 . "$(dirname "$0")/lib.sh"
@@ -182,6 +185,37 @@ check_file_eq "SVR, 3 rows (folds = rows): model" "$TMPD/one3.l" "$TMPD/one3.g"
 check_eq "SVR -b 1 on no rows: exit" 1 "$rc"
 check_eq "SVR -b 1 on no rows: message" "probability training (-b 1) needs training data: the training set is empty" "$(cat "$TMPD/e3.err")"
 if [ -e "$TMPD/e3.model" ]; then fail "SVR -b 1 on no rows wrote a model"; else pass; fi
+
+# ---- one-class: 3.24's refusal; --one-class-prob: 3.37's prob_density_marks ------------------
+OC=$GOLDEN/upstream337_oneclass_prob
+"$TRAIN" -s 2 -b 1 "$H" "$TMPD/oc.model" > /dev/null 2> "$TMPD/oc.err"; rc=$?
+check_eq "one-class -b 1: 3.24's refusal" "1 ERROR: one-class SVM probability output not supported yet" "$rc $(cat "$TMPD/oc.err")"
+if [ -d "$OC" ]; then
+    "$TRAIN" -s 2 -b 1 --one-class-prob "$OC/heart_scale" "$TMPD/oc.model" > "$TMPD/oc.out" 2> "$TMPD/oc.err" ||
+        fail "--one-class-prob: exit status"
+    mask_all "$TMPD/oc.out" > "$TMPD/oc.gm"; mask_all "$OC/train_oc_b1_v337.stdout" > "$TMPD/oc.lm"
+    check_file_eq "--one-class-prob: lines (3.37's)" "$TMPD/oc.lm" "$TMPD/oc.gm"
+    check_eq "--one-class-prob: no stderr" "" "$(cat "$TMPD/oc.err")"
+    check_eq "--one-class-prob: model keys" "$(cut -d' ' -f1 "$OC/heart_oc_b1.model" | sed -n '1,/^SV$/p' | tr '\n' ' ')" \
+        "$(cut -d' ' -f1 "$TMPD/oc.model" | sed -n '1,/^SV$/p' | tr '\n' ' ')"
+    # the marks within 1e-5 relative of 3.37's (they are quantiles of decision values)
+    d=$(awk 'FNR == 1 { f++ } $1 == "prob_density_marks" { for (i = 2; i <= NF; i++) v[f, i] = $i; n[f] = NF }
+        END { if (n[1] != 11 || n[2] != 11) { print "count"; exit }
+              for (i = 2; i <= 11; i++) { d = v[1, i] - v[2, i]; if (d < 0) d = -d; m = v[2, i] < 0 ? -v[2, i] : v[2, i]
+                  if (d / m > w) w = d / m }
+              printf "%g\n", w }' "$TMPD/oc.model" "$OC/heart_oc_b1.model")
+    echo "dev one-class prob_density_marks $d" >> "$TMPD/deviations"
+    if awk -v d="$d" 'BEGIN { exit !(d != "count" && d <= 1e-5) }'; then pass; else fail "--one-class-prob: marks differ by $d"; fi
+    "$PREDICT" -b 1 "$OC/heart_scale" "$TMPD/oc.model" "$TMPD/oc.pred" > "$TMPD/oc.pout" 2>&1
+    check_file_eq "--one-class-prob: gpusvm-predict -b 1 = svm-predict 3.37's output" "$OC/pred_oc_b1.out" "$TMPD/oc.pred"
+    check_file_eq "--one-class-prob: gpusvm-predict -b 1 = svm-predict 3.37's lines" "$OC/predict_oc_b1_v337.stdout" "$TMPD/oc.pout"
+    # fewer than 5 values on one side: 3.37's warning, no marks
+    "$TRAIN" -s 2 -b 1 --one-class-prob "$GOLDEN/badinput/good.txt" "$TMPD/ocs.model" > /dev/null 2> "$TMPD/ocs.err"
+    check_file_eq "--one-class-prob, 3 rows: 3.37's warning" "$OC/train_oc_b1_small_v337.stderr" "$TMPD/ocs.err"
+    if grep -q prob_density_marks "$TMPD/ocs.model"; then fail "--one-class-prob, 3 rows: marks written"; else pass; fi
+else
+    skip "golden upstream337_oneclass_prob absent: --one-class-prob not compared"
+fi
 
 # ---- larger sets from ../shared/datasets -------------------------------------------------------
 if [ -d "$DATASETS" ]; then
