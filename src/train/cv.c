@@ -84,9 +84,13 @@ static void *pred_rows(void *arg)
     const int nd = gs_pred_n_dec(j->m), k = j->m->nr_class > 0 ? j->m->nr_class : 1;
     double *dec = malloc(sizeof *dec * (size_t)(nd ? nd : 1));
     int *votes = malloc(sizeof *votes * (size_t)k);
-    double *p = malloc(sizeof *p * (size_t)k), *work = malloc(sizeof *work * (size_t)gs_prob_work_size(k));
+    double *p = NULL, *work = NULL;
+    if (j->use_prob) {
+        p = malloc(sizeof *p * (size_t)k);
+        work = malloc(sizeof *work * (size_t)gs_prob_work_size(k));
+    }
     j->st = GS_OK;
-    if (!dec || !votes || !p || !work) { j->st = GS_ERR_NOMEM; goto cleanup; }
+    if (!dec || !votes || (j->use_prob && (!p || !work))) { j->st = GS_ERR_NOMEM; goto cleanup; }
     for (int32_t r = j->t; r < j->rows->l; r += j->nt) {
         double *d = j->dec_out ? j->dec_out + (size_t)r * (size_t)nd : dec;
         if ((j->st = gs_pred_cpu_dec(j->m, j->rows, r, d))) break;
