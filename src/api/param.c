@@ -147,8 +147,8 @@ const char *gs_param_check(const gs_param *p, const struct gs_problem *prob)
     if (st == GS_EPSILON_SVR && p->p < 0) return "p < 0";
     if (p->shrinking != 0 && p->shrinking != 1) return "shrinking != 0 and shrinking != 1";
     if (p->probability != 0 && p->probability != 1) return "probability != 0 and probability != 1";
-    /* LIBSVM 3.24's text; 3.30+ trains one-class probability models instead. */
-    if (p->probability == 1 && st == GS_ONE_CLASS)
+    /* LIBSVM 3.24's text; 3.30+ trains one-class probability models instead (--one-class-prob). */
+    if (p->probability == 1 && st == GS_ONE_CLASS && !p->one_class_prob)
         return "one-class SVM probability output not supported yet";
     if (st == GS_NU_SVC && prob) {
         const int f = nu_feasible(p->nu, prob);
@@ -187,6 +187,5 @@ const char *gs_param_unsupported(const gs_param *p)
 {
     /* Refused loudly instead of being ignored; each entry goes when gs_svm_train learns it. */
     if (p->kernel_type == GS_KERNEL_PRECOMPUTED) return "the precomputed kernel (-t 4) is not supported yet";
-    if (p->probability) return "probability training (-b 1) is not supported yet";
     return NULL;
 }

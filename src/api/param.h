@@ -44,6 +44,8 @@ typedef struct gs_param {
     int device_memory;   /* --device-memory: MB of device memory gpusvm may use (0 = the device's own) */
     int multiclass;      /* --multiclass: GS_MC_OVO (LIBSVM's one-vs-one, default) or GS_MC_CS
                             (Crammer–Singer, one cs_svc model; C-SVC only, no -b 1, -wi, -v, -t 4) */
+    int one_class_prob;  /* --one-class-prob: -s 2 -b 1 trains LIBSVM 3.30+'s one-class probability
+                            model (prob_density_marks) instead of 3.24's refusal */
     gs_tuning tuning;    /* how training runs, never what it computes (util/tuning.h): the code
                             paths the tests force, the batch cap; defaults from gs_tuning_init */
 } gs_param;

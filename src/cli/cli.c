@@ -129,7 +129,10 @@ static const char k_train_tuning_usage[] =
     "--multiclass ovo|cs : one-vs-one C-SVC like LIBSVM (default), or Crammer-Singer: one joint\n"
     "\tmulticlass problem, model type cs_svc (gpusvm-predict reads it, svm-predict refuses it);\n"
     "\tonly -s 0, no -b 1, -wi, -v or -t 4; --ws-size examples per round (default 1024),\n"
-    "\t--ws-keep unused\n";
+    "\t--ws-keep unused\n"
+    "--one-class-prob : with -s 2 -b 1, train LIBSVM 3.30+'s one-class probability model\n"
+    "\t(prob_density_marks; gpusvm-predict -b 1 reads it, 3.24's svm-predict refuses it) instead\n"
+    "\tof 3.24's \"one-class SVM probability output not supported yet\"\n";
 
 static const char k_train_notes[] =
     "training_set_file \"-\" reads standard input (default model file: stdin.model).\n"

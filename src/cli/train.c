@@ -22,10 +22,10 @@
  *  - A lone "-" where an option could start is the training file, standard input; the default model
  *    file is then "stdin.model". LIBSVM reports "Unknown option: -" (with a NUL byte), or prints
  *    the usage when "-" is the last argument (golden options/train_dash_only).
- *  - Features not built yet (-t 4, -b 1) are refused with "... is not supported yet"
+ *  - A feature not built yet (-t 4) is refused with "... is not supported yet"
  *    after the parameter check, exit 1.
  *  - "-v n" on an empty file is an error, exit 1, where LIBSVM crashes (golden
- *    badinput/train_empty_cv, SIGFPE).
+ *    badinput/train_empty_cv, SIGFPE); so is regression with "-b 1" (its internal -v 5).
  *  - --multiclass cs trains one Crammer–Singer model (cs.h, an svm_type LIBSVM does not know) instead
  *    of the one-vs-one pairs; what it cannot combine with (-s 1..4, -t 4, -b 1, -wi, -v) is an
  *    "ERROR: --multiclass cs ..." of the parameter check, exit 1.
@@ -153,6 +153,10 @@ static int parse_long(int argc, char **argv, int *i, train_opts *o)
     }
     if (gs_cli_long(argc, argv, i, "verbose", NULL)) {
         o->log.verbose = 1;
+        return KEEP_GOING;
+    }
+    if (gs_cli_long(argc, argv, i, "one-class-prob", NULL)) {
+        o->param.one_class_prob = 1;
         return KEEP_GOING;
     }
     if (gs_cli_long(argc, argv, i, "device", &v)) {

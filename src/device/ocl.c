@@ -383,10 +383,23 @@ gs_status gs_ocl_open(gs_ocl *o, const char *spec, const gs_tuning *tuning)
     return connect_device(o);
 }
 
+/* A program gs_ocl_build made: "<name>\n<options as built>" and one reference of its own. */
+struct gs_ocl_built {
+    char *key;
+    cl_program prog;
+};
+
 void gs_ocl_close(gs_ocl *o)
 {
     if (!o)
         return;
+    for (int i = 0; i < o->n_built; i++) {
+        clReleaseProgram(o->built[i].prog);
+        free(o->built[i].key);
+    }
+    free(o->built);
+    o->built = NULL;
+    o->n_built = 0;
     if (o->queue)
         clReleaseCommandQueue(o->queue);
     if (o->ctx)
@@ -540,10 +553,36 @@ static gs_status kernel_sources(const char *dir, const char *name, int alone, co
     return st;
 }
 
+/* At most this many programs are kept (a training uses one or two; more are built, not kept). */
+#define GS_OCL_BUILT_MAX 16
+
+/* The kept program for key, retained for the caller, or NULL. */
+static cl_program built_find(const gs_ocl *o, const char *key)
+{
+    for (int i = 0; i < o->n_built; i++)
+        if (strcmp(o->built[i].key, key) == 0 && clRetainProgram(o->built[i].prog) == CL_SUCCESS)
+            return o->built[i].prog;
+    return NULL;
+}
+
+/* Keeps prog under key (a reference of its own); nothing happens when full or out of memory. */
+static void built_keep(gs_ocl *o, const char *key, cl_program prog)
+{
+    if (o->n_built >= GS_OCL_BUILT_MAX) return;
+    if (!o->built && !(o->built = calloc(GS_OCL_BUILT_MAX, sizeof *o->built))) return;
+    char *k = strdup(key);
+    if (!k || clRetainProgram(prog) != CL_SUCCESS) {
+        free(k);
+        return;
+    }
+    o->built[o->n_built].key = k;
+    o->built[o->n_built++].prog = prog;
+}
+
 gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_program *out)
 {
     gs_status st = GS_OK;
-    char *file[3] = {NULL, NULL, NULL}, *opts = NULL;
+    char *file[3] = {NULL, NULL, NULL}, *opts = NULL, *key = NULL;
     const char *src[3] = {NULL, NULL, NULL};
     cl_program prog = NULL;
     cl_int e = CL_SUCCESS;
@@ -564,6 +603,13 @@ gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_prog
         goto cleanup;
     }
     snprintf(opts, olen, "%s%s-cl-std=CL1.2", options, *options ? " " : "");
+    key = malloc(strlen(name) + 1 + olen);
+    if (!key) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory building OpenCL program '%s'", name);
+        goto cleanup;
+    }
+    sprintf(key, "%s\n%s", name, opts);
+    if ((*out = built_find(o, key)) != NULL) goto cleanup;
 
     /* The prelude (common.cl, then abi.h, whose structs may hold doubles once common.cl enabled
      * them) and the program. No "#line 1" before the kernel file: NVIDIA's compiler ignores it
@@ -588,12 +634,14 @@ gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_prog
         st = build_failed(o, prog, name, opts, first_line, e);
         goto cleanup;
     }
+    built_keep(o, key, prog);
     *out = prog;
     prog = NULL;
 cleanup:
     if (prog)
         clReleaseProgram(prog);
     free(opts);
+    free(key);
     for (int i = 0; i < 3; i++)
         free(file[i]);
     return st;

@@ -32,6 +32,9 @@ typedef struct gs_ocl {
     char *kernel_dir;          /* gs_tuning.kernel_dir copied (owned; NULL: embedded kernels) */
     double t_platforms, t_devices, t_context; /* seconds spent in gs_ocl_open's phases */
     char *build_log;           /* full log of the last failed gs_ocl_build (NULL when none); owned */
+    struct gs_ocl_built *built; /* programs gs_ocl_build made, handed out again for the same name
+                                   and options (owned, released by gs_ocl_close) */
+    int n_built;
 } gs_ocl;
 
 /* Opens a device: chooses it, then makes its context and in-order queue. spec: NULL/"" = automatic
@@ -74,6 +77,10 @@ gs_status gs_ocl_list(FILE *f);
  * On failure the message holds the program name, the options and the build log (cut to fit the
  * last-error record, with a note when cut); the whole log stays in o->build_log until the next
  * build or gs_ocl_close. Not reentrant for one gs_ocl (o->build_log); *out is NULL on failure.
+ * A program built before on o with the same name and options is handed out again (retained: the
+ * caller releases it as any other), so trainings that follow one another (-v's folds, -b 1's
+ * internal folds) build once: PoCL's own cache still spends about 0.4 s a build, a driver's
+ * tens of milliseconds.
  * @return GS_OK, GS_ERR_OCL, GS_ERR_INTERNAL (no embedded source of that name), GS_ERR_IO (dev
  *         mode: the file cannot be read), GS_ERR_NOMEM */
 gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_program *out);

@@ -13,19 +13,18 @@
 
 #include "data/classes.h"
 #include "predict/predictor.h"
-#include "util/glibc_rand.h"
+#include "predict/probability.h"
 
 /* perm[l]: the rows in fold order; fold f is perm[start[f] .. start[f+1]). */
-static gs_status make_folds(const gs_problem *prob, const gs_param *param, int nr_fold, int *perm, int *start)
+static gs_status make_folds(const gs_problem *prob, const gs_param *param, int nr_fold, gs_glibc_rand *g, int *perm,
+                            int *start)
 {
     const int l = prob->l;
-    gs_glibc_rand g;
-    gs_glibc_rand_init(&g, 1);
     const int stratified = (param->svm_type == GS_C_SVC || param->svm_type == GS_NU_SVC) && nr_fold < l;
     if (!stratified) {
         for (int i = 0; i < l; i++) perm[i] = i;
         for (int i = 0; i < l; i++) {
-            const int j = i + gs_glibc_rand_next(&g) % (l - i);
+            const int j = i + gs_glibc_rand_next(g) % (l - i);
             const int t = perm[i]; perm[i] = perm[j]; perm[j] = t;
         }
         for (int f = 0; f <= nr_fold; f++) start[f] = (int)((int64_t)f * l / nr_fold);
@@ -40,7 +39,7 @@ static gs_status make_folds(const gs_problem *prob, const gs_param *param, int n
     /* a Fisher-Yates shuffle within each class, classes in LIBSVM's order */
     for (int c = 0; c < cls.k; c++)
         for (int i = 0; i < cls.count[c]; i++) {
-            const int j = i + gs_glibc_rand_next(&g) % (cls.count[c] - i);
+            const int j = i + gs_glibc_rand_next(g) % (cls.count[c] - i);
             const int a = cls.start[c] + i, b = cls.start[c] + j, t = index[a];
             index[a] = index[b]; index[b] = t;
         }
@@ -66,12 +65,15 @@ cleanup:
     return st;
 }
 
-/* The held-out rows' predictions, split over threads. */
+/* The held-out rows' decision values or predictions, split over threads. */
 typedef struct pred_job {
     const gs_model *m;
     const gs_rows *rows;
     const int *perm;    /* held-out row r of rows is perm[r] of the problem */
-    double *target;
+    double *dec_out;    /* non-NULL: row r's decision values go to dec_out[r * n_dec ..] */
+    double *target;     /* else the prediction goes to target[perm[r]] */
+    int use_prob;       /* predict as svm_predict_probability (m has probA and probB) */
+    int exceeded;       /* out: rows whose probability coupling hit its iteration cap */
     int t, nt;
     gs_status st;
 } pred_job;
@@ -79,23 +81,36 @@ typedef struct pred_job {
 static void *pred_rows(void *arg)
 {
     pred_job *j = arg;
-    const int nd = gs_pred_n_dec(j->m);
+    const int nd = gs_pred_n_dec(j->m), k = j->m->nr_class > 0 ? j->m->nr_class : 1;
     double *dec = malloc(sizeof *dec * (size_t)(nd ? nd : 1));
-    int *votes = malloc(sizeof *votes * (size_t)(j->m->nr_class > 0 ? j->m->nr_class : 1));
+    int *votes = malloc(sizeof *votes * (size_t)k);
+    double *p = NULL, *work = NULL;
+    if (j->use_prob) {
+        p = malloc(sizeof *p * (size_t)k);
+        work = malloc(sizeof *work * (size_t)gs_prob_work_size(k));
+    }
     j->st = GS_OK;
-    if (!dec || !votes) { j->st = GS_ERR_NOMEM; goto cleanup; }
+    if (!dec || !votes || (j->use_prob && (!p || !work))) { j->st = GS_ERR_NOMEM; goto cleanup; }
     for (int32_t r = j->t; r < j->rows->l; r += j->nt) {
-        if ((j->st = gs_pred_cpu_dec(j->m, j->rows, r, dec))) break;
-        j->target[j->perm[r]] = gs_pred_outcome(j->m, dec, votes);
+        double *d = j->dec_out ? j->dec_out + (size_t)r * (size_t)nd : dec;
+        if ((j->st = gs_pred_cpu_dec(j->m, j->rows, r, d))) break;
+        if (j->dec_out) continue;
+        if (j->use_prob) {
+            int over = 0;
+            j->target[j->perm[r]] = j->m->label[gs_prob_classify(k, d, j->m->probA, j->m->probB, p, work, &over)];
+            j->exceeded += over;
+        } else {
+            j->target[j->perm[r]] = gs_pred_outcome(j->m, d, votes);
+        }
     }
 cleanup:
-    free(dec);
-    free(votes);
+    free(dec); free(votes); free(p); free(work);
     return NULL;
 }
 
-/* Predicts the held-out rows perm[0..n) of prob with m into target. */
-static gs_status predict_fold(const gs_model *m, const gs_problem *prob, const int *perm, int n, double *target)
+/* Runs job over the held-out rows perm[0..n) of prob on a few threads (every job field but
+ * rows, t and nt set by the caller); *exceeded sums the jobs' counts. */
+static gs_status predict_fold(const gs_problem *prob, const int *perm, int n, pred_job job, int *exceeded)
 {
     gs_rows rows = {0};
     gs_status st = GS_OK;
@@ -122,14 +137,20 @@ static gs_status predict_fold(const gs_model *m, const gs_problem *prob, const i
     pthread_t th[16];
     pred_job jobs[16];
     int started = 0;
+    job.rows = &rows;
+    job.perm = perm;
+    job.exceeded = 0;
     for (int t = 0; t < nt; t++) {
-        jobs[t] = (pred_job){.m = m, .rows = &rows, .perm = perm, .target = target, .t = t, .nt = (int)nt};
+        jobs[t] = job;
+        jobs[t].t = t;
+        jobs[t].nt = (int)nt;
         if (t > 0 && pthread_create(&th[t], NULL, pred_rows, &jobs[t]) == 0) started |= 1 << t;
         else if (t > 0) pred_rows(&jobs[t]);
     }
     pred_rows(&jobs[0]);
     for (int t = 1; t < nt; t++)
         if (started & (1 << t)) pthread_join(th[t], NULL);
+    for (int t = 0; t < nt; t++) *exceeded += jobs[t].exceeded;
     for (int t = 0; t < nt && st == GS_OK; t++)
         if (jobs[t].st != GS_OK) st = jobs[t].st == GS_ERR_NOMEM ? GS_FAIL(GS_ERR_NOMEM, "out of memory") : jobs[t].st;
 cleanup:
@@ -137,8 +158,23 @@ cleanup:
     return st;
 }
 
+gs_status gs_cross_validation_dec(const gs_model *m, const gs_problem *prob, const int *rows, int n, double *dec)
+{
+    int exceeded = 0;
+    const pred_job job = {.m = m, .dec_out = dec};
+    return predict_fold(prob, rows, n, job, &exceeded);
+}
+
 gs_status gs_cross_validation(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
                               int nr_fold, const gs_log *log, double *target)
+{
+    gs_glibc_rand rng;
+    gs_glibc_rand_init(&rng, 1);
+    return gs_cross_validation_rand(dev, prob, param, nr_fold, &rng, log, target);
+}
+
+gs_status gs_cross_validation_rand(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                                   int nr_fold, gs_glibc_rand *rng, const gs_log *log, double *target)
 {
     const int l = prob->l;
     if (l == 0) /* LIBSVM divides by zero here (SIGFPE, golden badinput/train_empty_cv) */
@@ -154,15 +190,21 @@ gs_status gs_cross_validation(const gs_device_provider *dev, const gs_problem *p
     gs_problem sub = {0};
     gs_model m = {0};
     if (!perm || !start || !train_rows) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d folds", nr_fold); goto cleanup; }
-    if ((st = make_folds(prob, param, nr_fold, perm, start))) goto cleanup;
+    if ((st = make_folds(prob, param, nr_fold, rng, perm, start))) goto cleanup;
+    /* svm_cross_validation predicts with svm_predict_probability for a probability classifier */
+    const int classify_prob = param->probability && (param->svm_type == GS_C_SVC || param->svm_type == GS_NU_SVC);
     for (int f = 0; f < nr_fold; f++) {
         const int b = start[f], e = start[f + 1];
         int n = 0;
         for (int j = 0; j < b; j++) train_rows[n++] = perm[j];
         for (int j = e; j < l; j++) train_rows[n++] = perm[j];
         if ((st = gs_problem_subset(prob, train_rows, n, &sub))) goto cleanup;
-        if ((st = gs_svm_train(dev, &sub, param, log, &m, NULL))) goto cleanup;
-        if ((st = predict_fold(&m, prob, perm + b, e - b, target))) goto cleanup;
+        if ((st = gs_svm_train_rand(dev, &sub, param, rng, log, &m, NULL))) goto cleanup;
+        const pred_job job = {.m = &m, .target = target,
+                              .use_prob = classify_prob && m.nr_class >= 2 && m.probA && m.probB};
+        int exceeded = 0;
+        if ((st = predict_fold(prob, perm + b, e - b, job, &exceeded))) goto cleanup;
+        for (int x = 0; x < exceeded; x++) gs_log_info(log, "Exceeds max_iter in multiclass_prob\n");
         gs_model_free(&m);
         gs_problem_free(&sub);
     }

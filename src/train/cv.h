@@ -1,7 +1,8 @@
 /* cv.h — LIBSVM's n-fold cross-validation (svm_cross_validation, 3.24): the same folds (glibc's
  * rand() stream from seed 1, stratified by class for C-SVC when n < l, compat §6.9), each fold's
  * model trained by gs_svm_train on the other folds' rows in LIBSVM's order (printing its usual
- * lines), and each held-out row predicted as svm_predict would. */
+ * lines), and each held-out row predicted as svm_predict would (svm_predict_probability for a
+ * C-SVC / nu-SVC probability model, -b 1). */
 #ifndef GS_CV_H
 #define GS_CV_H
 
@@ -12,6 +13,17 @@
  * @return GS_OK or the first fold's training error */
 gs_status gs_cross_validation(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
                               int nr_fold, const gs_log *log, double *target);
+
+/* The same drawing the folds from rng and passing it on to the folds' trainings (with -b 1 they
+ * draw their own internal folds from it), as LIBSVM's one rand() stream runs through them.
+ * @return GS_OK or the first fold's training error */
+gs_status gs_cross_validation_rand(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                                   int nr_fold, gs_glibc_rand *rng, const gs_log *log, double *target);
+
+/* The decision values of prob's rows rows[0..n) by m, as svm_predict_values computes them on the
+ * CPU, into dec[n * gs_pred_n_dec(m)] (row by row), on a few threads.
+ * @return GS_OK or GS_ERR_NOMEM */
+gs_status gs_cross_validation_dec(const gs_model *m, const gs_problem *prob, const int *rows, int n, double *dec);
 
 /* What svm-train -v prints for target (plain stdout lines, not silenced by -q): classification and
  * one-class "Cross Validation Accuracy = X%", regression the mean squared error and the squared

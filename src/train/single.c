@@ -8,7 +8,10 @@
  *   nu-SVR:      the same 2l variables with p = -z / +z, the nu rule, and alpha = alpha* = min(C,
  *                what is left of C nu l / 2) row by row (a non-zero start, as one-class).
  * The model keeps the rows whose coefficient (alpha, or alpha - alpha*) is non-zero, in file order.
- * Prints LIBSVM's lines for the type (no "Total nSV"). */
+ * Prints LIBSVM's lines for the type (no "Total nSV"). Regression with -b 1 first runs LIBSVM
+ * 3.24's probability cross-validation (its fold lines and the "Prob. model" lines come before the
+ * model's own, as svm-train prints them) and stores sigma as probA; one-class with -b 1 (allowed
+ * by --one-class-prob only) gets LIBSVM 3.30+'s prob_density_marks from the trained model. */
 #include "train/single.h"
 
 #include <math.h>
@@ -17,6 +20,7 @@
 #include <string.h>
 
 #include "data/cluster.h"
+#include "train/probability.h"
 #include "train/run.h"
 #include "train/solver.h"
 
@@ -166,7 +170,7 @@ static gs_status train_empty(const gs_problem *prob, const gs_param *param, cons
 }
 
 gs_status gs_train_single(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
-                          const gs_log *log, gs_model *model, gs_train_stats *stats)
+                          gs_glibc_rand *rng, const gs_log *log, gs_model *model, gs_train_stats *stats)
 {
     gs_status st = GS_OK;
     const int32_t l = prob->l;
@@ -177,9 +181,12 @@ gs_status gs_train_single(const gs_device_provider *dev, const gs_problem *prob,
     gs_clustered cl = {0};
     gs_run_item it;
     const double t_start = gs_now();
+    const int svr_prob = param->probability && param->svm_type != GS_ONE_CLASS;
+    double sigma = 0;
     memset(model, 0, sizeof *model);
     memset(&it, 0, sizeof it);
     if (!alpha || !p || !gx || !ex || !coef) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d variables", n); goto cleanup; }
+    if (svr_prob && (st = gs_prob_train_svr(dev, prob, param, rng, log, &sigma))) goto cleanup;
     if (l == 0) { st = train_empty(prob, param, log, model); goto cleanup; }
     int finite = 1;
     for (int64_t e = 0; e < prob->nnz && finite; e++) finite = isfinite(prob->val[e]) != 0;
@@ -199,6 +206,13 @@ gs_status gs_train_single(const gs_device_provider *dev, const gs_problem *prob,
     }
     print_result(param, prob, coef, &it, log);
     if ((st = build_model(prob, param, coef, it.res.rho, model))) goto cleanup;
+    if (svr_prob) {
+        if (!(model->probA = malloc(sizeof(double)))) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+        model->probA[0] = sigma;
+    }
+    if (param->probability && param->svm_type == GS_ONE_CLASS &&
+        (st = gs_prob_one_class_marks(model, prob, &model->prob_density_marks)))
+        goto cleanup;
     if (stats) {
         stats->t_model_ready = gs_now();
         stats->total = stats->t_model_ready - t_start;

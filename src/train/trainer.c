@@ -4,7 +4,9 @@
  * model takes LIBSVM's layout (SVs grouped by class, coefficient column j-1 for class i and i for
  * class j). Every pair's solution is certified before the model is kept (certify.h): the pairs
  * whose recomputed gap is not below eps are resumed from the exact gradients. Prints LIBSVM's
- * per-pair lines (with the certified obj and rho) and "Total nSV". */
+ * per-pair lines (with the certified obj and rho) and "Total nSV". With -b 1, each pair's
+ * probability folds (train/probability.h) run after the batch, just before the pair's lines are
+ * printed, which is where svm-train prints them (it trains pair by pair). */
 #include "train/trainer.h"
 
 #include <math.h>
@@ -14,6 +16,7 @@
 
 #include "data/classes.h"
 #include "data/cluster.h"
+#include "train/probability.h"
 #include "train/run.h"
 #include "train/single.h"
 #include "train/solver.h"
@@ -145,41 +148,90 @@ static void set_up_pair(const pair_layout *lay, int i, int j, pair_out *o, gs_ru
     sp->g_err = lay->ex_all + off;
 }
 
-/* LIBSVM's per-pair lines in pair order (compat §2.4; nu-SVC: "C = 1/r", its bound 1/r), and each
- * pair's rho into the model. */
-static void print_pairs(const gs_log *log, const gs_classes *cls, int (*pairs)[2], const pair_out *out,
-                        const double *cw, int nu, gs_model *model)
+/* LIBSVM's lines for pair p (compat §2.4; nu-SVC: "C = 1/r", its bound 1/r), and its rho into the
+ * model. */
+static void print_pair(const gs_log *log, const gs_classes *cls, int (*pairs)[2], const pair_out *out,
+                       const double *cw, int nu, int p, gs_model *model)
 {
-    const int k = cls->k, npair = k * (k - 1) / 2;
-    for (int p = 0; p < npair; p++) {
-        const int i = pairs[p][0], j = pairs[p][1];
-        const int ni = cls->count[i], nj = cls->count[j], n = ni + nj;
-        const double *alpha_pair = out[p].alpha;
-        const gs_binary_result *res = &out[p].res;
-        if (res->max_iter_hit) fprintf(stderr, "\nWARNING: reaching max number of iterations\n");
-        double suma = 0;
-        int nsv = 0, nbsv = 0;
-        for (int t = 0; t < n; t++) {
-            const double a = alpha_pair[t];
-            suma += a;
-            if (a > 0) {
-                nsv++;
-                if (a >= (nu ? 1 / res->r : (t < ni ? cw[i] : cw[j]))) nbsv++;
-            }
+    const int i = pairs[p][0], j = pairs[p][1];
+    const int ni = cls->count[i], nj = cls->count[j], n = ni + nj;
+    const double *alpha_pair = out[p].alpha;
+    const gs_binary_result *res = &out[p].res;
+    if (res->max_iter_hit) fprintf(stderr, "\nWARNING: reaching max number of iterations\n");
+    double suma = 0;
+    int nsv = 0, nbsv = 0;
+    for (int t = 0; t < n; t++) {
+        const double a = alpha_pair[t];
+        suma += a;
+        if (a > 0) {
+            nsv++;
+            if (a >= (nu ? 1 / res->r : (t < ni ? cw[i] : cw[j]))) nbsv++;
         }
-        model->rho[p] = res->rho;
-        gs_log_info(log, "*\noptimization finished, #iter = %ld\n", res->iterations);
-        if (nu) gs_log_info(log, "C = %f\n", 1 / res->r);
-        else if (cw[i] == cw[j]) gs_log_info(log, "nu = %f\n", suma / (cw[i] * n));
-        gs_log_info(log, "obj = %f, rho = %f\n", res->obj, res->rho);
-        gs_log_info(log, "nSV = %d, nBSV = %d\n", nsv, nbsv);
-        gs_log_verbose(log, "gpusvm: pair %d-%d: %ld rounds, %ld inner steps\n", cls->label[i], cls->label[j],
-                       res->iterations, res->inner_steps);
     }
+    model->rho[p] = res->rho;
+    gs_log_info(log, "*\noptimization finished, #iter = %ld\n", res->iterations);
+    if (nu) gs_log_info(log, "C = %f\n", 1 / res->r);
+    else if (cw[i] == cw[j]) gs_log_info(log, "nu = %f\n", suma / (cw[i] * n));
+    gs_log_info(log, "obj = %f, rho = %f\n", res->obj, res->rho);
+    gs_log_info(log, "nSV = %d, nBSV = %d\n", nsv, nbsv);
+    gs_log_verbose(log, "gpusvm: pair %d-%d: %ld rounds, %ld inner steps\n", cls->label[i], cls->label[j],
+                   res->iterations, res->inner_steps);
+}
+
+/* Pair (i, j)'s probA and probB: its rows as LIBSVM's pair problem (class i as +1, then class j
+ * as -1) through gs_prob_train_pair with the classes' weighted C. */
+static gs_status pair_probability(const gs_device_provider *dev, const gs_problem *prob, const gs_classes *cls,
+                                  int i, int j, const double *cw, const gs_param *param, gs_glibc_rand *rng,
+                                  const gs_log *log, double *probA, double *probB)
+{
+    const int ni = cls->count[i], n = ni + cls->count[j];
+    gs_problem pair = {0};
+    gs_status st = GS_OK;
+    int *rows = malloc(sizeof *rows * (size_t)(n ? n : 1));
+    if (!rows) return GS_FAIL(GS_ERR_NOMEM, "out of memory for %d rows", n);
+    memcpy(rows, cls->order + cls->start[i], sizeof *rows * (size_t)ni);
+    memcpy(rows + ni, cls->order + cls->start[j], sizeof *rows * (size_t)(n - ni));
+    if ((st = gs_problem_subset(prob, rows, n, &pair))) goto cleanup;
+    for (int t = 0; t < n; t++) pair.y[t] = t < ni ? 1 : -1;
+    st = gs_prob_train_pair(dev, &pair, param, cw[i], cw[j], rng, log, probA, probB);
+cleanup:
+    gs_problem_free(&pair);
+    free(rows);
+    return st;
+}
+
+/* Every pair's lines in pair order and its rho into the model; with -b 1 the model's probA/probB,
+ * each pair's probability folds run just before its lines (svm-train's order). */
+static gs_status finish_pairs(const gs_device_provider *dev, const gs_problem *prob, const gs_classes *cls,
+                              int (*pairs)[2], const pair_out *out, const double *cw, const gs_param *param,
+                              gs_glibc_rand *rng, const gs_log *log, gs_model *model)
+{
+    const int npair = cls->k * (cls->k - 1) / 2, nu = param->svm_type == GS_NU_SVC;
+    if (param->probability) { /* present even with no pair: svm-train writes bare "probA" / "probB" lines */
+        model->probA = calloc((size_t)(npair ? npair : 1), sizeof(double));
+        model->probB = calloc((size_t)(npair ? npair : 1), sizeof(double));
+        if (!model->probA || !model->probB) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    }
+    for (int p = 0; p < npair; p++) {
+        gs_status st;
+        if (param->probability && (st = pair_probability(dev, prob, cls, pairs[p][0], pairs[p][1], cw, param, rng, log,
+                                                         &model->probA[p], &model->probB[p])))
+            return st;
+        print_pair(log, cls, pairs, out, cw, nu, p, model);
+    }
+    return GS_OK;
 }
 
 gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
                        const gs_log *log, gs_model *model, gs_train_stats *stats)
+{
+    gs_glibc_rand rng;
+    gs_glibc_rand_init(&rng, 1);
+    return gs_svm_train_rand(dev, prob, param, &rng, log, model, stats);
+}
+
+gs_status gs_svm_train_rand(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                            gs_glibc_rand *rng, const gs_log *log, gs_model *model, gs_train_stats *stats)
 {
     gs_status st = GS_OK;
     gs_classes cls = {0};
@@ -200,7 +252,7 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
     memset(model, 0, sizeof *model);
     if (stats) memset(stats, 0, sizeof *stats);
     if (param->svm_type == GS_ONE_CLASS || param->svm_type == GS_EPSILON_SVR || param->svm_type == GS_NU_SVR)
-        return gs_train_single(dev, prob, param, log, model, stats);
+        return gs_train_single(dev, prob, param, rng, log, model, stats);
     if (param->svm_type != GS_C_SVC && !nu)
         return GS_FAIL(GS_ERR_UNSUPPORTED, "svm_type %d is not supported yet (-s 0, 2 and 3 are)", param->svm_type);
 
@@ -306,8 +358,12 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
                                       "phases above)\n", stats->certify);
         }
     }
+    /* the pairs' own solver and layout are done with; -b 1's fold trainings open their own */
+    gs_solver_free(solver);
+    solver = NULL;
+    gs_clustered_free(&cl);
     if ((st = model_svs(prob, &cls, pairs, out, nonzero, coef_rows, model))) goto cleanup;
-    print_pairs(log, &cls, pairs, out, cw, nu, model);
+    if ((st = finish_pairs(dev, prob, &cls, pairs, out, cw, param, rng, log, model))) goto cleanup;
     const int total = model->l;
     gs_log_info(log, "Total nSV = %d\n", total);
     if (stats) {

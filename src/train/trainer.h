@@ -8,6 +8,7 @@
 #include "io/model.h"
 #include "device/ocl.h"
 #include "api/param.h"
+#include "util/glibc_rand.h"
 
 /* Per-phase wall times of one training run (seconds), for --verbose and scripts/bench. */
 typedef struct gs_train_stats {
@@ -32,9 +33,17 @@ typedef struct gs_device_provider {
     void *ctx;
 } gs_device_provider;
 
-/* Trains per param (gamma already defaulted by the caller).
+/* Trains per param (gamma already defaulted by the caller); with param->probability (-b 1) the
+ * model gets probA/probB (classification) or probA (regression) from internal 5-fold
+ * cross-validations whose folds come from glibc's rand() stream started at seed 1 for this call
+ * (compat §6.8, 6.9), their training lines printed where svm-train prints them.
  * @return GS_OK with *model filled, or the error */
 gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
                        const gs_log *log, gs_model *model, gs_train_stats *stats);
+
+/* The same with -b 1's folds drawn from rng, continuing it (a -v fold's training continues the
+ * stream the folds were drawn from, as in LIBSVM's one process-wide rand()). */
+gs_status gs_svm_train_rand(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                            gs_glibc_rand *rng, const gs_log *log, gs_model *model, gs_train_stats *stats);
 
 #endif

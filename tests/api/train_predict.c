@@ -4,7 +4,7 @@
  * svm.h (shared and static) and against Debian's LIBSVM, and compares what it writes with
  * gpusvm-train's model and gpusvm-predict's output.
  *
- *   train_predict [-s N] [-t N] [-d N] [-g X] [-r X] [-c X] [-n X] [-p X] [-e X] [-wLABEL X] data model predictions
+ *   train_predict [-s N] [-t N] [-d N] [-g X] [-r X] [-c X] [-n X] [-p X] [-e X] [-b N] [-wLABEL X] data model predictions
  *
  * Training's lines go through svm_set_print_string_function to stderr (stdout stays for the
  * summary), so the test sees that the hook is used. Exit 1 on any failure, with a message. */
@@ -111,6 +111,7 @@ static int parse(int argc, char **argv, struct svm_parameter *param)
         case 'n': param->nu = atof(v); break;
         case 'p': param->p = atof(v); break;
         case 'e': param->eps = atof(v); break;
+        case 'b': param->probability = atoi(v); break;
         case 'w':
             param->weight_label = realloc(param->weight_label, sizeof(int) * (size_t)(param->nr_weight + 1));
             param->weight = realloc(param->weight, sizeof(double) * (size_t)(param->nr_weight + 1));

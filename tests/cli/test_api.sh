@@ -229,6 +229,11 @@ same_as_cli nu_svc_three "$TMPD/tp_shared" "$TMPD/three" -s 1 -t 0
 same_as_cli one_class "$TMPD/tp_shared" "$DATA" -s 2 -n 0.2
 same_as_cli eps_svr "$TMPD/tp_shared" "$DATA" -s 3 -p 0.2
 same_as_cli nu_svr "$TMPD/tp_static" "$DATA" -s 4 -t 1 -d 2 -c 2
+# -b 1 through svm_train: the same probA/probB (the same internal folds: each call starts glibc's
+# rand() stream at seed 1, as a fresh svm-train does)
+same_as_cli prob "$TMPD/tp_shared" "$DATA" -b 1
+same_as_cli prob_three "$TMPD/tp_shared" "$TMPD/three" -b 1 -c 2
+same_as_cli prob_svr "$TMPD/tp_static" "$DATA" -s 3 -b 1
 
 if [ $HAVE_DEB = 1 ]; then
     # the same source against LIBSVM's header and library; NEEDED libsvm.so.3
@@ -276,6 +281,17 @@ if command -v svm-train >/dev/null 2>&1 && command -v svm-predict >/dev/null 2>&
 1 three -b 1
 0 three -s 1 -t 0
 EOF
+    # gpusvm-train's probability models through svm_check_probability_model,
+    # svm_predict_probability and svm_get_svr_probability, against svm-predict -b 1 on them
+    for opts in "-b 1" "-s 3 -b 1"; do
+        # shellcheck disable=SC2086
+        "$TRAIN" -q $opts "$DATA" "$TMPD/gb.model" || { fail "gpusvm-train $opts"; continue; }
+        svm-predict -b 1 "$DATA" "$TMPD/gb.model" "$TMPD/rb.out" > "$TMPD/rb.txt" 2>&1
+        "$TMPD/predict" -b 1 "$DATA" "$TMPD/gb.model" "$TMPD/pb.out" > "$TMPD/pb.txt" 2>&1 ||
+            { fail "predict -b 1 on gpusvm-train $opts: exit status"; continue; }
+        check_file_eq "predict -b 1 on gpusvm-train $opts: output" "$TMPD/rb.out" "$TMPD/pb.out"
+        check_file_eq "predict -b 1 on gpusvm-train $opts: printed lines" "$TMPD/rb.txt" "$TMPD/pb.txt"
+    done
 else
     skip "svm-train/svm-predict (libsvm-tools) not installed: svm.h's prediction not compared with LIBSVM's"
 fi

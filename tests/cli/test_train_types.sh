@@ -119,7 +119,7 @@ else
     skip "../shared/datasets absent: abalone comparisons not run"
 fi
 # the refused types and combinations say so, exit 1, write nothing
-for a in "-t 4" "-b 1" ; do
+for a in "-t 4" ; do
     "$TRAIN" $a "$H" "$TMPD/no.model" > /dev/null 2> "$TMPD/no.err"; rc=$?
     check_eq "$a exit" 1 "$rc"
     if grep -q 'is not supported yet' "$TMPD/no.err"; then pass; else fail "$a: $(cat "$TMPD/no.err")"; fi

@@ -1,7 +1,7 @@
 /* test_ocl.c — the OpenCL runtime layer: device listing and choice (by spec and by the tuning's
- * device, never by the environment), builds (good, broken, dev mode through the tuning's kernel
- * directory), profiling queues on request, a double axpy and a float dot product against CPU
- * references, opening from a thread. Skips (with a message) what needs a device when there is none. */
+ * device, never by the environment), builds (good, broken, a repeat handed out again, dev mode
+ * through the tuning's kernel directory), profiling queues on request, a double axpy and a float
+ * dot product against CPU references, opening from a thread. Skips (with a message) what needs a device when there is none. */
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -254,6 +254,7 @@ static void check_builds(gs_ocl *o)
     size_t wg = 128;
     st = build_selftest(o, &wg, &p, &ms1);
     CHECK(st == GS_OK && p, "build selftest: %s", gs_last_error());
+    const cl_program first = p; /* gs_ocl keeps a reference: the value stays valid to compare */
     if (st == GS_OK) {
         check_axpy(o, p);
         check_dot(o, p, wg);
@@ -262,6 +263,7 @@ static void check_builds(gs_ocl *o)
     }
     st = build_selftest(o, &wg, &p, &ms2);
     CHECK(st == GS_OK, "second build: %s", gs_last_error());
+    CHECK(p == first, "the same program and options were built again instead of handed out again");
     if (p) clReleaseProgram(p);
     p = NULL;
     printf("INFO build selftest -DWG=%zu: %.1f ms, again %.1f ms\n", wg, ms1, ms2);

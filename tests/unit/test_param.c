@@ -118,6 +118,8 @@ static void test_each_message(void)
     p = fresh(); p.probability = 1; EXPECT_MSG(&p, NULL, NULL);
     p = fresh(); p.svm_type = GS_ONE_CLASS; p.probability = 1;
     EXPECT_MSG(&p, NULL, "one-class SVM probability output not supported yet");
+    p.one_class_prob = 1; /* --one-class-prob: LIBSVM 3.30+'s one-class probability model */
+    EXPECT_MSG(&p, NULL, NULL);
 }
 
 static void test_nu_feasibility(void)

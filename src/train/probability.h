@@ -1,0 +1,45 @@
+/* probability.h — the probability information of svm-train -b 1 (LIBSVM 3.24, compat §6.8): for a
+ * one-vs-one pair, Platt's sigmoid fitted to decision values from an internal 5-fold CV
+ * (svm_binary_svc_probability) with Lin, Lin & Weng's Newton method (sigmoid_train); for
+ * regression, the Laplace scale of 5-fold CV residuals (svm_svr_probability); and, behind
+ * --one-class-prob, LIBSVM 3.30+'s one-class density marks. The internal folds
+ * draw from the caller's glibc rand() stream, so they hold LIBSVM's rows when the caller's draws
+ * came in LIBSVM's order; their trainings print their own lines as svm_train's do. */
+#ifndef GS_TRAIN_PROBABILITY_H
+#define GS_TRAIN_PROBABILITY_H
+
+#include "train/trainer.h"
+#include "util/glibc_rand.h"
+
+/* Platt's A and B for the decision values dec[l] of rows labelled y[l] (> 0 positive): the
+ * minimiser of the cross-entropy against Platt's regularised targets, by Newton's method with
+ * backtracking (at most 100 iterations). Prints LIBSVM's "Line search fails ..." / "Reaching
+ * maximal iterations ..." lines through log when they apply.
+ * @return GS_OK or GS_ERR_NOMEM */
+gs_status gs_prob_fit_sigmoid(int l, const double *dec, const double *y, const gs_log *log, double *A, double *B);
+
+/* One pair's probA and probB. pair holds the pair's rows with y = +1 (the first class) or -1, in
+ * LIBSVM's order (first class rows, then second class rows); Cp and Cn are their weighted C. The
+ * pair's rows are shuffled with rng, then each of 5 folds is trained (gs_svm_train_rand, C = 1,
+ * weights Cp / Cn, no probability; printing its lines) and its held-out rows' decision values,
+ * signed so the +1 class is positive, feed gs_prob_fit_sigmoid.
+ * @return GS_OK or a training error */
+gs_status gs_prob_train_pair(const gs_device_provider *dev, const gs_problem *pair, const gs_param *param, double Cp,
+                             double Cn, gs_glibc_rand *rng, const gs_log *log, double *probA, double *probB);
+
+/* LIBSVM 3.30+'s one-class probability model (gpusvm-train --one-class-prob): m's decision values
+ * on its training rows prob, sorted; with at least 5 below 0 and 5 at or above, *marks gets 10
+ * prob_density_marks (malloc'd): the midpoints between 5 quantiles of the negative values, 0 and
+ * 5 quantiles of the non-negative ones. With fewer, *marks is NULL and svm-train 3.37's warning
+ * goes to stderr.
+ * @return GS_OK or GS_ERR_NOMEM */
+gs_status gs_prob_one_class_marks(const gs_model *m, const gs_problem *prob, double **marks);
+
+/* A regression model's probA: sigma of the Laplace distribution fitted to the residuals of a
+ * 5-fold cross-validation (rows whose residual exceeds 5 times the first estimate's std left out),
+ * printed in LIBSVM's "Prob. model for test data" lines.
+ * @return GS_OK, GS_ERR_ARG for an empty problem, or a training error */
+gs_status gs_prob_train_svr(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                            gs_glibc_rand *rng, const gs_log *log, double *sigma);
+
+#endif
