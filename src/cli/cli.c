@@ -109,7 +109,10 @@ static const char k_device_usage[] =
     "--list-devices : print the OpenCL devices and exit\n"
     "--verbose : print the device and per-phase timings on stderr\n"
     "--device-memory N : use at most N MB of device memory (data that does not fit is refused\n"
-    "\tbefore any work, with the bytes needed and available)\n";
+    "\tbefore any work, with the bytes needed and available)\n"
+    "--no-kernel-cache : compile the OpenCL programs, neither loading nor storing them in the\n"
+    "\tkernel cache (default folder: env GPUSVM_KERNEL_CACHE=DIR, else $XDG_CACHE_HOME/gpusvm,\n"
+    "\telse ~/.cache/gpusvm; GPUSVM_KERNEL_CACHE=0 turns it off)\n";
 
 /* the process options both CLIs take, after each one's own */
 static const char k_process_usage[] =

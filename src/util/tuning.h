@@ -35,6 +35,11 @@ typedef struct gs_tuning {
     const char *kernel_dir; /* GPUSVM_KERNEL_DIR: read <dir>/<name>.cl instead of the embedded
                                kernels (developing); NULL (default): embedded. Copied by
                                gs_ocl_open */
+    const char *kernel_cache; /* GPUSVM_KERNEL_CACHE=DIR, else $XDG_CACHE_HOME/gpusvm, else
+                               $HOME/.cache/gpusvm (GPUSVM_KERNEL_CACHE=0 or --no-kernel-cache:
+                               NULL): the folder where built program binaries are kept
+                               (device/kcache.h); NULL (default, so the library writes nothing
+                               unasked): build every program from source. Copied by gs_ocl_open */
     /* ---- prediction (src/predict/predictor.c), both from GS_PRED_LAYOUT ---- */
     int pred_blocks;        /* =rows: every SV block row-wise (GS_PRED_BLOCKS_ROWS); =dense: none
                                (GS_PRED_BLOCKS_DENSE); default GS_PRED_BLOCKS_AUTO: by sparsity */
