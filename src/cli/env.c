@@ -54,6 +54,8 @@ void gs_tuning_from_env(gs_tuning *t)
     if (getenv("GPUSVM_PROFILE")) t->profile = env_01("GPUSVM_PROFILE", 0);
     t->kernel_dir = env_str("GPUSVM_KERNEL_DIR");
     t->kernel_cache = kernel_cache_dir();
+    const char *kc = getenv("GPUSVM_KERNEL_CACHE");
+    t->kernel_cache_cpu = kc && *kc && strcmp(kc, "0") != 0 && strcmp(kc, "1") != 0;
     const char *lay = getenv("GS_PRED_LAYOUT");
     if (lay && strcmp(lay, "rows") == 0) t->pred_blocks = GS_PRED_BLOCKS_ROWS;
     if (lay && strcmp(lay, "dense") == 0) t->pred_blocks = GS_PRED_BLOCKS_DENSE;

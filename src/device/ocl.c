@@ -385,8 +385,11 @@ gs_status gs_ocl_open(gs_ocl *o, const char *spec, const gs_tuning *tuning)
     gs_status st = choose_device(o, spec, tuning->device);
     if (st != GS_OK) return st;
     o->profiling = tuning->profile == 1;
+    o->cache_cpu_skipped = tuning->kernel_cache && *tuning->kernel_cache && !tuning->kernel_cache_cpu &&
+                           (o->device_type & CL_DEVICE_TYPE_CPU);
     if ((tuning->kernel_dir && *tuning->kernel_dir && !(o->kernel_dir = strdup(tuning->kernel_dir))) ||
-        (tuning->kernel_cache && *tuning->kernel_cache && !(o->kernel_cache = strdup(tuning->kernel_cache)))) {
+        (tuning->kernel_cache && *tuning->kernel_cache && !o->cache_cpu_skipped &&
+         !(o->kernel_cache = strdup(tuning->kernel_cache)))) {
         gs_ocl_close(o);
         return GS_FAIL(GS_ERR_NOMEM, "out of memory opening the OpenCL device");
     }
@@ -653,7 +656,8 @@ static void cache_store(gs_ocl *o, const char *path, const gs_kcache_key *key, c
 void gs_ocl_describe_cache(const gs_ocl *o, char *buf, size_t cap)
 {
     if (!o->kernel_cache) {
-        snprintf(buf, cap, "kernel cache off");
+        snprintf(buf, cap, "kernel cache off%s", o->cache_cpu_skipped ? " (a CPU device: its driver's "
+                 "own cache serves it; GPUSVM_KERNEL_CACHE=DIR uses ours too)" : "");
         return;
     }
     snprintf(buf, cap, "kernel cache %s: %d loaded, %d built and stored, %d refused and rebuilt%s%s",

@@ -34,6 +34,7 @@ typedef struct gs_ocl {
     char *build_log;           /* full log of the last failed gs_ocl_build (NULL when none); owned */
     /* the kernel cache (device/kcache.h): built program binaries kept between processes */
     char *kernel_cache;        /* gs_tuning.kernel_cache copied (owned; NULL: no cache) */
+    int cache_cpu_skipped;     /* a CPU device without gs_tuning.kernel_cache_cpu: no cache */
     char platform_version[128], device_version[128], driver_version[128]; /* part of its key */
     int cache_loaded;          /* programs gs_ocl_build took from the cache */
     int cache_stored;          /* programs built from source and written to it */
@@ -49,7 +50,7 @@ typedef struct gs_ocl {
  * --list-devices order; otherwise a case-insensitive substring of "platform name / device name"
  * (the first match wins). tuning (NULL: gs_tuning_init's defaults) also gives the queue's profiling
  * (profile == 1), the kernel directory gs_ocl_build reads (kernel_dir, copied) and the kernel cache
- * folder (kernel_cache, copied).
+ * folder (kernel_cache, copied; for a CPU device only with kernel_cache_cpu).
  * (NVIDIA's driver reads its start-up variables at the first OpenCL call: the CLIs set them first,
  * src/cli/env.h.)
  * Touches no shared state: safe to call from a helper thread while other threads do unrelated work
