@@ -28,8 +28,7 @@ static int entry_path(const char *dir, char *path, size_t cap)
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         const size_t len = strlen(e->d_name);
         if (strncmp(e->d_name, "selftest-", 9) == 0 && len > 4 && strcmp(e->d_name + len - 4, ".bin") == 0) {
-            snprintf(path, cap, "%s/%s", dir, e->d_name);
-            n++;
+            if ((size_t)snprintf(path, cap, "%s/%s", dir, e->d_name) < cap) n++;
         }
     }
     closedir(d);
@@ -179,7 +178,7 @@ static void check_cache(void)
     CHECK(o.kernel_cache && strcmp(o.kernel_cache, g_dir) == 0, "folder copied");
     printf("INFO device %s / %s, driver %s\n", o.platform_name, o.device_name, o.driver_version);
 
-    char path[256] = "";
+    char path[512] = "";
     build_expect(&o, "first build", 0, 1, 0);
     CHECK(entry_path(g_dir, path, sizeof path), "one entry in %s (the folder made on the way)", g_dir);
     CHECK(entry_valid(path), "the entry is valid");
