@@ -400,6 +400,9 @@ void gs_ocl_close(gs_ocl *o)
 {
     if (!o)
         return;
+    for (int i = 0; i < o->n_built; i++)
+        clReleaseProgram(o->built[i].prog);
+    o->n_built = 0;
     if (o->queue)
         clReleaseCommandQueue(o->queue);
     if (o->ctx)
@@ -653,16 +656,32 @@ static void cache_store(gs_ocl *o, const char *path, const gs_kcache_key *key, c
     free(bin);
 }
 
+/* Keeps a reference to prog for later builds of the same key, letting the oldest go when full. */
+static void keep_built(gs_ocl *o, uint64_t hash, cl_program prog)
+{
+    if (clRetainProgram(prog) != CL_SUCCESS)
+        return;
+    if (o->n_built == GS_OCL_BUILT_MAX) {
+        clReleaseProgram(o->built[0].prog);
+        memmove(o->built, o->built + 1, sizeof o->built[0] * (GS_OCL_BUILT_MAX - 1));
+        o->n_built--;
+    }
+    o->built[o->n_built].hash = hash;
+    o->built[o->n_built].prog = prog;
+    o->n_built++;
+}
+
 void gs_ocl_describe_cache(const gs_ocl *o, char *buf, size_t cap)
 {
     if (!o->kernel_cache) {
-        snprintf(buf, cap, "kernel cache off%s", o->cache_cpu_skipped ? " (a CPU device: its driver's "
-                 "own cache serves it; GPUSVM_KERNEL_CACHE=DIR uses ours too)" : "");
+        snprintf(buf, cap, "kernel cache off%s, %d program(s) reused in this process",
+                 o->cache_cpu_skipped ? " (a CPU device: its driver's own cache serves it; "
+                 "GPUSVM_KERNEL_CACHE=DIR uses ours too)" : "", o->reused);
         return;
     }
-    snprintf(buf, cap, "kernel cache %s: %d loaded, %d built and stored, %d refused and rebuilt%s%s",
-             o->kernel_cache, o->cache_loaded, o->cache_stored, o->cache_rejected,
-             o->cache_note[0] ? "; last problem: " : "", o->cache_note);
+    snprintf(buf, cap, "kernel cache %s: %d loaded, %d built and stored, %d refused and rebuilt, %d "
+             "reused in this process%s%s", o->kernel_cache, o->cache_loaded, o->cache_stored,
+             o->cache_rejected, o->reused, o->cache_note[0] ? "; last problem: " : "", o->cache_note);
 }
 
 gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_program *out)
@@ -707,23 +726,33 @@ gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_prog
     /* Our own binary cache, on top of the drivers' (NVIDIA: ~/.nv/ComputeCache, PoCL:
      * ~/.cache/pocl/kcache): theirs are keyed by source and may be empty, small or off on a
      * shared machine; ours is what lets a fresh process skip the compiler. */
-    if (o->kernel_cache) {
-        if ((st = cache_key(o, name, opts, parts, nparts, &key_text, &key.hash)) != GS_OK ||
-            (st = gs_kcache_path(o->kernel_cache, name, &key, &entry)) != GS_OK)
-            goto cleanup;
-        key.text = key_text;
-        if ((*out = cache_load(o, entry, &key, opts)) != NULL)
-            goto cleanup;
-    }
-    prog = clCreateProgramWithSource(o->ctx, nparts, parts, NULL, &e);
-    GS_CL_CHECK(e);
-    e = clBuildProgram(prog, 1, &o->device, opts, NULL, NULL);
-    if (e != CL_SUCCESS) {
-        st = build_failed(o, prog, name, opts, first_line, e);
+    if ((st = cache_key(o, name, opts, parts, nparts, &key_text, &key.hash)) != GS_OK)
         goto cleanup;
+    key.text = key_text;
+    for (int i = 0; i < o->n_built; i++)
+        if (o->built[i].hash == key.hash) {
+            GS_CL_CHECK(clRetainProgram(o->built[i].prog));
+            *out = o->built[i].prog;
+            o->reused++;
+            goto cleanup;
+        }
+    if (o->kernel_cache) {
+        if ((st = gs_kcache_path(o->kernel_cache, name, &key, &entry)) != GS_OK)
+            goto cleanup;
+        prog = cache_load(o, entry, &key, opts);
     }
-    if (entry)
-        cache_store(o, entry, &key, prog);
+    if (!prog) {
+        prog = clCreateProgramWithSource(o->ctx, nparts, parts, NULL, &e);
+        GS_CL_CHECK(e);
+        e = clBuildProgram(prog, 1, &o->device, opts, NULL, NULL);
+        if (e != CL_SUCCESS) {
+            st = build_failed(o, prog, name, opts, first_line, e);
+            goto cleanup;
+        }
+        if (entry)
+            cache_store(o, entry, &key, prog);
+    }
+    keep_built(o, key.hash, prog);
     *out = prog;
     prog = NULL;
 cleanup:

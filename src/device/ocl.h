@@ -6,10 +6,14 @@
 
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "util/status.h"
 #include "util/tuning.h"
+
+/* Programs one gs_ocl keeps for reuse (gs_ocl.built); the oldest is let go beyond it. */
+#define GS_OCL_BUILT_MAX 16
 
 typedef struct gs_ocl {
     cl_platform_id platform;
@@ -42,6 +46,14 @@ typedef struct gs_ocl {
                                   each rebuilt from source */
     char cache_note[320];      /* why the last entry was refused or could not be written ("" when
                                   none): the cache never fails a build, this says why it did not help */
+    /* programs built in this process, by key hash (kcache.h): a second build of the same
+       program and options (each -v fold, each svm_train of the library) takes this one */
+    struct gs_ocl_built {
+        uint64_t hash;
+        cl_program prog;       /* one reference held here until gs_ocl_close */
+    } built[GS_OCL_BUILT_MAX];
+    int n_built;
+    int reused;                /* gs_ocl_build calls answered from built[] */
 } gs_ocl;
 
 /* Opens a device: chooses it, then makes its context and in-order queue. spec: NULL/"" = automatic
@@ -60,7 +72,8 @@ typedef struct gs_ocl {
  *         GS_ERR_UNSUPPORTED (the device lacks double precision), GS_ERR_NOMEM,
  *         GS_ERR_OCL (message names the call and the CL error) */
 gs_status gs_ocl_open(gs_ocl *o, const char *spec, const gs_tuning *tuning);
-/* Releases queue, context, build_log, kernel_dir and kernel_cache; o may be NULL or half-open. */
+/* Releases the kept programs, queue, context, build_log, kernel_dir and kernel_cache; o may be NULL
+ * or half-open. */
 void gs_ocl_close(gs_ocl *o);
 
 /* Caps the device memory gpusvm may use (--device-memory, ThunderSVM's -m) at `bytes` (0 = no cap):
@@ -70,8 +83,9 @@ void gs_ocl_limit_memory(gs_ocl *o, cl_ulong bytes);
 /* "N bytes of device memory available" with where the figure comes from, for messages. */
 void gs_ocl_describe_memory(const gs_ocl *o, char *buf, size_t cap);
 
-/* "kernel cache DIR: N loaded, N built and stored, N refused and rebuilt[; last problem: ...]"
- * into buf, or "kernel cache off", for the CLIs' --verbose line. */
+/* "kernel cache DIR: N loaded, N built and stored, N refused and rebuilt, N reused in this
+ * process[; last problem: ...]" into buf, or "kernel cache off[ (why)], N program(s) reused in this
+ * process", for the CLIs' --verbose line. */
 void gs_ocl_describe_cache(const gs_ocl *o, char *buf, size_t cap);
 
 /* "platform / device, ready after S s (platforms ..., devices ..., context ...)" into buf, for the
@@ -94,6 +108,8 @@ gs_status gs_ocl_list(FILE *f);
  * otherwise the program is built from source and its binary written there. The cache never makes
  * a build fail: a folder that cannot be made or written, an entry that is corrupt or refused, are
  * counted in o->cache_* with the reason in o->cache_note, and the source build goes on.
+ * A program this gs_ocl built before with the same options and sources is returned again (retained:
+ * the caller releases it as usual) without a build.
  * @return GS_OK, GS_ERR_OCL, GS_ERR_INTERNAL (no embedded source of that name), GS_ERR_IO (dev
  *         mode: the file cannot be read), GS_ERR_NOMEM */
 gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_program *out);

@@ -6,7 +6,7 @@
 # rebuilt and overwritten, with the same model; a folder that cannot be created is skipped
 # silently (nothing on stderr without --verbose, exit 0); --no-kernel-cache and
 # GPUSVM_KERNEL_CACHE=0 turn it off; two trainings filling one empty folder at once both succeed
-# and leave complete entries only; XDG_CACHE_HOME gives the default folder (GPUs; CPU devices
+# and leave complete entries only; -v 5 builds its program once and reuses it for the other folds; XDG_CACHE_HOME gives the default folder (GPUs; CPU devices
 # leave it to their driver's cache, and the test checks that instead).
 # PoCL's own cache is pinned where it was, so that moving XDG_CACHE_HOME does not empty it.
 . "$(dirname "$0")/lib.sh"
@@ -34,7 +34,7 @@ temporaries() { ls "$KC" 2>/dev/null | grep -c 'tmp'; }
 # 1. off: the reference model
 train off GPUSVM_KERNEL_CACHE=0
 check_eq "GPUSVM_KERNEL_CACHE=0 runs" 0 "$(cat "$TMPD/off.rc")"
-check_eq "GPUSVM_KERNEL_CACHE=0: off" "kernel cache off" "$(cache_line off)"
+check_eq "GPUSVM_KERNEL_CACHE=0: off" "kernel cache off, 0 program(s) reused in this process" "$(cache_line off)"
 
 # 2. the first run stores, the second loads; same model
 train first GPUSVM_KERNEL_CACHE="$KC"
@@ -92,7 +92,7 @@ before=$(entries)
 env GPUSVM_KERNEL_CACHE="$TMPD/kc2" "$TRAIN" --verbose --no-kernel-cache "$H" "$TMPD/nocache.model" \
     > /dev/null 2> "$TMPD/nocache.err"
 check_eq "--no-kernel-cache: exit" 0 "$?"
-check_eq "--no-kernel-cache: off" "kernel cache off" "$(cache_line nocache)"
+check_eq "--no-kernel-cache: off" "kernel cache off, 0 program(s) reused in this process" "$(cache_line nocache)"
 check_eq "--no-kernel-cache: no folder made" "no" "$([ -e "$TMPD/kc2" ] && echo yes || echo no)"
 check_file_eq "--no-kernel-cache: model" "$TMPD/off.model" "$TMPD/nocache.model"
 check_eq "--no-kernel-cache: no entry added" "$before" "$(entries)"
@@ -126,7 +126,17 @@ check_eq "concurrent: one entry per program, no temporaries" "$n 0" "$(entries) 
 train c3 GPUSVM_KERNEL_CACHE="$KC"
 check_eq "after the concurrent runs: all loaded" "$n 0 0" "$(counts c3)"
 
-# 8. the default folder: XDG_CACHE_HOME (GPUs); a CPU device leaves it alone
+# 8. -v 5 builds the solver once; the other folds reuse it (same CV output as without the cache)
+env GPUSVM_KERNEL_CACHE="$TMPD/kc4" "$TRAIN" --verbose -v 5 "$H" > "$TMPD/cv.out" 2> "$TMPD/cv.err"
+check_eq "-v 5: exit" 0 "$?"
+"$TRAIN" --no-kernel-cache -v 5 "$H" > "$TMPD/cv0.out" 2>&1
+check_file_eq "-v 5: output" "$TMPD/cv0.out" "$TMPD/cv.out"
+case "$(grep 'kernel cache' "$TMPD/cv.err")" in
+*": 0 loaded, 1 built and stored, 0 refused and rebuilt, 4 reused in this process"*) pass ;;
+*) fail "-v 5: $(grep 'kernel cache' "$TMPD/cv.err")" ;;
+esac
+
+# 9. the default folder: XDG_CACHE_HOME (GPUs); a CPU device leaves it alone
 train xdg XDG_CACHE_HOME="$TMPD/xdg"
 check_eq "XDG_CACHE_HOME: exit" 0 "$(cat "$TMPD/xdg.rc")"
 case "$(cache_line xdg)" in
@@ -134,7 +144,7 @@ case "$(cache_line xdg)" in
     check_eq "CPU device: the default folder is not made" "no" \
         "$([ -e "$TMPD/xdg/gpusvm" ] && echo yes || echo no)" ;;
 *)
-    check_eq "default folder" "kernel cache $TMPD/xdg/gpusvm: 0 loaded, $n built and stored, 0 refused and rebuilt" \
+    check_eq "default folder" "kernel cache $TMPD/xdg/gpusvm: 0 loaded, $n built and stored, 0 refused and rebuilt, 0 reused in this process" \
         "$(cache_line xdg)" ;;
 esac
 check_file_eq "XDG_CACHE_HOME: model" "$TMPD/off.model" "$TMPD/xdg.model"

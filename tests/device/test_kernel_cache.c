@@ -2,7 +2,8 @@
  * the first build writes one entry, the second loads it (and its kernel computes what the CPU
  * does); a flipped binary byte, a truncated file, a wrong magic, a well-formed entry whose binary
  * the driver refuses, are each refused, rebuilt and overwritten with a valid entry; other options
- * make another entry; a folder that cannot be created leaves the build working with nothing
+ * make another entry; one gs_ocl asked twice for a program returns the one it built; a folder
+ * that cannot be created leaves the build working with nothing
  * recorded as an error; no folder, no files; a CPU device uses the folder only when told to
  * (kernel_cache_cpu). Skips when there is no device. */
 #include <dirent.h>
@@ -18,6 +19,7 @@
 
 static char g_root[64];
 static char g_dir[128];
+static char g_note[sizeof ((gs_ocl *)0)->cache_note]; /* the last build_expect's cache_note */
 
 /* The one entry "selftest-*.bin" in dir into path (0 when there is not exactly one). */
 static int entry_path(const char *dir, char *path, size_t cap)
@@ -78,9 +80,15 @@ cleanup:
     return ok;
 }
 
-/* Builds selftest -DWG=16 and checks the counters moved by (loaded, stored, rejected). */
-static void build_expect(gs_ocl *o, const char *what, int loaded, int stored, int rejected)
+/* Builds selftest -DWG=16 in a gs_ocl of its own (a gs_ocl reuses what it built) opened with t,
+ * and checks the counters (loaded, stored, rejected). */
+static void build_expect(const gs_tuning *t, const char *what, int loaded, int stored, int rejected)
 {
+    gs_ocl ocl, *o = &ocl;
+    if (gs_ocl_open(o, NULL, t) != GS_OK) {
+        CHECK(0, "%s: open: %s", what, gs_last_error());
+        return;
+    }
     const int l0 = o->cache_loaded, s0 = o->cache_stored, r0 = o->cache_rejected;
     cl_program p = NULL;
     gs_clear_error();
@@ -94,6 +102,9 @@ static void build_expect(gs_ocl *o, const char *what, int loaded, int stored, in
         CHECK(axpy_works(o, p), "%s: the program's axpy", what);
         clReleaseProgram(p);
     }
+    memcpy(g_note, o->cache_note, sizeof g_note); /* the same size */
+    g_note[sizeof g_note - 1] = '\0';
+    gs_ocl_close(o);
 }
 
 /* Reads the entry at path, applies f to its bytes, writes them back. */
@@ -161,6 +172,25 @@ static void garbage_binary(const char *path)
     free(buf);
 }
 
+/* The same gs_ocl asked twice: the second is the first program again, with no build. */
+static void check_reuse(gs_ocl *o)
+{
+    cl_program p1 = NULL, p2 = NULL, p3 = NULL;
+    const int l0 = o->cache_loaded, s0 = o->cache_stored, u0 = o->reused;
+    CHECK(gs_ocl_build(o, "selftest", "-DWG=16", &p1) == GS_OK, "reuse: first: %s", gs_last_error());
+    CHECK(gs_ocl_build(o, "selftest", "-DWG=16", &p2) == GS_OK, "reuse: second: %s", gs_last_error());
+    CHECK(p1 && p1 == p2 && o->reused - u0 == 1, "reuse: the same program (reused %d)", o->reused - u0);
+    CHECK(o->cache_loaded + o->cache_stored - l0 - s0 == 1, "reuse: one load or build for two calls");
+    if (p1) clReleaseProgram(p1);
+    /* the caller's release leaves the kept reference: still usable */
+    if (p2) {
+        CHECK(axpy_works(o, p2), "reuse: the program after one release");
+        clReleaseProgram(p2);
+    }
+    CHECK(gs_ocl_build(o, "selftest", "-DWG=32", &p3) == GS_OK && p3 != p1, "reuse: other options, another program");
+    if (p3) clReleaseProgram(p3);
+}
+
 static void check_cache(void)
 {
     gs_tuning t;
@@ -177,40 +207,42 @@ static void check_cache(void)
     if (st != GS_OK) return;
     CHECK(o.kernel_cache && strcmp(o.kernel_cache, g_dir) == 0, "folder copied");
     printf("INFO device %s / %s, driver %s\n", o.platform_name, o.device_name, o.driver_version);
+    gs_ocl_close(&o);
 
     char path[512] = "";
-    build_expect(&o, "first build", 0, 1, 0);
+    build_expect(&t, "first build", 0, 1, 0);
     CHECK(entry_path(g_dir, path, sizeof path), "one entry in %s (the folder made on the way)", g_dir);
     CHECK(entry_valid(path), "the entry is valid");
-    build_expect(&o, "second build", 1, 0, 0);
+    build_expect(&t, "second build", 1, 0, 0);
 
     void (*const mangles[3])(unsigned char *, size_t *) = {flip_last, halve, bad_magic};
     const char *const names[3] = {"a flipped binary byte", "a truncated entry", "a wrong magic"};
     for (int i = 0; i < 3; i++) {
         mangle(path, mangles[i]);
         CHECK(!entry_valid(path), "%s: mangled", names[i]);
-        build_expect(&o, names[i], 0, 1, 1);
-        CHECK(strstr(o.cache_note, "refused") != NULL, "%s: note: %s", names[i], o.cache_note);
+        build_expect(&t, names[i], 0, 1, 1);
+        CHECK(strstr(g_note, "refused") != NULL, "%s: note: %s", names[i], g_note);
         CHECK(entry_valid(path), "%s: overwritten with a valid entry", names[i]);
-        build_expect(&o, "after the rebuild", 1, 0, 0);
+        build_expect(&t, "after the rebuild", 1, 0, 0);
     }
     garbage_binary(path);
     CHECK(entry_valid(path), "the junk entry is well formed");
-    build_expect(&o, "a binary the driver refuses", 0, 1, 1);
-    build_expect(&o, "after the junk", 1, 0, 0);
+    build_expect(&t, "a binary the driver refuses", 0, 1, 1);
+    build_expect(&t, "after the junk", 1, 0, 0);
     CHECK(count_files(g_dir) == 1, "one file (no temporaries left): %d", count_files(g_dir));
 
-    /* other options: another entry beside the first */
-    cl_program p = NULL;
-    st = gs_ocl_build(&o, "selftest", "-DWG=32", &p);
-    CHECK(st == GS_OK, "-DWG=32: %s", gs_last_error());
-    if (p) clReleaseProgram(p);
-    CHECK(count_files(g_dir) == 2, "two entries: %d", count_files(g_dir));
-    char line[1024];
-    gs_ocl_describe_cache(&o, line, sizeof line);
-    printf("INFO %s\n", line);
-    CHECK(strstr(line, g_dir) && strstr(line, " loaded, "), "describe: %s", line);
-    gs_ocl_close(&o);
+    /* other options: another entry beside the first; one gs_ocl reuses its programs */
+    st = gs_ocl_open(&o, NULL, &t);
+    CHECK(st == GS_OK, "open: %s", gs_last_error());
+    if (st == GS_OK) {
+        check_reuse(&o);
+        CHECK(count_files(g_dir) == 2, "two entries: %d", count_files(g_dir));
+        char line[1024];
+        gs_ocl_describe_cache(&o, line, sizeof line);
+        printf("INFO %s\n", line);
+        CHECK(strstr(line, g_dir) && strstr(line, " loaded, ") && strstr(line, ", 1 reused"), "describe: %s", line);
+        gs_ocl_close(&o);
+    }
 
     /* a folder that cannot be made (its parent is a file; root too is refused): built, no error */
     char file[160], bad[200];
@@ -219,13 +251,8 @@ static void check_cache(void)
     if (f) fclose(f);
     snprintf(bad, sizeof bad, "%s/gpusvm", file);
     t.kernel_cache = bad;
-    st = gs_ocl_open(&o, NULL, &t);
-    CHECK(st == GS_OK, "open: %s", gs_last_error());
-    if (st == GS_OK) {
-        build_expect(&o, "unwritable folder", 0, 0, 0);
-        CHECK(strstr(o.cache_note, "cannot create") != NULL, "note: %s", o.cache_note);
-        gs_ocl_close(&o);
-    }
+    build_expect(&t, "unwritable folder", 0, 0, 0);
+    CHECK(strstr(g_note, "cannot create") != NULL, "note: %s", g_note);
     unlink(file);
 
     /* the default folder and a CPU device: off, saying why */
@@ -233,6 +260,7 @@ static void check_cache(void)
     t.kernel_cache_cpu = 0;
     st = gs_ocl_open(&o, NULL, &t);
     if (st == GS_OK) {
+        char line[1024];
         const int cpu = (o.device_type & CL_DEVICE_TYPE_CPU) != 0;
         CHECK(cpu == (o.kernel_cache == NULL) && cpu == o.cache_cpu_skipped, "CPU device %d, cache %s", cpu,
               o.kernel_cache ? o.kernel_cache : "off");
@@ -243,13 +271,14 @@ static void check_cache(void)
 
     /* no folder: nothing written, "kernel cache off" */
     t.kernel_cache = NULL;
+    const int before = count_files(g_dir);
+    build_expect(&t, "cache off", 0, 0, 0);
+    CHECK(count_files(g_dir) == before, "cache off writes nothing");
     st = gs_ocl_open(&o, NULL, &t);
     if (st == GS_OK) {
-        const int before = count_files(g_dir);
-        build_expect(&o, "cache off", 0, 0, 0);
-        CHECK(count_files(g_dir) == before, "cache off writes nothing");
+        char line[1024];
         gs_ocl_describe_cache(&o, line, sizeof line);
-        CHECK(strcmp(line, "kernel cache off") == 0, "describe: %s", line);
+        CHECK(strncmp(line, "kernel cache off,", 17) == 0, "describe: %s", line);
         gs_ocl_close(&o);
     }
 }
