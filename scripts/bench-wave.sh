@@ -28,9 +28,10 @@ T=$D/tsvm
     echo "ThunderSVM build failed (see $D/tsvm-build.log)"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
 if has first; then
-    # a fresh machine's first run builds the kernels (the driver caches them for later runs)
-    /usr/bin/time -f "first run a9a (kernel build): %e s" ./build/gpusvm-train -q "$D/ds/a9a/a9a.gz" /tmp/bw.m
-    /usr/bin/time -f "second run a9a: %e s" ./build/gpusvm-train -q "$D/ds/a9a/a9a.gz" /tmp/bw.m
+    # a fresh machine's first run builds the kernels: empty caches (gpusvm's, NVIDIA's off) against
+    # gpusvm's kernel cache alone, both caches, the driver's alone (scripts/bench-first-run.sh)
+    scripts/bench-first-run.sh -n 3 -c /tmp/bw.m -- ./build/gpusvm-train -q "$D/ds/a9a/a9a.gz" /tmp/bw.m
+    scripts/bench-first-run.sh -n 3 -c /tmp/bw.p -- ./build/gpusvm-predict "$D/ds/a9a/a9a.t.gz" /tmp/bw.m /tmp/bw.p
 fi
 if has bench; then
     scripts/bench --data-dir "$D/ds" --libsvm-debs "$D/debs" --thundersvm "$T" --repeat "$REPEAT" \

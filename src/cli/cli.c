@@ -109,7 +109,10 @@ static const char k_device_usage[] =
     "--list-devices : print the OpenCL devices and exit\n"
     "--verbose : print the device and per-phase timings on stderr\n"
     "--device-memory N : use at most N MB of device memory (data that does not fit is refused\n"
-    "\tbefore any work, with the bytes needed and available)\n";
+    "\tbefore any work, with the bytes needed and available)\n"
+    "--no-kernel-cache : compile the OpenCL programs, neither loading nor storing them in the\n"
+    "\tkernel cache (default folder: env GPUSVM_KERNEL_CACHE=DIR, else $XDG_CACHE_HOME/gpusvm,\n"
+    "\telse ~/.cache/gpusvm; GPUSVM_KERNEL_CACHE=0 turns it off)\n";
 
 /* the process options both CLIs take, after each one's own */
 static const char k_process_usage[] =
@@ -138,9 +141,9 @@ static const char k_train_notes[] =
     "training_set_file \"-\" reads standard input (default model file: stdin.model).\n"
     "Every model is certified before it is written: its gradients recomputed in double on the\n"
     "device, LIBSVM's stopping gap < -e checked on them, training resumed where it is not.\n"
-    "Notes: -m is accepted and checked but unused (no kernel cache is kept); -h 0/1 is accepted,\n"
-    "no shrinking is done. Numbers are read in double precision; text after a number is an error\n"
-    "(\"-c 1x\").\n";
+    "Notes: -m is accepted and checked but unused (no cache of kernel values is kept); -h 0/1 is\n"
+    "accepted, no shrinking is done. Numbers are read in double precision; text after a number is\n"
+    "an error (\"-c 1x\").\n";
 
 void gs_cli_usage_train(FILE *f)
 {

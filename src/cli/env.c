@@ -1,6 +1,8 @@
 /* env.c — see env.h. The only getenv/setenv calls of gpusvm. */
 #include "cli/env.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +22,23 @@ static const char *env_str(const char *name)
     return v && *v ? v : NULL;
 }
 
+/* The kernel cache folder (tuning.h): GPUSVM_KERNEL_CACHE=0 none, =DIR that folder; unset, empty
+ * or 1: $XDG_CACHE_HOME/gpusvm (the XDG rules ignore a relative XDG_CACHE_HOME), else
+ * $HOME/.cache/gpusvm, else none. A composed path lives in a static buffer: the mains call
+ * gs_tuning_from_env once, before any thread. */
+static const char *kernel_cache_dir(void)
+{
+    static char composed[PATH_MAX];
+    const char *v = getenv("GPUSVM_KERNEL_CACHE");
+    if (v && strcmp(v, "0") == 0) return NULL;
+    if (v && *v && strcmp(v, "1") != 0) return v;
+    const char *xdg = env_str("XDG_CACHE_HOME"), *home = env_str("HOME");
+    int n = -1;
+    if (xdg && xdg[0] == '/') n = snprintf(composed, sizeof composed, "%s/gpusvm", xdg);
+    else if (home) n = snprintf(composed, sizeof composed, "%s/.cache/gpusvm", home);
+    return n > 0 && (size_t)n < sizeof composed ? composed : NULL;
+}
+
 void gs_tuning_from_env(gs_tuning *t)
 {
     gs_tuning_init(t);
@@ -34,6 +53,9 @@ void gs_tuning_from_env(gs_tuning *t)
     /* set to anything but "1": no profiling, even with --verbose (GPUSVM_PROFILE=0 keeps it off) */
     if (getenv("GPUSVM_PROFILE")) t->profile = env_01("GPUSVM_PROFILE", 0);
     t->kernel_dir = env_str("GPUSVM_KERNEL_DIR");
+    t->kernel_cache = kernel_cache_dir();
+    const char *kc = getenv("GPUSVM_KERNEL_CACHE");
+    t->kernel_cache_cpu = kc && *kc && strcmp(kc, "0") != 0 && strcmp(kc, "1") != 0;
     const char *lay = getenv("GS_PRED_LAYOUT");
     if (lay && strcmp(lay, "rows") == 0) t->pred_blocks = GS_PRED_BLOCKS_ROWS;
     if (lay && strcmp(lay, "dense") == 0) t->pred_blocks = GS_PRED_BLOCKS_DENSE;

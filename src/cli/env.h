@@ -8,9 +8,10 @@
 
 /* Fills t from the environment over gs_tuning_init's defaults, each field from the variable
  * tuning.h names (GPUSVM_SPLIT, GPUSVM_COURIER, GPUSVM_SELECT, GPUSVM_BATCH_MB, GPUSVM_DEVICE,
- * GPUSVM_PROFILE, GPUSVM_KERNEL_DIR, GS_PRED_LAYOUT, GPUSVM_DRIVER_ENV, GPUSVM_FAST_EXIT,
- * GPUSVM_EXIT_WAIT). A value the variable does not know ("2", "yes") leaves the default, as before.
- * The strings in t point into the environment: do not change those variables afterwards. */
+ * GPUSVM_PROFILE, GPUSVM_KERNEL_DIR, GPUSVM_KERNEL_CACHE with XDG_CACHE_HOME and HOME,
+ * GS_PRED_LAYOUT, GPUSVM_DRIVER_ENV, GPUSVM_FAST_EXIT, GPUSVM_EXIT_WAIT). A value the variable does not know ("2", "yes") leaves the default, as before.
+ * The strings in t point into the environment (or, for the default kernel cache folder, into a
+ * static buffer that the next call overwrites): do not change those variables afterwards. */
 void gs_tuning_from_env(gs_tuning *t);
 
 /* NVIDIA's OpenCL driver reads two variables when it loads; unless t->driver_env is 0

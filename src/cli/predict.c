@@ -375,6 +375,10 @@ static int parse_long(int argc, char **argv, int *i, predict_opts *o)
         o->tuning.fast_exit = 1;
         return KEEP_GOING;
     }
+    if (gs_cli_long(argc, argv, i, "no-kernel-cache", NULL)) {
+        o->tuning.kernel_cache = NULL;
+        return KEEP_GOING;
+    }
     if (gs_cli_long(argc, argv, i, "device-memory", &v)) { /* MB of device memory to use at most */
         int mb = 0;
         if (!v || gs_cli_parse_int(v, &mb) != 0 || mb < 1) return usage_exit();
@@ -646,6 +650,9 @@ static int prepare_device(run *r)
     char ready[768];
     gs_ocl_describe_ready(&r->dev.ocl, r->dev.seconds, ready, sizeof ready);
     gs_log_verbose(log, "device: %s\n", ready);
+    char cache[1024];
+    gs_ocl_describe_cache(&r->dev.ocl, cache, sizeof cache);
+    gs_log_verbose(log, "%s\n", cache);
     t0 = gs_now();
     if (gs_predictor_attach(r->pred, &r->dev.ocl, &r->dev.prg) != GS_OK) {
         fprintf(stderr, "gpusvm-predict: %s\n", gs_last_error());

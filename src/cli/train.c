@@ -105,6 +105,16 @@ static gs_ocl *device_wait_fn(void *ctx)
     return &w->job->ocl;
 }
 
+/* --verbose: what the kernel cache did for the programs built so far; nothing while the device is
+ * still opening or failed to open (a training that needed no device). */
+static void print_cache(const gs_log *log, const device_job *job, int thread_started)
+{
+    if (!log->verbose || thread_started || job->st != GS_OK || !job->ocl.ctx) return;
+    char line[1024];
+    gs_ocl_describe_cache(&job->ocl, line, sizeof line);
+    gs_log_verbose(log, "gpusvm: %s\n", line);
+}
+
 static int usage_exit(void)
 {
     gs_cli_usage_train(stdout);
@@ -157,6 +167,10 @@ static int parse_long(int argc, char **argv, int *i, train_opts *o)
     }
     if (gs_cli_long(argc, argv, i, "one-class-prob", NULL)) {
         o->param.one_class_prob = 1;
+        return KEEP_GOING;
+    }
+    if (gs_cli_long(argc, argv, i, "no-kernel-cache", NULL)) {
+        o->param.tuning.kernel_cache = NULL;
         return KEEP_GOING;
     }
     if (gs_cli_long(argc, argv, i, "device", &v)) {
@@ -380,6 +394,7 @@ int main(int argc, char **argv)
         double *target = malloc(sizeof *target * (size_t)(prob.l ? prob.l : 1));
         const gs_status cst = target ? gs_cross_validation(&provider, &prob, &o.param, o.param.nr_fold, &o.log, target)
                                      : GS_FAIL(GS_ERR_NOMEM, "out of memory");
+        print_cache(&o.log, &job, thread_started);
         if (cst == GS_OK) gs_cross_validation_print(&prob, &o.param, target);
         else fprintf(stderr, "%s\n", gs_last_error());
         free(target);
@@ -395,6 +410,7 @@ int main(int argc, char **argv)
     }
     if (o.log.verbose) {
         print_stats(&o.log, &stats);
+        print_cache(&o.log, &job, thread_started);
         if (stats.t_on_device > 0) {
             const double ready = stats.t_model_ready > 0 ? stats.t_model_ready : gs_now();
             gs_log_verbose(&o.log, "gpusvm: training (data on the device -> model ready) %.4f s\n"

@@ -2,6 +2,7 @@
  * the embedded kernels/<name>.cl (with kernels/common.cl in front), kernels and buffers.
  * Nothing here is static mutable state: gs_ocl_open may run on a helper thread. */
 #include "device/ocl.h"
+#include "device/kcache.h"
 #include "util/log.h"
 
 #include <ctype.h>
@@ -329,6 +330,14 @@ static gs_status choose_device(gs_ocl *o, const char *spec, const char *fallback
     GS_CL_CHECK(clGetDeviceInfo(o->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof o->compute_units, &o->compute_units, NULL));
     if ((st = device_has_fp64(o->device, &o->has_fp64)) != GS_OK)
         goto cleanup;
+    /* the kernel cache's key: a new driver or device revision must not load an old binary */
+    if ((st = get_info_str(o->platform, NULL, CL_PLATFORM_VERSION, o->platform_version,
+                           sizeof o->platform_version)) != GS_OK ||
+        (st = get_info_str(NULL, o->device, CL_DEVICE_VERSION, o->device_version,
+                           sizeof o->device_version)) != GS_OK ||
+        (st = get_info_str(NULL, o->device, CL_DRIVER_VERSION, o->driver_version,
+                           sizeof o->driver_version)) != GS_OK)
+        goto cleanup;
     o->peak_gbps = peak_gbps_for(o->device_name);
     if (!o->has_fp64) {
         st = GS_FAIL(GS_ERR_UNSUPPORTED, "OpenCL device '%s / %s' has no double precision "
@@ -376,29 +385,23 @@ gs_status gs_ocl_open(gs_ocl *o, const char *spec, const gs_tuning *tuning)
     gs_status st = choose_device(o, spec, tuning->device);
     if (st != GS_OK) return st;
     o->profiling = tuning->profile == 1;
-    if (tuning->kernel_dir && *tuning->kernel_dir && !(o->kernel_dir = strdup(tuning->kernel_dir))) {
+    o->cache_cpu_skipped = tuning->kernel_cache && *tuning->kernel_cache && !tuning->kernel_cache_cpu &&
+                           (o->device_type & CL_DEVICE_TYPE_CPU);
+    if ((tuning->kernel_dir && *tuning->kernel_dir && !(o->kernel_dir = strdup(tuning->kernel_dir))) ||
+        (tuning->kernel_cache && *tuning->kernel_cache && !o->cache_cpu_skipped &&
+         !(o->kernel_cache = strdup(tuning->kernel_cache)))) {
         gs_ocl_close(o);
         return GS_FAIL(GS_ERR_NOMEM, "out of memory opening the OpenCL device");
     }
     return connect_device(o);
 }
 
-/* A program gs_ocl_build made: "<name>\n<options as built>" and one reference of its own. */
-struct gs_ocl_built {
-    char *key;
-    cl_program prog;
-};
-
 void gs_ocl_close(gs_ocl *o)
 {
     if (!o)
         return;
-    for (int i = 0; i < o->n_built; i++) {
+    for (int i = 0; i < o->n_built; i++)
         clReleaseProgram(o->built[i].prog);
-        free(o->built[i].key);
-    }
-    free(o->built);
-    o->built = NULL;
     o->n_built = 0;
     if (o->queue)
         clReleaseCommandQueue(o->queue);
@@ -406,10 +409,12 @@ void gs_ocl_close(gs_ocl *o)
         clReleaseContext(o->ctx);
     free(o->build_log);
     free(o->kernel_dir);
+    free(o->kernel_cache);
     o->queue = NULL;
     o->ctx = NULL;
     o->build_log = NULL;
     o->kernel_dir = NULL;
+    o->kernel_cache = NULL;
 }
 
 void gs_ocl_describe_ready(const gs_ocl *o, double ready_s, char *buf, size_t cap)
@@ -553,39 +558,140 @@ static gs_status kernel_sources(const char *dir, const char *name, int alone, co
     return st;
 }
 
-/* At most this many programs are kept (a training uses one or two; more are built, not kept). */
-#define GS_OCL_BUILT_MAX 16
+/* ---- the kernel cache (kcache.h) --------------------------------------------------------------- */
 
-/* The kept program for key, retained for the caller, or NULL. */
-static cl_program built_find(const gs_ocl *o, const char *key)
+/* Records why the cache did not help this build (for --verbose) and drops the error record: the
+ * cache never fails a build. */
+static void cache_note(gs_ocl *o, const char *what, const char *why)
 {
-    for (int i = 0; i < o->n_built; i++)
-        if (strcmp(o->built[i].key, key) == 0 && clRetainProgram(o->built[i].prog) == CL_SUCCESS)
-            return o->built[i].prog;
-    return NULL;
+    snprintf(o->cache_note, sizeof o->cache_note, "%s: %s", what, why); /* cut to fit */
+    gs_clear_error();
 }
 
-/* Keeps prog under key (a reference of its own); nothing happens when full or out of memory. */
-static void built_keep(gs_ocl *o, const char *key, cl_program prog)
+/* The key of program `name` built with opts from parts: the device, its driver and the program's
+ * options in words (kept in the entry, for people), and a hash over those words and every source
+ * part, each preceded by its length so that moving text between parts changes the hash. */
+static gs_status cache_key(const gs_ocl *o, const char *name, const char *opts, const char *const *parts,
+                           cl_uint nparts, char **text, uint64_t *hash)
 {
-    if (o->n_built >= GS_OCL_BUILT_MAX) return;
-    if (!o->built && !(o->built = calloc(GS_OCL_BUILT_MAX, sizeof *o->built))) return;
-    char *k = strdup(key);
-    if (!k || clRetainProgram(prog) != CL_SUCCESS) {
-        free(k);
+    static const char fmt[] = "gpusvm kernel cache\nplatform: %s / %s\ndevice: %s / %s\ndriver: %s\n"
+                              "program: %s\noptions: %s\n";
+    const size_t cap = sizeof fmt + strlen(o->platform_name) + strlen(o->platform_version) +
+                       strlen(o->device_name) + strlen(o->device_version) + strlen(o->driver_version) +
+                       strlen(name) + strlen(opts);
+    *text = malloc(cap);
+    if (!*text) return GS_FAIL(GS_ERR_NOMEM, "out of memory building OpenCL program '%s'", name);
+    snprintf(*text, cap, fmt, o->platform_name, o->platform_version, o->device_name, o->device_version,
+             o->driver_version, name, opts);
+    uint64_t h = gs_fnv1a64(GS_FNV1A64_INIT, *text, strlen(*text));
+    for (cl_uint i = 0; i < nparts; i++) {
+        const uint64_t n = strlen(parts[i]);
+        h = gs_fnv1a64(h, &n, sizeof n);
+        h = gs_fnv1a64(h, parts[i], (size_t)n);
+    }
+    *hash = h;
+    return GS_OK;
+}
+
+/* The program built from the entry at path, or NULL: no entry (quietly), or one that is invalid
+ * or that the driver refuses (counted and noted; the caller rebuilds and overwrites it). */
+static cl_program cache_load(gs_ocl *o, const char *path, const gs_kcache_key *key, const char *opts)
+{
+    unsigned char *buf = NULL;
+    size_t len = 0, bin_len = 0;
+    const unsigned char *bin = NULL;
+    cl_program prog = NULL;
+    cl_int e = CL_SUCCESS, bst = CL_SUCCESS;
+    const char *why = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL; /* absent, or unreadable: a miss either way */
+    fclose(f);
+    if (gs_kcache_read(path, &buf, &len) != GS_OK) {
+        cache_note(o, "refused", gs_last_error());
+        o->cache_rejected++;
+        return NULL;
+    }
+    if ((why = gs_kcache_decode(buf, len, key, &bin, &bin_len)) != NULL)
+        goto cleanup;
+    prog = clCreateProgramWithBinary(o->ctx, 1, &o->device, &bin_len, &bin, &bst, &e);
+    if (e != CL_SUCCESS || bst != CL_SUCCESS) {
+        why = gs_cl_error_name(e != CL_SUCCESS ? e : bst);
+        goto cleanup;
+    }
+    if ((e = clBuildProgram(prog, 1, &o->device, opts, NULL, NULL)) != CL_SUCCESS)
+        why = gs_cl_error_name(e);
+cleanup:
+    free(buf);
+    if (why) {
+        snprintf(o->cache_note, sizeof o->cache_note, "refused %s: %s", path, why);
+        gs_clear_error();
+        o->cache_rejected++;
+        if (prog) clReleaseProgram(prog);
+        return NULL;
+    }
+    o->cache_loaded++;
+    return prog;
+}
+
+/* Writes prog's binary to the entry at path; a failure is only noted. */
+static void cache_store(gs_ocl *o, const char *path, const gs_kcache_key *key, cl_program prog)
+{
+    size_t n = 0;
+    unsigned char *bin = NULL;
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL) != CL_SUCCESS || n == 0) {
+        cache_note(o, "not written", "the driver gives no program binary");
         return;
     }
-    o->built[o->n_built].key = k;
-    o->built[o->n_built++].prog = prog;
+    if (!(bin = malloc(n))) {
+        cache_note(o, "not written", "out of memory for the program binary");
+        return;
+    }
+    unsigned char *bins[1] = {bin};
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) != CL_SUCCESS)
+        cache_note(o, "not written", "the driver gives no program binary");
+    else if (gs_kcache_write(path, key, bin, n) != GS_OK)
+        cache_note(o, "not written", gs_last_error());
+    else
+        o->cache_stored++;
+    free(bin);
+}
+
+/* Keeps a reference to prog for later builds of the same key, letting the oldest go when full. */
+static void keep_built(gs_ocl *o, uint64_t hash, cl_program prog)
+{
+    if (clRetainProgram(prog) != CL_SUCCESS)
+        return;
+    if (o->n_built == GS_OCL_BUILT_MAX) {
+        clReleaseProgram(o->built[0].prog);
+        memmove(o->built, o->built + 1, sizeof o->built[0] * (GS_OCL_BUILT_MAX - 1));
+        o->n_built--;
+    }
+    o->built[o->n_built].hash = hash;
+    o->built[o->n_built].prog = prog;
+    o->n_built++;
+}
+
+void gs_ocl_describe_cache(const gs_ocl *o, char *buf, size_t cap)
+{
+    if (!o->kernel_cache) {
+        snprintf(buf, cap, "kernel cache off%s, %d program(s) reused in this process",
+                 o->cache_cpu_skipped ? " (a CPU device: its driver's own cache serves it; "
+                 "GPUSVM_KERNEL_CACHE=DIR uses ours too)" : "", o->reused);
+        return;
+    }
+    snprintf(buf, cap, "kernel cache %s: %d loaded, %d built and stored, %d refused and rebuilt, %d "
+             "reused in this process%s%s", o->kernel_cache, o->cache_loaded, o->cache_stored,
+             o->cache_rejected, o->reused, o->cache_note[0] ? "; last problem: " : "", o->cache_note);
 }
 
 gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_program *out)
 {
     gs_status st = GS_OK;
-    char *file[3] = {NULL, NULL, NULL}, *opts = NULL, *key = NULL;
+    char *file[3] = {NULL, NULL, NULL}, *opts = NULL, *key_text = NULL, *entry = NULL;
     const char *src[3] = {NULL, NULL, NULL};
     cl_program prog = NULL;
     cl_int e = CL_SUCCESS;
+    gs_kcache_key key = {NULL, 0};
     *out = NULL;
     free(o->build_log);
     o->build_log = NULL;
@@ -603,13 +709,6 @@ gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_prog
         goto cleanup;
     }
     snprintf(opts, olen, "%s%s-cl-std=CL1.2", options, *options ? " " : "");
-    key = malloc(strlen(name) + 1 + olen);
-    if (!key) {
-        st = GS_FAIL(GS_ERR_NOMEM, "out of memory building OpenCL program '%s'", name);
-        goto cleanup;
-    }
-    sprintf(key, "%s\n%s", name, opts);
-    if ((*out = built_find(o, key)) != NULL) goto cleanup;
 
     /* The prelude (common.cl, then abi.h, whose structs may hold doubles once common.cl enabled
      * them) and the program. No "#line 1" before the kernel file: NVIDIA's compiler ignores it
@@ -624,24 +723,44 @@ gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_prog
                 first_line += *c == '\n';
         first_line += 2;
     }
-    prog = clCreateProgramWithSource(o->ctx, nparts, parts, NULL, &e);
-    GS_CL_CHECK(e);
-    /* No binary cache of our own: NVIDIA's driver caches compiled programs keyed by source and
-     * options (~/.nv/ComputeCache; CUDA_CACHE_DISABLE=1 turns it off) and PoCL does the same
-     * (~/.cache/pocl/kcache; POCL_KERNEL_CACHE=0), so a repeated build is cheap on both. */
-    e = clBuildProgram(prog, 1, &o->device, opts, NULL, NULL);
-    if (e != CL_SUCCESS) {
-        st = build_failed(o, prog, name, opts, first_line, e);
+    /* Our own binary cache, on top of the drivers' (NVIDIA: ~/.nv/ComputeCache, PoCL:
+     * ~/.cache/pocl/kcache): theirs are keyed by source and may be empty, small or off on a
+     * shared machine; ours is what lets a fresh process skip the compiler. */
+    if ((st = cache_key(o, name, opts, parts, nparts, &key_text, &key.hash)) != GS_OK)
         goto cleanup;
+    key.text = key_text;
+    for (int i = 0; i < o->n_built; i++)
+        if (o->built[i].hash == key.hash) {
+            GS_CL_CHECK(clRetainProgram(o->built[i].prog));
+            *out = o->built[i].prog;
+            o->reused++;
+            goto cleanup;
+        }
+    if (o->kernel_cache) {
+        if ((st = gs_kcache_path(o->kernel_cache, name, &key, &entry)) != GS_OK)
+            goto cleanup;
+        prog = cache_load(o, entry, &key, opts);
     }
-    built_keep(o, key, prog);
+    if (!prog) {
+        prog = clCreateProgramWithSource(o->ctx, nparts, parts, NULL, &e);
+        GS_CL_CHECK(e);
+        e = clBuildProgram(prog, 1, &o->device, opts, NULL, NULL);
+        if (e != CL_SUCCESS) {
+            st = build_failed(o, prog, name, opts, first_line, e);
+            goto cleanup;
+        }
+        if (entry)
+            cache_store(o, entry, &key, prog);
+    }
+    keep_built(o, key.hash, prog);
     *out = prog;
     prog = NULL;
 cleanup:
     if (prog)
         clReleaseProgram(prog);
+    free(entry);
+    free(key_text);
     free(opts);
-    free(key);
     for (int i = 0; i < 3; i++)
         free(file[i]);
     return st;

@@ -6,10 +6,14 @@
 
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "util/status.h"
 #include "util/tuning.h"
+
+/* Programs one gs_ocl keeps for reuse (gs_ocl.built); the oldest is let go beyond it. */
+#define GS_OCL_BUILT_MAX 16
 
 typedef struct gs_ocl {
     cl_platform_id platform;
@@ -32,9 +36,24 @@ typedef struct gs_ocl {
     char *kernel_dir;          /* gs_tuning.kernel_dir copied (owned; NULL: embedded kernels) */
     double t_platforms, t_devices, t_context; /* seconds spent in gs_ocl_open's phases */
     char *build_log;           /* full log of the last failed gs_ocl_build (NULL when none); owned */
-    struct gs_ocl_built *built; /* programs gs_ocl_build made, handed out again for the same name
-                                   and options (owned, released by gs_ocl_close) */
+    /* the kernel cache (device/kcache.h): built program binaries kept between processes */
+    char *kernel_cache;        /* gs_tuning.kernel_cache copied (owned; NULL: no cache) */
+    int cache_cpu_skipped;     /* a CPU device without gs_tuning.kernel_cache_cpu: no cache */
+    char platform_version[128], device_version[128], driver_version[128]; /* part of its key */
+    int cache_loaded;          /* programs gs_ocl_build took from the cache */
+    int cache_stored;          /* programs built from source and written to it */
+    int cache_rejected;        /* entries found but refused (corrupt, stale, failed to load),
+                                  each rebuilt from source */
+    char cache_note[320];      /* why the last entry was refused or could not be written ("" when
+                                  none): the cache never fails a build, this says why it did not help */
+    /* programs built in this process, by key hash (kcache.h): a second build of the same
+       program and options (each -v fold, each svm_train of the library) takes this one */
+    struct gs_ocl_built {
+        uint64_t hash;
+        cl_program prog;       /* one reference held here until gs_ocl_close */
+    } built[GS_OCL_BUILT_MAX];
     int n_built;
+    int reused;                /* gs_ocl_build calls answered from built[] */
 } gs_ocl;
 
 /* Opens a device: chooses it, then makes its context and in-order queue. spec: NULL/"" = automatic
@@ -42,7 +61,8 @@ typedef struct gs_ocl {
  * devices with double precision are preferred in both steps); a decimal number = index in the
  * --list-devices order; otherwise a case-insensitive substring of "platform name / device name"
  * (the first match wins). tuning (NULL: gs_tuning_init's defaults) also gives the queue's profiling
- * (profile == 1) and the kernel directory gs_ocl_build reads (kernel_dir, copied).
+ * (profile == 1), the kernel directory gs_ocl_build reads (kernel_dir, copied) and the kernel cache
+ * folder (kernel_cache, copied; for a CPU device only with kernel_cache_cpu).
  * (NVIDIA's driver reads its start-up variables at the first OpenCL call: the CLIs set them first,
  * src/cli/env.h.)
  * Touches no shared state: safe to call from a helper thread while other threads do unrelated work
@@ -52,7 +72,8 @@ typedef struct gs_ocl {
  *         GS_ERR_UNSUPPORTED (the device lacks double precision), GS_ERR_NOMEM,
  *         GS_ERR_OCL (message names the call and the CL error) */
 gs_status gs_ocl_open(gs_ocl *o, const char *spec, const gs_tuning *tuning);
-/* Releases queue, context, build_log and kernel_dir; o may be NULL or half-open. */
+/* Releases the kept programs, queue, context, build_log, kernel_dir and kernel_cache; o may be NULL
+ * or half-open. */
 void gs_ocl_close(gs_ocl *o);
 
 /* Caps the device memory gpusvm may use (--device-memory, ThunderSVM's -m) at `bytes` (0 = no cap):
@@ -61,6 +82,11 @@ void gs_ocl_close(gs_ocl *o);
 void gs_ocl_limit_memory(gs_ocl *o, cl_ulong bytes);
 /* "N bytes of device memory available" with where the figure comes from, for messages. */
 void gs_ocl_describe_memory(const gs_ocl *o, char *buf, size_t cap);
+
+/* "kernel cache DIR: N loaded, N built and stored, N refused and rebuilt, N reused in this
+ * process[; last problem: ...]" into buf, or "kernel cache off[ (why)], N program(s) reused in this
+ * process", for the CLIs' --verbose line. */
+void gs_ocl_describe_cache(const gs_ocl *o, char *buf, size_t cap);
 
 /* "platform / device, ready after S s (platforms ..., devices ..., context ...)" into buf, for the
  * CLIs' --verbose line (ready_s: the caller's clock from its start to the device being open). */
@@ -77,10 +103,13 @@ gs_status gs_ocl_list(FILE *f);
  * On failure the message holds the program name, the options and the build log (cut to fit the
  * last-error record, with a note when cut); the whole log stays in o->build_log until the next
  * build or gs_ocl_close. Not reentrant for one gs_ocl (o->build_log); *out is NULL on failure.
- * A program built before on o with the same name and options is handed out again (retained: the
- * caller releases it as any other), so trainings that follow one another (-v's folds, -b 1's
- * internal folds) build once: PoCL's own cache still spends about 0.4 s a build, a driver's
- * tens of milliseconds.
+ * Kernel cache: with o->kernel_cache, the entry for this device, driver, program, options and
+ * sources (kcache.h) is loaded instead of compiling when it is valid and the driver accepts it;
+ * otherwise the program is built from source and its binary written there. The cache never makes
+ * a build fail: a folder that cannot be made or written, an entry that is corrupt or refused, are
+ * counted in o->cache_* with the reason in o->cache_note, and the source build goes on.
+ * A program this gs_ocl built before with the same options and sources is returned again (retained:
+ * the caller releases it as usual) without a build.
  * @return GS_OK, GS_ERR_OCL, GS_ERR_INTERNAL (no embedded source of that name), GS_ERR_IO (dev
  *         mode: the file cannot be read), GS_ERR_NOMEM */
 gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_program *out);

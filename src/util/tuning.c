@@ -13,6 +13,8 @@ void gs_tuning_init(gs_tuning *t)
     t->device = NULL;
     t->profile = GS_TUNE_AUTO;
     t->kernel_dir = NULL;
+    t->kernel_cache = NULL;
+    t->kernel_cache_cpu = 0;
     t->pred_blocks = GS_PRED_BLOCKS_AUTO;
     t->pred_tile = GS_TUNE_AUTO;
     t->driver_env = 1;

@@ -35,6 +35,16 @@ typedef struct gs_tuning {
     const char *kernel_dir; /* GPUSVM_KERNEL_DIR: read <dir>/<name>.cl instead of the embedded
                                kernels (developing); NULL (default): embedded. Copied by
                                gs_ocl_open */
+    const char *kernel_cache; /* GPUSVM_KERNEL_CACHE=DIR, else $XDG_CACHE_HOME/gpusvm, else
+                               $HOME/.cache/gpusvm (GPUSVM_KERNEL_CACHE=0 or --no-kernel-cache:
+                               NULL): the folder where built program binaries are kept
+                               (device/kcache.h); NULL (default, so the library writes nothing
+                               unasked): build every program from source. Copied by gs_ocl_open */
+    int kernel_cache_cpu;     /* 1 (GPUSVM_KERNEL_CACHE=DIR): CPU devices use kernel_cache too; 0
+                               (default): GPUs and accelerators only. PoCL keeps a cache of its own,
+                               and handing out a binary makes it compile every kernel's generic
+                               work-group function first (+120 s for the solver on 2 cores), while
+                               our binary spares only its front end (~3 s of a 35 s cold start) */
     /* ---- prediction (src/predict/predictor.c), both from GS_PRED_LAYOUT ---- */
     int pred_blocks;        /* =rows: every SV block row-wise (GS_PRED_BLOCKS_ROWS); =dense: none
                                (GS_PRED_BLOCKS_DENSE); default GS_PRED_BLOCKS_AUTO: by sparsity */

@@ -2,7 +2,8 @@
  * gs_tuning_init's defaults with no variable set, reads each variable with its meaning (values it
  * does not know leave the default), and gs_cli_driver_env sets NV_OPENCL_DISABLE_UVM=1 and
  * CUDA_DEVICE_MAX_CONNECTIONS=1 when they are unset, leaves a value the user set (even an empty
- * one) as it is, and with GPUSVM_DRIVER_ENV=0 sets nothing. The library itself reads no variable:
+ * one) as it is, and with GPUSVM_DRIVER_ENV=0 sets nothing; the kernel cache folder comes from
+ * GPUSVM_KERNEL_CACHE, else XDG_CACHE_HOME (absolute only), else HOME. The library itself reads no variable:
  * gs_param_init's tuning is the default whatever the environment holds. */
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,54 @@ static void check_values(void)
     for (size_t i = 0; i < N_VARS; i++) unsetenv(k_vars[i]);
 }
 
+static int cache_is(const char *want)
+{
+    gs_tuning t;
+    gs_tuning_from_env(&t);
+    if (!want) return t.kernel_cache == NULL;
+    return t.kernel_cache && strcmp(t.kernel_cache, want) == 0;
+}
+
+static void check_kernel_cache(void)
+{
+    const char *home = getenv("HOME"), *xdg = getenv("XDG_CACHE_HOME");
+    char *saved_home = home ? strdup(home) : NULL, *saved_xdg = xdg ? strdup(xdg) : NULL;
+    gs_tuning d;
+    gs_tuning_init(&d);
+    CHECK(d.kernel_cache == NULL && d.kernel_cache_cpu == 0, "the library's default: no cache (it writes nothing unasked)");
+    unsetenv("GPUSVM_KERNEL_CACHE");
+    setenv("HOME", "/h", 1);
+    setenv("XDG_CACHE_HOME", "/x/cache", 1);
+    CHECK(cache_is("/x/cache/gpusvm"), "XDG_CACHE_HOME first");
+    setenv("XDG_CACHE_HOME", "relative/cache", 1);
+    CHECK(cache_is("/h/.cache/gpusvm"), "a relative XDG_CACHE_HOME is ignored");
+    unsetenv("XDG_CACHE_HOME");
+    CHECK(cache_is("/h/.cache/gpusvm"), "HOME");
+    unsetenv("HOME");
+    CHECK(cache_is(NULL), "neither: no cache");
+    gs_tuning t;
+    gs_tuning_from_env(&t);
+    CHECK(t.kernel_cache_cpu == 0, "the default folder: not for CPU devices");
+    setenv("GPUSVM_KERNEL_CACHE", "/somewhere/kc", 1);
+    CHECK(cache_is("/somewhere/kc"), "GPUSVM_KERNEL_CACHE=DIR");
+    gs_tuning_from_env(&t);
+    CHECK(t.kernel_cache_cpu == 1, "a folder given: for CPU devices too");
+    setenv("HOME", "/h", 1);
+    setenv("GPUSVM_KERNEL_CACHE", "0", 1);
+    CHECK(cache_is(NULL), "GPUSVM_KERNEL_CACHE=0: off");
+    setenv("GPUSVM_KERNEL_CACHE", "1", 1);
+    CHECK(cache_is("/h/.cache/gpusvm"), "GPUSVM_KERNEL_CACHE=1: the default folder");
+    gs_tuning_from_env(&t);
+    CHECK(t.kernel_cache_cpu == 0, "=1: not for CPU devices");
+    setenv("GPUSVM_KERNEL_CACHE", "", 1);
+    CHECK(cache_is("/h/.cache/gpusvm"), "GPUSVM_KERNEL_CACHE empty: the default folder");
+    unsetenv("GPUSVM_KERNEL_CACHE");
+    if (saved_home) setenv("HOME", saved_home, 1); else unsetenv("HOME");
+    if (saved_xdg) setenv("XDG_CACHE_HOME", saved_xdg, 1); else unsetenv("XDG_CACHE_HOME");
+    free(saved_home);
+    free(saved_xdg);
+}
+
 static void check_driver_env(void)
 {
     static const char *const vars[] = {"NV_OPENCL_DISABLE_UVM", "CUDA_DEVICE_MAX_CONNECTIONS"};
@@ -134,6 +183,7 @@ int main(void)
 {
     check_defaults();
     check_values();
+    check_kernel_cache();
     check_driver_env();
     TEST_END();
 }
