@@ -118,8 +118,8 @@ if [ -d "$DATASETS" ]; then
 else
     skip "../shared/datasets absent: abalone comparisons not run"
 fi
-# the refused types and combinations say so, exit 1, write nothing
-for a in "-t 4" "-b 1" ; do
+# the refused types and combinations say so, exit 1, write nothing (-t 4: test_precomputed.sh)
+for a in "-b 1" ; do
     "$TRAIN" $a "$H" "$TMPD/no.model" > /dev/null 2> "$TMPD/no.err"; rc=$?
     check_eq "$a exit" 1 "$rc"
     if grep -q 'is not supported yet' "$TMPD/no.err"; then pass; else fail "$a: $(cat "$TMPD/no.err")"; fi
