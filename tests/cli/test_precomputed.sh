@@ -169,6 +169,15 @@ if [ -f "$DATASETS/heart_scale/heart_scale.gz" ]; then
     awk '{ if ($1 == "-1" && NR % 2) $1 = 2; print }' "$TMPD/hr" > "$TMPD/hr3"
     awk '{ if ($1 == "-1" && NR % 2) $1 = 2; print }' "$TMPD/hr.t" > "$TMPD/hr3.t"
     compare "heart hr 3 classes" "$TMPD/hr3" "$TMPD/hr3.t" -t 4
+    # the selection paths (k_select / the multi-kernel chain) give the same -t 4 models, in both
+    # round forms, as test_train_select.sh asks of the other kernels
+    for f in 0 1; do
+        for k in hr hr3; do
+            GPUSVM_SPLIT=$f GPUSVM_SELECT=one "$TRAIN" -q -t 4 --ws-size 16 "$TMPD/$k" "$TMPD/s1.model" > /dev/null
+            GPUSVM_SPLIT=$f GPUSVM_SELECT=multi "$TRAIN" -q -t 4 --ws-size 16 "$TMPD/$k" "$TMPD/s2.model" > /dev/null
+            check_file_eq "$k split=$f: k_select = multi-kernel selection" "$TMPD/s1.model" "$TMPD/s2.model"
+        done
+    done
     for a in "-s 0" "-s 3"; do
         "$TRAIN" -t 4 $a -v 5 "$TMPD/hr" > "$TMPD/gv.out" 2>&1
         svm-train -t 4 $a -v 5 "$TMPD/hr" > "$TMPD/rv.out" 2>&1
