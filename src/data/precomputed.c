@@ -58,6 +58,23 @@ static gs_status widest_serial(const int64_t *row_ptr, const int32_t *idx, const
     return GS_OK;
 }
 
+/* Cluster c's block, column-major, from its rows: a transpose done in strips of GS_PRE_STRIP
+ * columns, so the strip's output lines stay in cache while the rows are read along. */
+#define GS_PRE_STRIP 64
+static void fill_cluster(gs_clustered *out, int32_t c, const int64_t *row_ptr, const float *val, size_t w)
+{
+    const size_t cs = (size_t)out->cluster_size;
+    float *v = out->vals + (size_t)c * w * cs;
+    const int32_t *perm = out->perm + (size_t)c * cs;
+    for (size_t j0 = 0; j0 < w; j0 += GS_PRE_STRIP) {
+        const size_t j1 = j0 + GS_PRE_STRIP < w ? j0 + GS_PRE_STRIP : w;
+        for (size_t t = 0; t < cs && perm[t] >= 0; t++) {
+            const float *x = val + row_ptr[perm[t]];
+            for (size_t j = j0; j < j1; j++) v[j * cs + t] = j ? x[j] : (float)serial_of(x[0]);
+        }
+    }
+}
+
 gs_status gs_precomputed_cluster(const int64_t *row_ptr, const int32_t *idx, const float *val, int32_t n,
                                  int32_t nseg, const int32_t *seg, int32_t cluster_size, gs_clustered *out)
 {
@@ -107,11 +124,6 @@ gs_status gs_precomputed_cluster(const int64_t *row_ptr, const int32_t *idx, con
         out->seg_cl[g] = c0;
         for (int32_t r = seg[g]; r < seg[g + 1]; r++) {
             const size_t p = (size_t)c0 * (size_t)cluster_size + (size_t)(r - seg[g]);
-            const size_t c = p / (size_t)cluster_size, t = p % (size_t)cluster_size;
-            float *v = out->vals + c * w * (size_t)cluster_size + t;
-            const float *x = val + row_ptr[r];
-            v[0] = (float)serial_of(x[0]);
-            for (size_t j = 1; j < w; j++) v[j * (size_t)cluster_size] = x[j];
             out->perm[p] = r;
             out->inv[r] = (int32_t)p;
         }
@@ -120,6 +132,7 @@ gs_status gs_precomputed_cluster(const int64_t *row_ptr, const int32_t *idx, con
     out->seg_cl[nseg] = c0;
     out->n = n;
     out->cluster_size = cluster_size;
+    for (int32_t c = 0; c < nc; c++) fill_cluster(out, c, row_ptr, val, w);
     out->n_clusters = nc;
     out->n_pos = (int32_t)npos;
     out->max_col = s;
