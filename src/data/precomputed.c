@@ -43,16 +43,17 @@ static gs_status widest_serial(const int64_t *row_ptr, const int32_t *idx, const
     int32_t s = 0;
     for (int32_t r = 0; r < n; r++) {
         const int id = row_ptr[r + 1] > row_ptr[r] && idx[row_ptr[r]] == 0 ? serial_of(val[row_ptr[r]]) : 0;
-        if (id <= 0) return GS_FAIL(GS_ERR_FORMAT, "precomputed kernel: row %d has no serial number 0:ID >= 1", r + 1);
+        if (id <= 0) return GS_FAIL(GS_ERR_FORMAT, "precomputed kernel: a row has no serial number 0:ID >= 1");
         if (id > s) s = id;
     }
     for (int32_t r = 0; r < n; r++) {
         const int64_t len = row_ptr[r + 1] - row_ptr[r];
         if (len <= s)
-            return GS_FAIL(GS_ERR_FORMAT, "precomputed kernel: row %d (0:%d) has %lld kernel values, but serial "
-                           "number %d needs %d (K(i,j) is read at position ID_j of row i, so every row needs "
-                           "its values 1..%d, zeros included)",
-                           r + 1, serial_of(val[row_ptr[r]]), (long long)(len - 1), s, s, s);
+            /* named by its ID: the trainers pass rows grouped by class, not in file order */
+            return GS_FAIL(GS_ERR_FORMAT, "precomputed kernel: the row with 0:%d has %lld kernel values, but "
+                           "serial number %d needs %d (K(i,j) is read at position ID_j of row i, so every row "
+                           "needs its values 1..%d, zeros included)",
+                           serial_of(val[row_ptr[r]]), (long long)(len - 1), s, s, s);
     }
     *s_out = s;
     return GS_OK;

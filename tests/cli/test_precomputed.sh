@@ -209,7 +209,7 @@ printf '+1 0:1 1:1 2:0.5\n-1 0:2 1:0.5\n' > "$TMPD/short"
 rm -f "$TMPD/no.model"
 "$TRAIN" -t 4 "$TMPD/short" "$TMPD/no.model" > /dev/null 2> "$TMPD/no.err"
 check_eq "short row exit" 1 "$?"
-if grep -q 'row 2 (0:2) has 1 kernel values, but serial number 2 needs 2' "$TMPD/no.err"; then pass; else fail "short row: $(cat "$TMPD/no.err")"; fi
+if grep -q 'the row with 0:2 has 1 kernel values, but serial number 2 needs 2' "$TMPD/no.err"; then pass; else fail "short row: $(cat "$TMPD/no.err")"; fi
 check_eq "short row: no model file" no "$([ -e "$TMPD/no.model" ] && echo yes || echo no)"
 # (int) of the serial number, as LIBSVM: 1.9 is row 1
 printf '+1 0:1.9 1:1 2:0.5\n-1 0:2 1:0.5 2:1\n' > "$TMPD/frac"

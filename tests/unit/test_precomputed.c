@@ -136,7 +136,7 @@ static void check_short_rows(void)
     p = make(2, shorter);
     st = gs_precomputed_cluster(p.row_ptr, p.idx, p.val, 2, 1, seg, 32, &c);
     CHECK(st == GS_ERR_FORMAT, "short row: status %d", (int)st);
-    CHECK(strstr(gs_last_error(), "row 2 (0:2) has 1 kernel values, but serial number 2 needs 2") != NULL,
+    CHECK(strstr(gs_last_error(), "the row with 0:2 has 1 kernel values, but serial number 2 needs 2") != NULL,
           "short row: [%s]", gs_last_error());
     gs_problem_free(&p);
     const char *noid[] = {"1:4 2:5"};
