@@ -220,7 +220,8 @@ int gs_block_scan(__local int *v, __local int *part, int lid)
 #endif
 
 #ifdef KTYPE
-/* K from the dot product and the squared norms, for -DKTYPE = 0 linear, 1 poly, 2 RBF, 3 sigmoid. */
+/* K from the dot product and the squared norms, for -DKTYPE = 0 linear, 1 poly, 2 RBF, 3 sigmoid
+ * (4, precomputed, reads K from the data instead: solver.cl gs_pre_serial). */
 double gs_kfun(double dot, double ni, double nj, double gamma, double coef0, int degree)
 {
 #if KTYPE == 0
@@ -234,6 +235,8 @@ double gs_kfun(double dot, double ni, double nj, double gamma, double coef0, int
     return r;
 #elif KTYPE == 2
     return exp(-gamma * fmax(ni + nj - 2.0 * dot, 0.0));
+#elif KTYPE == 4
+    return dot;
 #else
     return tanh(gamma * dot + coef0);
 #endif

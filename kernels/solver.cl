@@ -38,7 +38,8 @@
  * previous member's row survives until the second update, which still needs it (update records
  * carry kernel rows, not slots).
  *
- * Tunables (-D): WG (cluster size = work-group size), KTYPE (0 linear, 1 poly, 2 rbf, 3 sigmoid),
+ * Tunables (-D): WG (cluster size = work-group size), KTYPE (0 linear, 1 poly, 2 rbf, 3 sigmoid,
+ * 4 precomputed: the rows are the kernel matrix's, K read from them, see gs_pre_serial),
  * WCH (working-set vectors per register block), CCH (columns of a row loaded at once in k_rows),
  * ITEMS (elements per work-item in the compaction kernels), QMAX / MWG (k_merge and k_select: a
  * multiple of MWG >= q, and their work-group; the host builds with MWG 256). */
@@ -83,6 +84,16 @@
 #define R_NCH 9    /* its chunks */
 #define R_SEL 10   /* 0: select over every row (LIBSVM's C rule); +1 / -1: over the rows of that sign
                     * alone (the nu rule, one sign a round), the gap also that sign's */
+
+#if KTYPE == 4
+/* -t 4 (src/data/precomputed.h): each row is stored by position, column 0 holding its serial number
+ * ID, so the kernel row of working-set row u at row t, K(u, t) = x_u[ID_t] (LIBSVM's Q row of u),
+ * is column ID_t of u's vector in U. The ID of the row at (cluster c, lane t); 0 for padding. */
+inline int gs_pre_serial(__global const long *col_off, __global const float *vals, int c, int t)
+{
+    return (int)vals[col_off[c] * WG + t];
+}
+#endif
 
 /* Global cluster of problem p's local cluster c. */
 inline int gcl(__global const int *pt, int c)
@@ -875,6 +886,13 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
         ln[t] = norm2[gpos(pt, p)];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+#if KTYPE == 4
+    const int sr = gs_pre_serial(col_off, vals, c, t);
+    for (int w = 0; w < WCH; w++) {
+        if (w0 + w >= nn) break;
+        K[(long)ls[w] * npos + pos] = sr > 0 ? U[(long)sr * qn + w0 + w] : 0.0f;
+    }
+#else
     gs_acc_t acc[WCH];
     gs_row_dots(c, t, w0, nn, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, qn, lu, acc);
     for (int w = 0; w < WCH; w++) {
@@ -882,6 +900,7 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
         const double dot = pos == lp[w] ? ni : (double)acc[w];
         K[(long)ls[w] * npos + pos] = (float)gs_kfun(dot, ni, ln[w], gamma, coef0, degree);
     }
+#endif
 }
 
 #define RB_HEAD (4 + 3 * q)
@@ -1061,6 +1080,11 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
         b0 = ew > 0 ? ell_off[c] + lane : col_off[c];
         cnt = ew > 0 ? ew : (int)(col_off[c + 1] - col_off[c]);
     }
+#if KTYPE == 4
+    /* nothing to sum: b's row at a is column ID_a of b's vector, as k_rows reads it */
+    const int sa = pa >= 0 ? gs_pre_serial(col_off, vals, gpos(pt, pa) / WG, gpos(pt, pa) % WG) : 0;
+    cnt = 0;
+#endif
     for (int j0 = 0; j0 < cnt; j0 += GRAM_CH) {
         const int jn = min(GRAM_CH, cnt - j0);
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -1101,8 +1125,12 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
         const int b = kb[i], pb = kp[i];
         float v = 0.0f;
         if (pa >= 0 && pb >= 0) {
+#if KTYPE == 4
+            v = sa > 0 ? U[(long)sa * q + k] : 0.0f;
+#else
             const double dot = pa == pb ? na : (double)acc[i];
             v = (float)gs_kfun(dot, na, kn[i], gamma, coef0, degree);
+#endif
         }
         const long e1 = (long)a * q + b;
         kws[e1] = v;
@@ -1178,6 +1206,10 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         double acc[WCH];
+#if KTYPE == 4
+        const int sr = gs_pre_serial(col_off, vals, c, t);
+        for (int w = 0; w < WCH; w++) acc[w] = (w0 + w < n && sr > 0) ? (double)U[(long)sr * q + w0 + w] : 0.0;
+#else
         if (fdots) { /* the same in every work-item of the group */
             float af[WCH];
             gs_row_dots_f(c, t, w0, n, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q,
@@ -1186,17 +1218,22 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
         } else {
             gs_row_dots_dd(c, t, w0, n, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, lu, acc);
         }
+#endif
         for (int w = 0; w < WCH; w++) {
             if (w0 + w >= n) break;
+#if KTYPE == 4
+            const double k = acc[w], sens = 0.0; /* read, not computed: no rounding to bound */
+#else
             const double dot = gp == lp[w] ? ni : acc[w];
             const double k = gs_kfun(dot, ni, ln[w], gamma, coef0, degree);
+#endif
 #if KTYPE == 0
             const double sens = 1.0;
 #elif KTYPE == 1
             const double sens = degree * gamma * pown(fabs(gamma * dot + coef0), max(degree - 1, 0));
 #elif KTYPE == 2
             const double sens = gamma * k;
-#else
+#elif KTYPE == 3
             const double sens = gamma;
 #endif
             sum += lc[w] * k;

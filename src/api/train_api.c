@@ -10,6 +10,7 @@
 
 #include "api/convert.h"
 #include "api/runtime.h"
+#include "data/precomputed.h"
 #include "train/cv.h"
 #include "train/trainer.h"
 #include "util/status.h"
@@ -57,7 +58,14 @@ static gs_status prepare(const struct svm_problem *prob, const struct svm_parame
     gs_api_param_from(param, opt, p);
     const char *msg = gs_api_check(prob, p);
     if (msg) return GS_FAIL(GS_ERR_ARG, "%s", msg);
-    return gs_api_problem_from(prob, gp);
+    gs_status st = gs_api_problem_from(prob, gp);
+    /* svm-train's checks of the serial numbers; LIBSVM's svm_train would read out of bounds */
+    const char *bad_id = st == GS_OK && p->kernel_type == GS_KERNEL_PRECOMPUTED ? gs_precomputed_check(gp) : NULL;
+    if (bad_id) {
+        gs_problem_free(gp);
+        st = GS_FAIL(GS_ERR_ARG, "%s", bad_id);
+    }
+    return st;
 }
 
 struct svm_model *gpusvm_train(const struct svm_problem *prob, const struct svm_parameter *param,

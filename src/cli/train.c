@@ -22,8 +22,9 @@
  *  - A lone "-" where an option could start is the training file, standard input; the default model
  *    file is then "stdin.model". LIBSVM reports "Unknown option: -" (with a NUL byte), or prints
  *    the usage when "-" is the last argument (golden options/train_dash_only).
- *  - A feature not built yet (-t 4) is refused with "... is not supported yet"
- *    after the parameter check, exit 1.
+ *  - -t 4 needs every row to hold the kernel values up to the largest serial number, since
+ *    LIBSVM reads K(i,j) at array position ID_j of row i: a shorter row is an error, where LIBSVM
+ *    reads past it (data/precomputed.h).
  *  - "-v n" on an empty file is an error, exit 1, where LIBSVM crashes (golden
  *    badinput/train_empty_cv, SIGFPE); so is regression with "-b 1" (its internal -v 5).
  *  - --multiclass cs trains one Crammer–Singer model (cs.h, an svm_type LIBSVM does not know) instead
@@ -40,6 +41,7 @@
 #include "cli/env.h"
 #include "train/cs.h"
 #include "train/cv.h"
+#include "data/precomputed.h"
 #include "cli/fastexit.h"
 #include "io/data.h"
 #include "util/log.h"
@@ -370,6 +372,12 @@ int main(int argc, char **argv)
     }
     const double t_read = gs_now() - t0;
     if (o.param.gamma == 0 && prob.max_index > 0) o.param.gamma = 1.0 / prob.max_index;
+    /* svm-train checks the serial numbers while reading, so before the parameters */
+    const char *bad_id = o.param.kernel_type == GS_KERNEL_PRECOMPUTED ? gs_precomputed_check(&prob) : NULL;
+    if (bad_id) {
+        fprintf(stderr, "%s\n", bad_id);
+        goto cleanup;
+    }
 
     const char *msg = gs_param_check(&o.param, &prob);
     if (msg) {

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "data/cluster.h"
+#include "data/precomputed.h"
 #include "train/probability.h"
 #include "train/run.h"
 #include "train/solver.h"
@@ -37,8 +38,9 @@ static gs_status build_model(const gs_problem *prob, const gs_param *param, cons
     m->n_coef = 1;
     int32_t nsv = 0;
     int64_t nnz = 0;
+    const int id_only = param->kernel_type == GS_KERNEL_PRECOMPUTED; /* SVs keep only 0:ID */
     for (int32_t i = 0; i < prob->l; i++)
-        if (coef[i] != 0) { nsv++; nnz += prob->row_ptr[i + 1] - prob->row_ptr[i]; }
+        if (coef[i] != 0) { nsv++; nnz += gs_sv_end(prob, i, id_only) - prob->row_ptr[i]; }
     m->l = nsv;
     m->rho = malloc(sizeof(double));
     m->sv_coef = malloc(sizeof(double) * (size_t)(nsv ? nsv : 1));
@@ -56,7 +58,7 @@ static gs_status build_model(const gs_problem *prob, const gs_param *param, cons
         if (coef[i] == 0) continue;
         m->sv_coef[s] = coef[i];
         m->sv_indices[s] = i + 1;
-        for (int64_t e = prob->row_ptr[i]; e < prob->row_ptr[i + 1]; e++, o++) {
+        for (int64_t e = prob->row_ptr[i]; e < gs_sv_end(prob, i, id_only); e++, o++) {
             m->sv_idx[o] = prob->idx[e];
             m->sv_val[o] = prob->val[e]; /* the float, exactly; made decimal below */
         }

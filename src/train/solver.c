@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "data/cluster.h"
+#include "data/precomputed.h"
 #include "util/courier.h"
 #include "train/subproblem.h"
 
@@ -353,8 +354,11 @@ static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
 gs_status gs_solver_cluster(const gs_param *param, const int64_t *row_ptr, const int32_t *idx,
                             const float *val, int32_t n, int32_t nseg, const int32_t *seg, gs_clustered *out)
 {
-    gs_status st = gs_cluster_build_seg(row_ptr, idx, val, n, nseg, seg, param->cluster_size,
-                                        param->clusters_active, param->seed, out);
+    /* -t 4: the kernel matrix rows, dense and by position (data/precomputed.h) */
+    gs_status st = param->kernel_type == GS_KERNEL_PRECOMPUTED
+                       ? gs_precomputed_cluster(row_ptr, idx, val, n, nseg, seg, param->cluster_size, out)
+                       : gs_cluster_build_seg(row_ptr, idx, val, n, nseg, seg, param->cluster_size,
+                                              param->clusters_active, param->seed, out);
     if (st != GS_OK) return st;
     /* integer values and squared norms below 2^24: every partial sum of a dot product is an integer
      * a float holds exactly (|sum| <= |x||z|), so the certification may sum in float (a9a, w8a) */
@@ -1485,6 +1489,7 @@ cleanup:
 int gs_solver_needs_precise(const gs_param *param, const gs_clustered *cl, int32_t max_row_nnz)
 {
     if (param->kernel_type == GS_KERNEL_LINEAR) return 0; /* K's relative error is the sum's: no gain */
+    if (param->kernel_type == GS_KERNEL_PRECOMPUTED) return 0; /* K is read, not summed */
     double n2 = 0;
     for (int32_t t = 0; t < cl->n_pos; t++)
         if (isfinite(cl->norm2[t]) && cl->norm2[t] > n2) n2 = cl->norm2[t];

@@ -16,6 +16,7 @@
 
 #include "data/classes.h"
 #include "data/cluster.h"
+#include "data/precomputed.h"
 #include "train/probability.h"
 #include "train/run.h"
 #include "train/single.h"
@@ -51,12 +52,14 @@ static gs_status model_svs(const gs_problem *prob, const gs_classes *cls, int (*
     memset(model->nSV, 0, sizeof(int) * (size_t)(k ? k : 1));
     int total = 0;
     int64_t nnz = 0;
+    /* a -t 4 SV keeps only its 0:ID, all svm-train writes and svm-predict reads */
+    const int id_only = model->kernel_type == GS_KERNEL_PRECOMPUTED;
     for (int g = 0; g < l; g++) {
         const int r = cls->order[g];
         if (!nonzero[r]) continue;
         total++;
         model->nSV[cls->of_row[r]]++;
-        nnz += prob->row_ptr[r + 1] - prob->row_ptr[r];
+        nnz += gs_sv_end(prob, r, id_only) - prob->row_ptr[r];
     }
     model->l = total;
     model->sv_coef = calloc((size_t)(total ? total : 1) * (size_t)(k > 1 ? k - 1 : 1), sizeof(double));
@@ -75,7 +78,7 @@ static gs_status model_svs(const gs_problem *prob, const gs_classes *cls, int (*
         if (!nonzero[r]) continue;
         if (k > 1) memcpy(model->sv_coef + (size_t)s * (size_t)(k - 1), coef_rows + (size_t)g * (size_t)(k - 1),
                           sizeof(double) * (size_t)(k - 1));
-        for (int64_t e = prob->row_ptr[r]; e < prob->row_ptr[r + 1]; e++, o++) {
+        for (int64_t e = prob->row_ptr[r]; e < gs_sv_end(prob, r, id_only); e++, o++) {
             model->sv_idx[o] = prob->idx[e];
             model->sv_val[o] = prob->val[e]; /* the float, exactly; made decimal below */
         }

@@ -320,6 +320,15 @@ if [ -n "$PY" ]; then
     else
         fail "python3-libsvm on gpusvm (three classes): exit status"; tail -3 "$TMPD/py.err"
     fi
+    # -t 4: heart's RBF Gram matrix (scripts/gen-gram.py) through the bindings' precomputed problem
+    if python3 "$TOP/scripts/gen-gram.py" "$DATA" "$TMPD/gram" && \
+        LD_LIBRARY_PATH="$INST/lib/gpusvm" LD_PRELOAD="$PRE" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" \
+        "$PY" "$API/python_heart.py" "$TMPD/gram" "$TMPD/pyk.model" "$TMPD/pyk.out" -t 4 > /dev/null 2> "$TMPD/py.err"; then
+        "$TRAIN" -q -t 4 "$TMPD/gram" "$TMPD/ck.model"
+        check_file_eq "python3-libsvm on gpusvm: -t 4" "$TMPD/ck.model" "$TMPD/pyk.model"
+    else
+        fail "python3-libsvm on gpusvm (-t 4): exit status"; tail -3 "$TMPD/py.err"
+    fi
     # -v 5: the bindings' svm_cross_validation path and their own accuracy line
     if LD_LIBRARY_PATH="$INST/lib/gpusvm" LD_PRELOAD="$PRE" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" \
         "$PY" "$API/python_heart.py" "$DATA" "$TMPD/pycv.model" "$TMPD/pycv.out" -v 5 > "$TMPD/pycv.txt" 2> "$TMPD/py.err"; then

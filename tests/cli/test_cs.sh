@@ -36,7 +36,11 @@ refuse cs_svr "ERROR: --multiclass cs needs -s 0 (C-SVC)" --multiclass cs -s 3
 refuse cs_prob "ERROR: --multiclass cs does not support -b 1 (probability estimates)" --multiclass cs -b 1
 refuse cs_weights "ERROR: --multiclass cs does not support -wi (class weights)" --multiclass cs -w1 2
 refuse cs_cv "ERROR: --multiclass cs does not support -v (cross validation)" -v 5 --multiclass cs
+# -t 4 needs a kernel matrix to pass svm-train's serial-number check and reach the parameter check
+printf '1 0:1 1:1 2:0\n2 0:2 1:0 2:1\n' > "$TMPD/gram"
+HS=$H; H=$TMPD/gram
 refuse cs_precomputed "ERROR: --multiclass cs does not support -t 4 (precomputed kernel)" --multiclass=cs -t 4
+H=$HS
 refuse cs_ws "ERROR: --multiclass cs needs --ws-size <= 1024" --multiclass cs --ws-size 2048
 refuse cs_c0 "ERROR: C <= 0" --multiclass cs -c 0
 refuse mc_bad "Incorrect parameter: --multiclass xyz" --multiclass xyz

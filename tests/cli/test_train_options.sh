@@ -200,7 +200,8 @@ ext check_order 1 "ERROR: C <= 0" -c 0 --ws-size 7 heart_scale
 ext data_before_check 1 "can't open input file /nonexistent/x" -c 0 /nonexistent/x
 ext b_two 1 "ERROR: probability != 0 and probability != 1" -b 2 heart_scale
 # Features not built yet are refused, never ignored (after the parameter check).
-ext unsup_pre 1 "the precomputed kernel (-t 4) is not supported yet" -t 4 heart_scale
+# -t 4 on rows that are not a kernel matrix: svm-train's serial-number check (test_precomputed.sh)
+ext pre_no_serial 1 "Wrong input format: first column must be 0:sample_serial_number" -t 4 heart_scale
 ext oneclass_prob 1 "ERROR: one-class SVM probability output not supported yet" -s 2 -b 1 heart_scale
 if [ -e "$W/heart_scale.model" ]; then fail "a refused run wrote heart_scale.model"; else pass; fi
 

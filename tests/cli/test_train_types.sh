@@ -118,13 +118,6 @@ if [ -d "$DATASETS" ]; then
 else
     skip "../shared/datasets absent: abalone comparisons not run"
 fi
-# the refused types and combinations say so, exit 1, write nothing
-for a in "-t 4" ; do
-    "$TRAIN" $a "$H" "$TMPD/no.model" > /dev/null 2> "$TMPD/no.err"; rc=$?
-    check_eq "$a exit" 1 "$rc"
-    if grep -q 'is not supported yet' "$TMPD/no.err"; then pass; else fail "$a: $(cat "$TMPD/no.err")"; fi
-    if [ -e "$TMPD/no.model" ]; then fail "$a: model written"; else pass; fi
-done
 # LIBSVM's own refusals, word for word: one-class -b 1, an infeasible nu
 if true; then
     printf '1 1:1\n1 1:2\n1 1:3\n-1 1:4\n' > "$TMPD/skew"
