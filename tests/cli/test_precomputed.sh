@@ -183,6 +183,17 @@ if [ -f "$DATASETS/heart_scale/heart_scale.gz" ]; then
         svm-train -t 4 $a -v 5 "$TMPD/hr" > "$TMPD/rv.out" 2>&1
         check_eq "heart hr $a -v 5" "$(grep '^Cross' "$TMPD/rv.out")" "$(grep '^Cross' "$TMPD/gv.out")"
     done
+    # -b 1 with -t 4: probA/probB within 1e-2 relative of svm-train's (the internal folds' rows
+    # are the same), svm-predict -b 1 on gpusvm's model = gpusvm-predict -b 1, byte for byte
+    for a in "-s 0" "-s 3"; do
+        "$TRAIN" -q -t 4 $a -b 1 "$TMPD/hr" "$TMPD/gb.model" > /dev/null 2>&1 || fail "heart hr $a -b 1: gpusvm-train failed"
+        svm-train -q -t 4 $a -b 1 "$TMPD/hr" "$TMPD/rb.model" > /dev/null 2>&1
+        bad=$(paste -d' ' "$TMPD/gb.model" "$TMPD/rb.model" | awk '$1 ~ /^prob[AB]$/ { d = $2 - $4; if (d < 0) d = -d; m = $4 < 0 ? -$4 : $4; if (d > 1e-2 * m + 1e-3) n++; k++ } END { print (k ? n + 0 : "none") }')
+        check_eq "heart hr $a -b 1: probA/probB beyond 1e-2 of svm-train's" 0 "$bad"
+        svm-predict -b 1 "$TMPD/hr.t" "$TMPD/gb.model" "$TMPD/rb.pred" > /dev/null
+        "$PREDICT" -b 1 "$TMPD/hr.t" "$TMPD/gb.model" "$TMPD/gb.pred" > /dev/null
+        check_file_eq "heart hr $a -b 1: gpusvm-predict -b 1 = svm-predict -b 1" "$TMPD/rb.pred" "$TMPD/gb.pred"
+    done
 else
     skip "../shared/datasets absent: Gram matrices of heart_scale not compared"
 fi
