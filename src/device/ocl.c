@@ -387,6 +387,13 @@ void gs_ocl_close(gs_ocl *o)
 {
     if (!o)
         return;
+    for (int i = 0; i < GS_OCL_BUILT_MAX; i++) {
+        if (o->built[i].prog)
+            clReleaseProgram(o->built[i].prog);
+        free(o->built[i].key);
+        o->built[i].prog = NULL;
+        o->built[i].key = NULL;
+    }
     if (o->queue)
         clReleaseCommandQueue(o->queue);
     if (o->ctx)
@@ -540,7 +547,80 @@ static gs_status kernel_sources(const char *dir, const char *name, int alone, co
     return st;
 }
 
+static gs_status build_program(gs_ocl *o, const char *name, const char *options, cl_program *out);
+
+/* The cache slot of name + options: the one holding them, else a free one (*found 0), else -1. */
+static int built_slot(const gs_ocl *o, const char *key, int *found)
+{
+    int free_slot = -1;
+    *found = 0;
+    for (int i = 0; i < GS_OCL_BUILT_MAX; i++) {
+        if (o->built[i].key && strcmp(o->built[i].key, key) == 0) {
+            *found = 1;
+            return i;
+        }
+        if (!o->built[i].key && free_slot < 0)
+            free_slot = i;
+    }
+    return free_slot;
+}
+
 gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_program *out)
+{
+    char *key = NULL;
+    int found = 0, slot = -1;
+    const size_t klen = strlen(name) + strlen(options ? options : "") + 2;
+    if ((key = malloc(klen)) != NULL) {
+        snprintf(key, klen, "%s\n%s", name, options ? options : "");
+        slot = built_slot(o, key, &found);
+    }
+    if (found && clRetainProgram(o->built[slot].prog) == CL_SUCCESS) {
+        free(key);
+        *out = o->built[slot].prog;
+        return GS_OK;
+    }
+    const gs_status st = build_program(o, name, options, out);
+    /* a full cache or no memory for the key only means building again next time */
+    if (st == GS_OK && key && slot >= 0 && !found && clRetainProgram(*out) == CL_SUCCESS) {
+        o->built[slot].key = key;
+        o->built[slot].prog = *out;
+        key = NULL;
+    }
+    free(key);
+    return st;
+}
+
+/* gs_ocl_nth_gpu's count: fp64 GPUs in --list-devices order. */
+gs_status gs_ocl_nth_gpu(int k, int *index)
+{
+    gs_devref *refs = NULL;
+    size_t n = 0;
+    double t = 0;
+    int *gpus = NULL, ng = 0;
+    *index = -1;
+    gs_status st = enumerate(&refs, &n, &t);
+    if (st != GS_OK || n == 0)
+        goto cleanup;
+    if (!(gpus = malloc(sizeof *gpus * n))) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory listing OpenCL devices");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n; i++) {
+        cl_device_type type = 0;
+        int fp64 = 0;
+        if (clGetDeviceInfo(refs[i].device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
+            (type & CL_DEVICE_TYPE_GPU) && device_has_fp64(refs[i].device, &fp64) == GS_OK && fp64)
+            gpus[ng++] = (int)i;
+    }
+    if (ng > 0)
+        *index = gpus[(k < 0 ? -k : k) % ng];
+cleanup:
+    free(gpus);
+    free(refs);
+    return st;
+}
+
+static gs_status build_program(gs_ocl *o, const char *name, const char *options, cl_program *out)
 {
     gs_status st = GS_OK;
     char *file[3] = {NULL, NULL, NULL}, *opts = NULL;

@@ -11,6 +11,8 @@
 #include "util/status.h"
 #include "util/tuning.h"
 
+enum { GS_OCL_BUILT_MAX = 8 }; /* programs gs_ocl_build keeps (solver, predict, cs and their variants) */
+
 typedef struct gs_ocl {
     cl_platform_id platform;
     cl_device_id device;
@@ -32,6 +34,12 @@ typedef struct gs_ocl {
     char *kernel_dir;          /* gs_tuning.kernel_dir copied (owned; NULL: embedded kernels) */
     double t_platforms, t_devices, t_context; /* seconds spent in gs_ocl_open's phases */
     char *build_log;           /* full log of the last failed gs_ocl_build (NULL when none); owned */
+    /* Programs already built (gs_ocl_build), by name and options: one process that trains many
+     * times on one device (cross-validation folds, gpusvm-grid's cells) builds each program once. */
+    struct gs_ocl_built {
+        char *key;             /* "<name>\n<options>", owned */
+        cl_program prog;       /* one reference held by the cache */
+    } built[GS_OCL_BUILT_MAX];
 } gs_ocl;
 
 /* Opens a device: chooses it, then makes its context and in-order queue. spec: NULL/"" = automatic
@@ -49,7 +57,8 @@ typedef struct gs_ocl {
  *         GS_ERR_UNSUPPORTED (the device lacks double precision), GS_ERR_NOMEM,
  *         GS_ERR_OCL (message names the call and the CL error) */
 gs_status gs_ocl_open(gs_ocl *o, const char *spec, const gs_tuning *tuning);
-/* Releases queue, context, build_log and kernel_dir; o may be NULL or half-open. */
+/* Releases the cached programs, queue, context, build_log and kernel_dir; o may be NULL or
+ * half-open. */
 void gs_ocl_close(gs_ocl *o);
 
 /* Caps the device memory gpusvm may use (--device-memory, ThunderSVM's -m) at `bytes` (0 = no cap):
@@ -73,7 +82,9 @@ gs_status gs_ocl_list(FILE *f);
  * <dir>/abi.h and <dir>/<name>.cl are read from disk instead of the embedded copies.
  * On failure the message holds the program name, the options and the build log (cut to fit the
  * last-error record, with a note when cut); the whole log stays in o->build_log until the next
- * build or gs_ocl_close. Not reentrant for one gs_ocl (o->build_log); *out is NULL on failure.
+ * build or gs_ocl_close. Not reentrant for one gs_ocl (o->build_log, o->built); *out is NULL on failure.
+ * A program built before on o with the same name and options is not built again: *out is that
+ * program with one more reference (the caller releases it as usual; gs_ocl_close drops the cache's).
  * @return GS_OK, GS_ERR_OCL, GS_ERR_INTERNAL (no embedded source of that name), GS_ERR_IO (dev
  *         mode: the file cannot be read), GS_ERR_NOMEM */
 gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_program *out);
@@ -89,6 +100,11 @@ gs_status gs_ocl_kernel_wg(const gs_ocl *o, cl_kernel k, size_t *out);
  * @return GS_OK, GS_ERR_NOMEM (too large for the device) or GS_ERR_OCL */
 gs_status gs_ocl_alloc(const gs_ocl *o, cl_mem_flags flags, size_t bytes, void *host, const char *what,
                        cl_mem *out);
+
+/* For one process per GPU on a node (gpusvm-grid under MPI): *index receives the --list-devices
+ * index of GPU number k mod the number of GPUs with double precision, or -1 when there is none.
+ * @return GS_OK, GS_ERR_OCL or GS_ERR_NOMEM */
+gs_status gs_ocl_nth_gpu(int k, int *index);
 
 /* The embedded source of kernels/<name>.cl, or of kernels/abi.h for "abi.h"; NULL when there is
  * none (for tests and the build). */
