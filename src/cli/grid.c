@@ -228,8 +228,8 @@ static int parse_args(int argc, char **argv, grid_opts *o)
     o->title = slash ? slash + 1 : o->dataset;
     o->nr_fold = 5;
     o->plot = 1;
-    o->axes[GS_GRID_C] = (gs_grid_axis){.on = 1, .begin = -5, .end = 15, .step = 2};
-    o->axes[GS_GRID_G] = (gs_grid_axis){.on = 1, .begin = 3, .end = -15, .step = -2};
+    o->axes[GS_GRID_C] = (gs_grid_axis){.on = 1, .ints = 1, .begin = -5, .end = 15, .step = 2};
+    o->axes[GS_GRID_G] = (gs_grid_axis){.on = 1, .ints = 1, .begin = 3, .end = -15, .step = -2};
     o->out_path = with_suffix(o->title, ".out");
     o->png_path = with_suffix(o->title, ".png");
     if (!o->out_path || !o->png_path) return grid_error("out of memory");
@@ -299,7 +299,7 @@ static void print_cell(const grid_run *r, const char *who, const gs_grid_cell *c
     char num[GS_FMT_MAX];
     printf("[%s]", who);
     for (int k = 0; k < GS_GRID_AXES; k++)
-        if (!isnan(c->v[k])) printf(" %s", (gs_fmt_repr(c->v[k], num), num));
+        if (!isnan(c->v[k])) printf(" %s", (gs_grid_fmt_value(c, k, num), num));
     printf(" %s (best", (gs_fmt_repr(rate, num), num));
     for (int k = 0; k < GS_GRID_AXES; k++)
         if (!isnan(c->v[k])) printf(" %s=%s,", key[k], (gs_fmt_repr(pow(2.0, r->best.cell.v[k]), num), num));

@@ -110,10 +110,10 @@ static int plan_cg(const double *c, int nc, const double *g, int ng, double p, g
     int i = 0, j = 0, k = 0;
     while (i < nc || j < ng) {
         if ((double)i / nc < (double)j / ng) {
-            for (int t = 0; t < j; t++) out[k++] = (gs_grid_cell){{c[i], g[t], p}};
+            for (int t = 0; t < j; t++) out[k++] = (gs_grid_cell){.v = {c[i], g[t], p}};
             i++;
         } else {
-            for (int t = 0; t < i; t++) out[k++] = (gs_grid_cell){{c[t], g[j], p}};
+            for (int t = 0; t < i; t++) out[k++] = (gs_grid_cell){.v = {c[t], g[j], p}};
             j++;
         }
     }
@@ -140,9 +140,17 @@ gs_status gs_grid_plan(const gs_grid_axis *axes, gs_grid_cell **cells, int *n)
     if (!(*cells = malloc(sizeof **cells * (size_t)total))) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
     for (int q = 0; q < nv[GS_GRID_P]; q++)
         *n += plan_cg(v[GS_GRID_C], nv[GS_GRID_C], v[GS_GRID_G], nv[GS_GRID_G], v[GS_GRID_P][q], *cells + *n);
+    for (int i = 0; i < *n; i++)
+        for (int a = 0; a < GS_GRID_AXES; a++) (*cells)[i].ints[a] = (unsigned char)(axes[a].on && axes[a].ints);
 cleanup:
     for (int a = 0; a < GS_GRID_AXES; a++) free(v[a]);
     return st;
+}
+
+size_t gs_grid_fmt_value(const gs_grid_cell *c, int k, char *out)
+{
+    if (c->ints[k] && fabs(c->v[k]) < 1e15) return (size_t)snprintf(out, GS_FMT_MAX, "%.0f", c->v[k]);
+    return gs_fmt_repr(c->v[k], out);
 }
 
 static int same_value(double a, double b) { return (isnan(a) && isnan(b)) || a == b; }
@@ -218,7 +226,7 @@ size_t gs_grid_line(const gs_grid_cell *c, double rate, char *buf, size_t cap)
     buf[0] = '\0';
     for (int k = 0; k < GS_GRID_AXES; k++) {
         if (isnan(c->v[k])) continue;
-        gs_fmt_repr(c->v[k], num);
+        gs_grid_fmt_value(c, k, num);
         n += (size_t)snprintf(buf + (n < cap ? n : cap), n < cap ? cap - n : 0, "%s%s ", key[k], num);
     }
     gs_fmt_repr(rate, num);
@@ -280,7 +288,7 @@ gs_status gs_grid_resume_read(const char *path, gs_grid_resumed *out)
         double rate = 0;
         const int hr = field(line, "rate=", "0123456789.", &rate);
         if (hr == 0) continue;
-        gs_grid_cell c;
+        gs_grid_cell c = {.ints = {0, 0, 0}};
         int bad = hr < 0;
         for (int k = 0; k < GS_GRID_AXES && !bad; k++) {
             const int h = field(line, key[k], "0123456789.-", &c.v[k]);
@@ -347,8 +355,8 @@ int gs_grid_plot(FILE *gp, const char *png_path, const char *title, const gs_gri
     }
     qsort(pts, (size_t)n, 3 * sizeof *pts, by_c_then_g_desc);
     char bc[GS_FMT_MAX], bg[GS_FMT_MAX], br[GS_FMT_MAX], c2[GS_FMT_MAX], g2[GS_FMT_MAX];
-    gs_fmt_repr(best->cell.v[GS_GRID_C], bc);
-    gs_fmt_repr(best->cell.v[GS_GRID_G], bg);
+    gs_grid_fmt_value(&best->cell, GS_GRID_C, bc);
+    gs_grid_fmt_value(&best->cell, GS_GRID_G, bg);
     gs_fmt_repr(best->rate, br);
     gs_fmt_repr(pow(2.0, best->cell.v[GS_GRID_C]), c2);
     gs_fmt_repr(pow(2.0, best->cell.v[GS_GRID_G]), g2);

@@ -27,13 +27,19 @@ enum { GS_GRID_C, GS_GRID_G, GS_GRID_P, GS_GRID_AXES };
  * the grid). */
 typedef struct gs_grid_axis {
     int on;
+    int ints;               /* 1: grid.py's default range, whose values are Python ints ("3", not
+                             * "3.0", in its lines); ranges given as options are floats */
     double begin, end, step;
 } gs_grid_axis;
 
 /* A cell: log2 of C, gamma, p; NAN where the axis is off. */
 typedef struct gs_grid_cell {
     double v[GS_GRID_AXES];
+    unsigned char ints[GS_GRID_AXES]; /* the value is written as an integer (see gs_grid_axis) */
 } gs_grid_cell;
+
+/* A cell's value k as grid.py writes it: Python's int or float text. @return the length */
+size_t gs_grid_fmt_value(const gs_grid_cell *c, int k, char *out);
 
 /* Parses an axis argument: "begin,end,step" (three numbers, step not 0) or "null".
  * @return 0, or -1 when the text is neither */
@@ -45,7 +51,7 @@ int gs_grid_axis_parse(const char *s, gs_grid_axis *out);
  *         GS_ERR_NOMEM */
 gs_status gs_grid_plan(const gs_grid_axis *axes, gs_grid_cell **cells, int *n);
 
-/* 1 when a and b are the same cell (an axis off in both, or equal values). */
+/* 1 when a and b are the same cell (an axis off in both, or equal values; 3 and 3.0 are equal). */
 int gs_grid_same(const gs_grid_cell *a, const gs_grid_cell *b);
 
 /* The best cell so far. Start with gs_grid_best_init. */
