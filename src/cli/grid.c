@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -339,7 +340,12 @@ static void redraw(grid_run *r, int final)
             c[k] = r->cells[i];
             v[k++] = r->rate[i];
         }
+    /* a gnuplot that died must not take this process with it (SIGPIPE): its pipe just fails */
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGPIPE, &ign, &old);
     if (c && v) gs_grid_plot(r->gp, r->o->png_path, r->o->title, r->o->axes, c, v, k, &r->best);
+    sigaction(SIGPIPE, &old, NULL);
     free(c);
     free(v);
 }

@@ -358,8 +358,14 @@ int gs_grid_plot(FILE *gp, const char *png_path, const char *title, const gs_gri
     gs_grid_fmt_value(&best->cell, GS_GRID_C, bc);
     gs_grid_fmt_value(&best->cell, GS_GRID_G, bg);
     gs_fmt_repr(best->rate, br);
-    gs_fmt_repr(pow(2.0, best->cell.v[GS_GRID_C]), c2);
-    gs_fmt_repr(pow(2.0, best->cell.v[GS_GRID_G]), g2);
+    /* grid.py's label takes 2**log2c, an int for an int log2c >= 0 (2048), else a float */
+    gs_grid_cell two = best->cell;
+    for (int k = 0; k < GS_GRID_AXES; k++) {
+        two.ints[k] = two.ints[k] && two.v[k] >= 0;
+        two.v[k] = pow(2.0, two.v[k]);
+    }
+    gs_grid_fmt_value(&two, GS_GRID_C, c2);
+    gs_grid_fmt_value(&two, GS_GRID_G, g2);
     const gs_grid_axis *ac = &axes[GS_GRID_C], *ag = &axes[GS_GRID_G];
     char png_q[1024], title_q[512];
     gp_quote(png_path, png_q, sizeof png_q);
