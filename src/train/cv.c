@@ -137,8 +137,10 @@ cleanup:
     return st;
 }
 
-gs_status gs_cross_validation(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
-                              int nr_fold, const gs_log *log, double *target)
+/* The folds' trainings: with C == NULL one gs_svm_train per fold (every SVM type), else one
+ * gs_svm_train_c_values per fold for the nc C values, target holding nc rows of l. */
+static gs_status cross_validate(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                                int nr_fold, const double *C, int nc, const gs_log *log, double *target)
 {
     const int l = prob->l;
     if (l == 0) /* LIBSVM divides by zero here (SIGFPE, golden badinput/train_empty_cv) */
@@ -148,12 +150,13 @@ gs_status gs_cross_validation(const gs_device_provider *dev, const gs_problem *p
                         "validation)\n");
         nr_fold = l;
     }
+    const int nm = C ? nc : 1;
     gs_status st = GS_OK;
     int *perm = malloc(sizeof *perm * (size_t)(l ? l : 1)), *start = malloc(sizeof *start * ((size_t)nr_fold + 1));
     int *train_rows = malloc(sizeof *train_rows * (size_t)(l ? l : 1));
     gs_problem sub = {0};
-    gs_model m = {0};
-    if (!perm || !start || !train_rows) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d folds", nr_fold); goto cleanup; }
+    gs_model *m = calloc((size_t)nm, sizeof *m);
+    if (!perm || !start || !train_rows || !m) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d folds", nr_fold); goto cleanup; }
     if ((st = make_folds(prob, param, nr_fold, perm, start))) goto cleanup;
     for (int f = 0; f < nr_fold; f++) {
         const int b = start[f], e = start[f + 1];
@@ -161,16 +164,31 @@ gs_status gs_cross_validation(const gs_device_provider *dev, const gs_problem *p
         for (int j = 0; j < b; j++) train_rows[n++] = perm[j];
         for (int j = e; j < l; j++) train_rows[n++] = perm[j];
         if ((st = gs_problem_subset(prob, train_rows, n, &sub))) goto cleanup;
-        if ((st = gs_svm_train(dev, &sub, param, log, &m, NULL))) goto cleanup;
-        if ((st = predict_fold(&m, prob, perm + b, e - b, target))) goto cleanup;
-        gs_model_free(&m);
+        st = C ? gs_svm_train_c_values(dev, &sub, param, C, nc, log, m, NULL) : gs_svm_train(dev, &sub, param, log, m, NULL);
+        for (int c = 0; c < nm && st == GS_OK; c++)
+            st = predict_fold(&m[c], prob, perm + b, e - b, target + (size_t)c * (size_t)l);
+        for (int c = 0; c < nm; c++) gs_model_free(&m[c]);
         gs_problem_free(&sub);
+        if (st != GS_OK) goto cleanup;
     }
 cleanup:
-    gs_model_free(&m);
     gs_problem_free(&sub);
+    free(m);
     free(perm); free(start); free(train_rows);
     return st;
+}
+
+gs_status gs_cross_validation(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                              int nr_fold, const gs_log *log, double *target)
+{
+    return cross_validate(dev, prob, param, nr_fold, NULL, 1, log, target);
+}
+
+gs_status gs_cross_validation_c_values(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                                       int nr_fold, const double *C, int nc, const gs_log *log, double *target)
+{
+    if (param->svm_type != GS_C_SVC) return GS_FAIL(GS_ERR_UNSUPPORTED, "several C values at once are for C-SVC only");
+    return cross_validate(dev, prob, param, nr_fold, C, nc, log, target);
 }
 
 void gs_cross_validation_print(const gs_problem *prob, const gs_param *param, const double *target)
