@@ -308,12 +308,10 @@ static void print_cell(const grid_run *r, const char *who, const gs_grid_cell *c
     fflush(stdout);
 }
 
-/* Rank 0: a computed cell's rate is taken, printed and written to -out. @return 0 or 1 (write error) */
-static int take_cell(grid_run *r, int idx, double rate)
+/* Rank 0: a computed cell is reported: printed and written to -out. @return 0 or 1 (write error) */
+static int take_cell(grid_run *r, int idx)
 {
-    r->rate[idx] = rate;
-    r->known[idx] = 1;
-    if (r->cm->rank != 0) return 0;
+    const double rate = r->rate[idx];
     gs_grid_better(&r->best, &r->cells[idx], rate);
     print_cell(r, "local", &r->cells[idx], rate);
     if (!r->out) return 0;
@@ -368,69 +366,107 @@ static void progress(grid_run *r, int done, int total, int final)
     fprintf(stderr, tty ? "\r%s\033[K%s" : "%s%s", line, final || !tty ? "\n" : "");
 }
 
-/* Every rank learns every rank's (rate, ok) of this round: all[2 * size]. */
-static void share_round(const grid_comm *cm, const double mine[2], double *all)
+/* Every rank learns every rank's m values of this round: all[m * size]. */
+static void share_round(const grid_comm *cm, const double *mine, int m, double *all)
 {
 #ifdef GS_MPI
     if (cm->size > 1) {
-        MPI_Allgather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, MPI_COMM_WORLD);
+        MPI_Allgather(mine, m, MPI_DOUBLE, all, m, MPI_DOUBLE, MPI_COMM_WORLD);
         return;
     }
 #else
     (void)cm;
 #endif
-    all[0] = mine[0];
-    all[1] = mine[1];
+    memcpy(all, mine, sizeof *mine * (size_t)m);
 }
 
-/* The cells not resumed, in rounds of one cell per rank; rank 0 reports each round in plan order.
- * @return 0, or 1 when a cell failed (the failing rank said why) or -out could not be written */
+/* The work of a run: the cells not resumed (todo, plan order) in batches (order/start, see
+ * gs_grid_batches), and their results once shared. */
+typedef struct grid_work {
+    int ntodo, nbatch, maxb;
+    int *todo, *order, *start;
+    double *target, *mine, *all;
+} grid_work;
+
+static void work_free(grid_work *w)
+{
+    free(w->todo); free(w->order); free(w->start); free(w->target); free(w->mine); free(w->all);
+}
+
+static int work_plan(const grid_run *r, grid_work *w)
+{
+    const size_t n = (size_t)(r->n ? r->n : 1);
+    w->todo = malloc(sizeof *w->todo * n);
+    w->order = malloc(sizeof *w->order * n);
+    w->start = malloc(sizeof *w->start * (n + 1));
+    if (!w->todo || !w->order || !w->start) return 1;
+    for (int i = 0; i < r->n; i++)
+        if (!r->known[i]) w->todo[w->ntodo++] = i;
+    w->nbatch = gs_grid_batches(r->cells, w->todo, w->ntodo, gs_grid_batchable(&r->o->param, r->o->axes),
+                                w->order, w->start);
+    w->maxb = 1;
+    for (int b = 0; b < w->nbatch; b++)
+        if (w->start[b + 1] - w->start[b] > w->maxb) w->maxb = w->start[b + 1] - w->start[b];
+    const int m = w->maxb + 1; /* a batch's rates and its ok flag */
+    w->target = malloc(sizeof *w->target * (size_t)w->maxb * (size_t)(r->prob->l ? r->prob->l : 1));
+    w->mine = malloc(sizeof *w->mine * (size_t)m);
+    w->all = malloc(sizeof *w->all * (size_t)m * (size_t)r->cm->size);
+    return !w->target || !w->mine || !w->all;
+}
+
+/* This rank's batch b (or nothing past the last) into w->mine: rates, then 1 (ok) or 0. */
+static void run_batch(grid_run *r, const gs_device_provider *dev, grid_work *w, int b, int stop)
+{
+    const int m = w->maxb + 1;
+    memset(w->mine, 0, sizeof *w->mine * (size_t)m);
+    w->mine[m - 1] = !stop;
+    if (stop || b >= w->nbatch) return;
+    const int *idx = w->order + w->start[b], n = w->start[b + 1] - w->start[b];
+    const gs_status st = gs_grid_batch_rates(dev, r->prob, &r->o->param, r->o->nr_fold, r->cells, idx, n,
+                                             w->target, w->mine);
+    if (st != GS_OK) {
+        char cell[160];
+        gs_grid_line(&r->cells[idx[0]], 0, cell, sizeof cell);
+        *strstr(cell, "rate=") = '\0';
+        fprintf(stderr, "gpusvm-grid: %s%s(rank %d): %s\n", n > 1 ? "cells with " : "cell ", cell, r->cm->rank,
+                gs_last_error());
+        w->mine[m - 1] = 0;
+    }
+}
+
+/* The batches in rounds of one per rank; after each round every rank knows the round's rates and
+ * rank 0 reports the cells now known in plan order (a cell waits for those before it).
+ * @return 0, or 1 when a batch failed (the failing rank said why) or -out could not be written */
 static int run_cells(grid_run *r, const gs_device_provider *dev)
 {
     const int size = r->cm->size, rank = r->cm->rank;
-    int ntodo = 0, rc = 0;
-    int *todo = malloc(sizeof *todo * (size_t)(r->n ? r->n : 1));
-    double *target = malloc(sizeof *target * (size_t)(r->prob->l ? r->prob->l : 1));
-    double *all = malloc(sizeof *all * 2 * (size_t)size);
-    if (!todo || !target || !all) {
+    grid_work w = {0};
+    int rc = 0, write_failed = 0, next = 0; /* write_failed: rank 0's, the others learn it next round */
+    if (work_plan(r, &w)) {
         fprintf(stderr, "gpusvm-grid: out of memory\n");
-        rc = 1;
-        goto cleanup;
+        work_free(&w);
+        return 1;
     }
-    for (int i = 0; i < r->n; i++)
-        if (!r->known[i]) todo[ntodo++] = i;
+    const int m = w.maxb + 1;
     r->t0 = gs_now();
-    int write_failed = 0; /* rank 0's: the other ranks learn it in the next round */
-    for (int base = 0; base < ntodo && rc == 0; base += size) {
-        double mine[2] = {0, !write_failed};
-        if (!write_failed && base + rank < ntodo) {
-            const gs_grid_cell *c = &r->cells[todo[base + rank]];
-            const gs_status st = gs_grid_cell_rate(dev, r->prob, &r->o->param, r->o->nr_fold, c, target, &mine[0]);
-            if (st != GS_OK) {
-                char cell[160];
-                gs_grid_line(c, 0, cell, sizeof cell);
-                *strstr(cell, "rate=") = '\0';
-                fprintf(stderr, "gpusvm-grid: cell %s(rank %d): %s\n", cell, rank, gs_last_error());
-                mine[1] = 0;
+    for (int base = 0; base < w.nbatch && rc == 0; base += size) {
+        run_batch(r, dev, &w, base + rank, write_failed);
+        share_round(r->cm, w.mine, m, w.all);
+        for (int k = 0; k < size; k++)
+            if ((base + k < w.nbatch || k == 0) && !w.all[(size_t)k * m + m - 1]) rc = 1;
+        for (int k = 0; k < size && base + k < w.nbatch && rc == 0; k++)
+            for (int i = w.start[base + k]; i < w.start[base + k + 1]; i++) {
+                r->rate[w.order[i]] = w.all[(size_t)k * m + (i - w.start[base + k])];
+                r->known[w.order[i]] = 1;
             }
-        }
-        share_round(r->cm, mine, all);
-        for (int k = 0; k < size && (base + k < ntodo || k == 0); k++)
-            if (!all[2 * k + 1]) rc = 1;
-        for (int k = 0; k < size && base + k < ntodo && rc == 0 && !write_failed; k++)
-            write_failed = take_cell(r, todo[base + k], all[2 * k]);
-        if (rank == 0 && rc == 0 && !write_failed) {
-            const int done = base + size < ntodo ? base + size : ntodo;
-            progress(r, done, ntodo, done == ntodo);
-            redraw(r, 0);
-        }
+        if (rank != 0 || rc != 0 || write_failed) continue;
+        while (next < w.ntodo && r->known[w.todo[next]] && !write_failed) write_failed = take_cell(r, w.todo[next++]);
+        const int done = w.start[base + size < w.nbatch ? base + size : w.nbatch];
+        progress(r, done, w.ntodo, done == w.ntodo);
+        redraw(r, 0);
     }
-    if (write_failed) rc = 1;
-cleanup:
-    free(todo);
-    free(target);
-    free(all);
-    return rc;
+    work_free(&w);
+    return rc || write_failed;
 }
 
 /* ---- rank 0's preparation and the broadcast of the data --------------------------------------- */

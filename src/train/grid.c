@@ -193,17 +193,13 @@ void gs_grid_cell_param(const gs_grid_cell *c, gs_param *p)
     if (!isnan(c->v[GS_GRID_P])) p->p = pow(2.0, c->v[GS_GRID_P]);
 }
 
-gs_status gs_grid_cell_rate(const gs_device_provider *dev, const gs_problem *prob, const gs_param *base,
-                            int nr_fold, const gs_grid_cell *c, double *target, double *rate)
+/* The rate of one cell's predictions, as svm-train -v prints it (gs_cross_validation_print's %g)
+ * and grid.py reads it back. */
+static double rate_of(const gs_problem *prob, int regression, const double *target)
 {
-    gs_param p = *base; /* shallow: the weight table is only read */
-    gs_grid_cell_param(c, &p);
-    const gs_log quiet = {.quiet = 1};
-    gs_status st = gs_cross_validation(dev, prob, &p, nr_fold, &quiet, target);
-    if (st != GS_OK) return st;
     double r = 0;
     const int l = prob->l;
-    if (p.svm_type == GS_EPSILON_SVR || p.svm_type == GS_NU_SVR) {
+    if (regression) {
         for (int i = 0; i < l; i++) r += (target[i] - prob->y[i]) * (target[i] - prob->y[i]);
         r /= l;
     } else {
@@ -211,11 +207,73 @@ gs_status gs_grid_cell_rate(const gs_device_provider *dev, const gs_problem *pro
         for (int i = 0; i < l; i++) correct += target[i] == prob->y[i];
         r = 100.0 * correct / l;
     }
-    /* the text svm-train prints (gs_cross_validation_print's %g), read back as grid.py reads it */
     char txt[GS_FMT_MAX];
     gs_fmt_g(r, txt);
-    *rate = strtod(txt, NULL);
-    return GS_OK;
+    return strtod(txt, NULL);
+}
+
+gs_status gs_grid_cell_rate(const gs_device_provider *dev, const gs_problem *prob, const gs_param *base,
+                            int nr_fold, const gs_grid_cell *c, double *target, double *rate)
+{
+    gs_param p = *base; /* shallow: the weight table is only read */
+    gs_grid_cell_param(c, &p);
+    const gs_log quiet = {.quiet = 1};
+    gs_status st = gs_cross_validation(dev, prob, &p, nr_fold, &quiet, target);
+    if (st == GS_OK) *rate = rate_of(prob, p.svm_type == GS_EPSILON_SVR || p.svm_type == GS_NU_SVR, target);
+    return st;
+}
+
+int gs_grid_batchable(const gs_param *base, const gs_grid_axis *axes)
+{
+    return base->svm_type == GS_C_SVC && axes[GS_GRID_C].on;
+}
+
+int gs_grid_batches(const gs_grid_cell *cells, const int *todo, int n, int batch_c, int *order, int *start)
+{
+    char *taken = calloc((size_t)(n ? n : 1), 1);
+    int ng = 0, k = 0;
+    for (int i = 0; i < n; i++) {
+        if (taken && taken[i]) continue;
+        start[ng++] = k;
+        order[k++] = todo[i];
+        if (!taken || !batch_c) continue;
+        gs_grid_cell key = cells[todo[i]];
+        int size = 1;
+        for (int j = i + 1; j < n && size < GS_GRID_BATCH_MAX; j++) {
+            key.v[GS_GRID_C] = cells[todo[j]].v[GS_GRID_C];
+            key.ints[GS_GRID_C] = cells[todo[j]].ints[GS_GRID_C];
+            if (taken[j] || !gs_grid_same(&key, &cells[todo[j]])) continue;
+            taken[j] = 1;
+            order[k++] = todo[j];
+            size++;
+        }
+    }
+    start[ng] = k;
+    free(taken);
+    return ng;
+}
+
+gs_status gs_grid_batch_rates(const gs_device_provider *dev, const gs_problem *prob, const gs_param *base,
+                              int nr_fold, const gs_grid_cell *cells, const int *idx, int n, double *target,
+                              double *rates)
+{
+    const gs_log quiet = {.quiet = 1};
+    if (n == 1 || base->svm_type != GS_C_SVC) {
+        for (int i = 0; i < n; i++) {
+            gs_status st = gs_grid_cell_rate(dev, prob, base, nr_fold, &cells[idx[i]], target, &rates[i]);
+            if (st != GS_OK) return st;
+        }
+        return GS_OK;
+    }
+    double *C = calloc((size_t)n, sizeof *C);
+    if (!C) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    gs_param p = *base; /* shallow: the weight table is only read */
+    gs_grid_cell_param(&cells[idx[0]], &p); /* gamma (the cells differ only in C) */
+    for (int i = 0; i < n; i++) C[i] = pow(2.0, cells[idx[i]].v[GS_GRID_C]);
+    gs_status st = gs_cross_validation_c_values(dev, prob, &p, nr_fold, C, n, &quiet, target);
+    for (int i = 0; i < n && st == GS_OK; i++) rates[i] = rate_of(prob, 0, target + (size_t)i * (size_t)prob->l);
+    free(C);
+    return st;
 }
 
 size_t gs_grid_line(const gs_grid_cell *c, double rate, char *buf, size_t cap)

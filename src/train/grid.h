@@ -78,6 +78,27 @@ void gs_grid_cell_param(const gs_grid_cell *c, gs_param *p);
 gs_status gs_grid_cell_rate(const gs_device_provider *dev, const gs_problem *prob, const gs_param *base,
                             int nr_fold, const gs_grid_cell *c, double *target, double *rate);
 
+/* Batches: cells that differ only in C (C-SVC) are cross-validated together, each fold's models at
+ * all their C values solved in one device batch (gs_cross_validation_c_values), with rates equal
+ * to one cell at a time. At most GS_GRID_BATCH_MAX cells a batch. */
+enum { GS_GRID_BATCH_MAX = 32 };
+
+/* 1 when the cells of this grid can be batched (C-SVC with a C axis). */
+int gs_grid_batchable(const gs_param *base, const gs_grid_axis *axes);
+
+/* Groups the plan cells todo[0..n) (plan indices, in plan order) into batches: with batch_c, the
+ * cells that differ only in C (up to GS_GRID_BATCH_MAX, in plan order) join the batch of the first
+ * of them; else one cell each. Batch b is order[start[b] .. start[b+1]), batches in the order of
+ * their first cell. order[n] and start[n + 1] are the caller's. @return the number of batches */
+int gs_grid_batches(const gs_grid_cell *cells, const int *todo, int n, int batch_c, int *order, int *start);
+
+/* The rates of the cells cells[idx[0..n)]: one batch of gs_grid_batches (cells differing only in C,
+ * or one cell). target[n * l] is scratch.
+ * @return GS_OK or the first training error */
+gs_status gs_grid_batch_rates(const gs_device_provider *dev, const gs_problem *prob, const gs_param *base,
+                              int nr_fold, const gs_grid_cell *cells, const int *idx, int n, double *target,
+                              double *rates);
+
 /* grid.py's output line for a cell, without the newline: "log2c=X log2g=Y rate=R" (the axes that
  * are on, then log2p= for gpusvm's p axis). @return the length (cap: 128 is always enough) */
 size_t gs_grid_line(const gs_grid_cell *c, double rate, char *buf, size_t cap);
