@@ -305,7 +305,13 @@ static gs_status svc_solve(const gs_device_provider *dev, svc_run *r, const gs_l
     gs_solver *solver = NULL;
     gs_status st = gs_run_open_solver(dev, r->param, r->k, r->l, r->grouped.row_ptr, &r->cl, log, stats, &solver);
     if (st == GS_OK && r->nu) st = gs_run_start_gradients(solver, &r->cl, r->ysign, r->items, r->nspec, stats);
-    if (st == GS_OK) st = gs_run_certified(solver, &r->cl, r->ysign, r->items, r->nspec, r->param->eps, log, stats);
+    /* The solver picks its round form by itself only for a lone problem (split rounds for one
+     * two-class problem when they fit): one problem per C value is solved alone, as gs_svm_train
+     * would, so each model is the one it gives; several per C value (one-vs-one pairs, or a forced
+     * form) go in one batch, whose form is theirs anyway. */
+    const int alone = r->param->tuning.split < 0 && r->nspec == r->nc;
+    for (int s = 0; st == GS_OK && s < r->nspec; s += alone ? 1 : r->nspec)
+        st = gs_run_certified(solver, &r->cl, r->ysign, r->items + s, alone ? 1 : r->nspec, r->param->eps, log, stats);
     gs_solver_free(solver);
     if (st != GS_OK) return st;
     for (int s = 0; s < r->nspec; s++) {
