@@ -1,9 +1,10 @@
 /* grid.c — gpusvm-grid: svm-grid's (LIBSVM 3.24 tools/grid.py) command line and output, with every
  * cell's cross-validation run in this one process: the data read once, the device opened once,
- * its programs built once (gs_ocl_build keeps them), each cell through gs_cross_validation, so a
- * cell's rate is gpusvm-train -v's for the same parameters. Built with MPI (make MPI=1, GS_MPI),
- * `mpirun -np N gpusvm-grid ...` reads the data on rank 0, broadcasts it, has rank k train cells
- * k, k+N, ... of each round of N cells, and rank 0 writes what one process writes.
+ * its programs built once (gs_ocl_build keeps them), the cells in batches (train/grid.h: for C-SVC
+ * the cells of one gamma together), so a cell's rate is gpusvm-train -v's for the same parameters.
+ * Built with MPI (make MPI=1, GS_MPI), `mpirun -np N gpusvm-grid ...` reads the data on rank 0,
+ * broadcasts it, has rank k train batches k, k+N, ... of each round of N batches, and rank 0
+ * writes what one process writes, in grid.py's order.
  *
  * The same as grid.py: the options (-log2c, -log2g, -v, -svmtrain, -gnuplot, -out, -png, -resume,
  * the other svm-train options passed through), the cell order, the stdout lines
