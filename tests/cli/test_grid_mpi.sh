@@ -24,6 +24,12 @@ check_eq "one process: exit" 0 "$rc"
 check_eq "mpirun -np 2: exit" 0 "$rc"
 check_file_eq "mpirun -np 2: stdout as one process" "$TMPD/one/stdout" "$TMPD/two/stdout"
 check_file_eq "mpirun -np 2: heart_scale.out as one process" "$TMPD/one/heart_scale.out" "$TMPD/two/heart_scale.out"
+# -resume: rank 0 reads the file; the ranks train only the other cells, appended as one process does
+head -n 2 "$TMPD/one/heart_scale.out" > "$TMPD/one/p.out"; cp "$TMPD/one/p.out" "$TMPD/two/p.out"
+(cd "$TMPD/one" && "$GRID" $ARGS -out p.out -resume p.out "$H" > rstdout 2> /dev/null)
+(cd "$TMPD/two" && mpirun --allow-run-as-root --oversubscribe -np 2 "$MGRID" $ARGS -out p.out -resume p.out "$H" > rstdout 2> /dev/null)
+check_file_eq "mpirun -np 2 -resume: stdout as one process" "$TMPD/one/rstdout" "$TMPD/two/rstdout"
+check_file_eq "mpirun -np 2 -resume: the file as one process'" "$TMPD/one/p.out" "$TMPD/two/p.out"
 # an error on rank 0 (no such data set) ends every rank, exit 1, said once
 (cd "$TMPD/two" && mpirun --allow-run-as-root --oversubscribe -np 2 "$MGRID" $ARGS "$TMPD/none" > e.out 2> e.err); rc=$?
 if [ "$rc" -ne 0 ]; then pass; else fail "mpirun without the data set: exit 0"; fi
