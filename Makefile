@@ -12,7 +12,7 @@ ALL_CFLAGS := -std=c11 -Wall -Wextra -Werror $(OPT) -g -D_DEFAULT_SOURCE -Isrc -
 LDLIBS  := -lOpenCL -lz -lm
 # src/<layer>/: util io data device train predict api make the library; cli/ the programs.
 LAYERS  := util io data device train predict api
-MAINS   := src/cli/train.c src/cli/predict.c src/cli/scale.c
+MAINS   := src/cli/train.c src/cli/predict.c src/cli/scale.c src/cli/grid.c
 LIBSRC  := $(wildcard $(LAYERS:%=src/%/*.c))
 CLISRC  := $(filter-out $(MAINS),$(wildcard src/cli/*.c))
 LIBOBJ  := $(LIBSRC:src/%.c=$(BUILD)/obj/%.o) $(CLISRC:src/%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/kernels_embed.o
@@ -20,7 +20,7 @@ LIBOBJ  := $(LIBSRC:src/%.c=$(BUILD)/obj/%.o) $(CLISRC:src/%.c=$(BUILD)/obj/%.o)
 KERNELS := $(wildcard kernels/*.cl) kernels/abi.h
 TESTSRC := $(wildcard tests/unit/*.c tests/device/*.c)
 TESTBIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TESTSRC))
-BINS    := $(BUILD)/gpusvm-train $(BUILD)/gpusvm-predict $(BUILD)/gpusvm-scale
+BINS    := $(BUILD)/gpusvm-train $(BUILD)/gpusvm-predict $(BUILD)/gpusvm-scale $(BUILD)/gpusvm-grid
 # The library: the layers again, as position-independent objects of their own with only svm.h's
 # names exported (svm.h sets their visibility); the soname's major follows GPUSVM_VERSION's.
 VERSION := $(shell sed -n 's/^\#define GPUSVM_VERSION "\(.*\)"/\1/p' include/svm.h)
@@ -30,12 +30,13 @@ LIBS    := $(BUILD)/libgpusvm.a $(BUILD)/libgpusvm.so
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all test check asan demo clean deps tests fuzz fuzz-build fuzz-harnesses lib install
+.PHONY: all test check asan demo clean deps tests fuzz fuzz-build fuzz-harnesses lib install FORCE
 .SECONDARY:
 all: $(BINS)
 	@ln -sf $(BUILD)/gpusvm-train gpusvm-train
 	@ln -sf $(BUILD)/gpusvm-predict gpusvm-predict
 	@ln -sf $(BUILD)/gpusvm-scale gpusvm-scale
+	@ln -sf $(BUILD)/gpusvm-grid gpusvm-grid
 
 $(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
 	@mkdir -p $(dir $@)
@@ -52,6 +53,30 @@ $(BUILD)/libgs.a: $(LIBOBJ)
 
 $(BUILD)/gpusvm-%: $(BUILD)/obj/cli/%.o $(BUILD)/libgs.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+# gpusvm-grid with MPI (src/cli/grid.c built with GS_MPI by $(MPICC), Open MPI's mpicc by default):
+# $(BUILD)/gpusvm-grid-mpi; `make MPI=1` makes it gpusvm-grid itself. The rest of gpusvm does not
+# know MPI. The plain build needs no MPI; `make tests` builds the MPI one too when $(MPICC) exists.
+MPICC   ?= mpicc
+MPI     ?=
+$(BUILD)/obj/cli/grid-mpi.o: src/cli/grid.c | $(BUILD)/obj
+	$(MPICC) $(ALL_CFLAGS) -DGS_MPI -c $< -o $@
+
+$(BUILD)/gpusvm-grid-mpi: $(BUILD)/obj/cli/grid-mpi.o $(BUILD)/libgs.a
+	$(MPICC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+# which of the two gpusvm-grid is: relinked when MPI changes
+$(BUILD)/grid-mpi.flag: FORCE | $(BUILD)/obj
+	@echo '$(MPI)' | cmp -s - $@ || echo '$(MPI)' > $@
+
+ifeq ($(MPI),1)
+$(BUILD)/gpusvm-grid: $(BUILD)/gpusvm-grid-mpi $(BUILD)/grid-mpi.flag
+	cp $< $@
+else
+$(BUILD)/gpusvm-grid: $(BUILD)/obj/cli/grid.o $(BUILD)/libgs.a $(BUILD)/grid-mpi.flag
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter-out %.flag,$^) $(LDLIBS)
+endif
+HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
 
 $(BUILD)/tests/%: tests/%.c tests/testlib.h $(BUILD)/libgs.a
 	@mkdir -p $(dir $@)
@@ -105,7 +130,7 @@ $(BUILD)/tests/tools/%: tests/tools/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< -lm
 
-tests: $(BINS) $(LIBS) $(TESTBIN) $(BUILD)/tests/tools/kkt_check
+tests: $(BINS) $(LIBS) $(TESTBIN) $(BUILD)/tests/tools/kkt_check $(if $(HAVE_MPICC),$(BUILD)/gpusvm-grid-mpi)
 
 deps:
 	sh scripts/install-deps.sh
@@ -148,6 +173,6 @@ demo: deps all
 	./gpusvm-predict data/heart_scale $(BUILD)/heart_scale.model $(BUILD)/heart_scale.out
 
 clean:
-	rm -rf build build-* gpusvm-train gpusvm-predict gpusvm-scale
+	rm -rf build build-* gpusvm-train gpusvm-predict gpusvm-scale gpusvm-grid
 
 -include $(wildcard $(BUILD)/obj/*.d $(BUILD)/obj/*/*.d $(BUILD)/pic/*.d $(BUILD)/pic/*/*.d)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "api/param.h"
 #include "device/ocl.h" /* CL_TARGET_OPENCL_VERSION, the OpenCL API gpusvm is built against */
 #include "util/version.h"
 
@@ -63,6 +64,48 @@ int gs_cli_long(int argc, char **argv, int *i, const char *name, const char **va
         *value = NULL;
     }
     return 1;
+}
+
+/* LIBSVM letter options take "" as 0 (atoi/atof, and Debian's checked parse agree on that). */
+static int letter_double(const char *s, double *out)
+{
+    if (*s == '\0') { *out = 0; return 0; }
+    return gs_cli_parse_double(s, out);
+}
+
+static int letter_int(const char *s, int *out)
+{
+    if (*s == '\0') { *out = 0; return 0; }
+    return gs_cli_parse_int(s, out);
+}
+
+int gs_cli_train_letter(const char *opt, const char *v, gs_param *p)
+{
+    int bad = 0;
+    switch (opt[1]) {
+    case 's': bad = letter_int(v, &p->svm_type); break;
+    case 't': bad = letter_int(v, &p->kernel_type); break;
+    case 'd': bad = letter_int(v, &p->degree); break;
+    case 'g': bad = letter_double(v, &p->gamma); break;
+    case 'r': bad = letter_double(v, &p->coef0); break;
+    case 'c': bad = letter_double(v, &p->C); break;
+    case 'n': bad = letter_double(v, &p->nu); break;
+    case 'p': bad = letter_double(v, &p->p); break;
+    case 'm': bad = letter_double(v, &p->cache_size); break;
+    case 'e': bad = letter_double(v, &p->eps); break;
+    case 'h': bad = letter_int(v, &p->shrinking); break;
+    case 'b': bad = letter_int(v, &p->probability); break;
+    case 'w': {
+        int label = 0;
+        double w = 0;
+        bad = letter_int(opt + 2, &label) || letter_double(v, &w);
+        if (!bad && gs_param_add_weight(p, label, w) != GS_OK) return GS_CLI_WEIGHT;
+        break;
+    }
+    default:
+        return GS_CLI_UNKNOWN;
+    }
+    return bad ? GS_CLI_BAD_VALUE : GS_CLI_OK;
 }
 
 /* LIBSVM's text (svm-train.c exit_with_help), kept byte for byte: scripts and the golden replay

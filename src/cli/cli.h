@@ -25,6 +25,17 @@ int gs_cli_parse_u64(const char *s, uint64_t *out);
  * @return 1 when matched, 0 otherwise */
 int gs_cli_long(int argc, char **argv, int *i, const char *name, const char **value);
 
+struct gs_param;
+/* What gs_cli_train_letter made of an option. */
+enum { GS_CLI_OK = 0, GS_CLI_BAD_VALUE = 1, GS_CLI_UNKNOWN = 2, GS_CLI_WEIGHT = 3 };
+/* One of svm-train's letter options that take a value, opt = "-s", "-t", "-d", "-g", "-r", "-c",
+ * "-n", "-p", "-m", "-e", "-h", "-b" or "-w<label>", with value v ("" is 0, as LIBSVM reads it),
+ * into p. -q and -v are the caller's (they differ between the CLIs).
+ * @return GS_CLI_OK; GS_CLI_BAD_VALUE (v, or the label of -w, is not a whole number: the caller
+ *         prints "Incorrect parameter: <opt> <v>"); GS_CLI_UNKNOWN (not such a letter); GS_CLI_WEIGHT
+ *         (the weight table's error, in gs_last_error) */
+int gs_cli_train_letter(const char *opt, const char *v, struct gs_param *p);
+
 /* LIBSVM's svm-train usage, byte-identical except the program name (gpusvm-train), then a blank
  * line and gpusvm's long options (device, solver tunables, process) and notes. Printed
  * for --help and, as LIBSVM does, for a bad command line. */

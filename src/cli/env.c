@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* "0" -> 0, "1" -> 1, anything else (or unset) -> dflt: the variables' meaning since they exist. */
 static int env_01(const char *name, int dflt)
@@ -71,4 +73,30 @@ void gs_cli_driver_env(const gs_tuning *t)
     if (!t->driver_env) return;
     setenv("NV_OPENCL_DISABLE_UVM", "1", 0);
     setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
+}
+
+/* An executable regular file (a directory is "executable" too). */
+static int runnable(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && access(path, X_OK) == 0;
+}
+
+char *gs_cli_which(const char *name)
+{
+    if (strchr(name, '/')) return runnable(name) ? strdup(name) : NULL;
+    const char *path = getenv("PATH");
+    if (!path) path = "/usr/local/bin:/usr/bin:/bin";
+    const size_t n = strlen(name);
+    while (*path) {
+        const size_t len = strcspn(path, ":");
+        char *cand = malloc(len + n + 3);
+        if (!cand) return NULL;
+        /* an empty PATH entry is the current directory */
+        snprintf(cand, len + n + 3, "%.*s/%s", len ? (int)len : 1, len ? path : ".", name);
+        if (runnable(cand)) return cand;
+        free(cand);
+        path += len + (path[len] == ':');
+    }
+    return NULL;
 }

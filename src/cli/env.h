@@ -22,4 +22,8 @@ void gs_tuning_from_env(gs_tuning *t);
  * is left as it is. Other drivers ignore both. Call before any OpenCL call and any thread (setenv). */
 void gs_cli_driver_env(const gs_tuning *t);
 
+/* The path of program `name` as the shell would find it through PATH (a name with a '/' is taken
+ * as it is), when it is an executable file; NULL otherwise. malloc'd (free it). */
+char *gs_cli_which(const char *name);
+
 #endif

@@ -123,19 +123,6 @@ static int usage_exit(void)
     return 1;
 }
 
-/* LIBSVM letter options take "" as 0 (atoi/atof, and Debian's checked parse agree on that). */
-static int letter_double(const char *s, double *out)
-{
-    if (*s == '\0') { *out = 0; return 0; }
-    return gs_cli_parse_double(s, out);
-}
-
-static int letter_int(const char *s, int *out)
-{
-    if (*s == '\0') { *out = 0; return 0; }
-    return gs_cli_parse_int(s, out);
-}
-
 /* One long option at argv[*i]. @return KEEP_GOING, or the exit code */
 static int parse_long(int argc, char **argv, int *i, train_opts *o)
 {
@@ -241,24 +228,12 @@ static int parse_args(int argc, char **argv, train_opts *o)
         const char *v = argv[i];
         int bad = 0;
         switch (opt[1]) {
-        case 's': bad = letter_int(v, &p->svm_type); break;
-        case 't': bad = letter_int(v, &p->kernel_type); break;
-        case 'd': bad = letter_int(v, &p->degree); break;
-        case 'g': bad = letter_double(v, &p->gamma); break;
-        case 'r': bad = letter_double(v, &p->coef0); break;
-        case 'c': bad = letter_double(v, &p->C); break;
-        case 'n': bad = letter_double(v, &p->nu); break;
-        case 'p': bad = letter_double(v, &p->p); break;
-        case 'm': bad = letter_double(v, &p->cache_size); break;
-        case 'e': bad = letter_double(v, &p->eps); break;
-        case 'h': bad = letter_int(v, &p->shrinking); break;
-        case 'b': bad = letter_int(v, &p->probability); break;
         case 'q':
             o->log.quiet = 1;
             i--;
             break;
         case 'v':
-            bad = letter_int(v, &p->nr_fold);
+            bad = *v ? gs_cli_parse_int(v, &p->nr_fold) : (p->nr_fold = 0, 0);
             if (bad) break;
             p->cross_validation = 1;
             if (p->nr_fold < 2) {
@@ -266,19 +241,13 @@ static int parse_args(int argc, char **argv, train_opts *o)
                 return usage_exit();
             }
             break;
-        case 'w': {
-            int label = 0;
-            double w = 0;
-            bad = letter_int(opt + 2, &label) || letter_double(v, &w);
-            if (!bad && gs_param_add_weight(p, label, w) != GS_OK) {
-                fprintf(stderr, "%s\n", gs_last_error());
-                return 1;
-            }
-            break;
-        }
         default:
-            fprintf(stderr, "Unknown option: -%c\n", opt[1]);
-            return usage_exit();
+            switch (gs_cli_train_letter(opt, v, p)) {
+            case GS_CLI_BAD_VALUE: bad = 1; break;
+            case GS_CLI_WEIGHT: fprintf(stderr, "%s\n", gs_last_error()); return 1;
+            case GS_CLI_UNKNOWN: fprintf(stderr, "Unknown option: -%c\n", opt[1]); return usage_exit();
+            default: break;
+            }
         }
         if (bad) {
             fprintf(stderr, "Incorrect parameter: %s %s\n", opt, v);

@@ -684,6 +684,36 @@ void gs_ocl_describe_cache(const gs_ocl *o, char *buf, size_t cap)
              o->cache_rejected, o->reused, o->cache_note[0] ? "; last problem: " : "", o->cache_note);
 }
 
+/* gs_ocl_nth_gpu's count: fp64 GPUs in --list-devices order. */
+gs_status gs_ocl_nth_gpu(int k, int *index)
+{
+    gs_devref *refs = NULL;
+    size_t n = 0;
+    double t = 0;
+    int *gpus = NULL, ng = 0;
+    *index = -1;
+    gs_status st = enumerate(&refs, &n, &t);
+    if (st != GS_OK || n == 0)
+        goto cleanup;
+    if (!(gpus = malloc(sizeof *gpus * n))) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory listing OpenCL devices");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n; i++) {
+        cl_device_type type = 0;
+        int fp64 = 0;
+        if (clGetDeviceInfo(refs[i].device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
+            (type & CL_DEVICE_TYPE_GPU) && device_has_fp64(refs[i].device, &fp64) == GS_OK && fp64)
+            gpus[ng++] = (int)i;
+    }
+    if (ng > 0)
+        *index = gpus[(k < 0 ? -k : k) % ng];
+cleanup:
+    free(gpus);
+    free(refs);
+    return st;
+}
+
 gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_program *out)
 {
     gs_status st = GS_OK;

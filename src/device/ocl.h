@@ -126,6 +126,11 @@ gs_status gs_ocl_kernel_wg(const gs_ocl *o, cl_kernel k, size_t *out);
 gs_status gs_ocl_alloc(const gs_ocl *o, cl_mem_flags flags, size_t bytes, void *host, const char *what,
                        cl_mem *out);
 
+/* For one process per GPU on a node (gpusvm-grid under MPI): *index receives the --list-devices
+ * index of GPU number k mod the number of GPUs with double precision, or -1 when there is none.
+ * @return GS_OK, GS_ERR_OCL or GS_ERR_NOMEM */
+gs_status gs_ocl_nth_gpu(int k, int *index);
+
 /* The embedded source of kernels/<name>.cl, or of kernels/abi.h for "abi.h"; NULL when there is
  * none (for tests and the build). */
 const char *gs_ocl_source(const char *name);

@@ -165,16 +165,12 @@ gs_status gs_cross_validation_dec(const gs_model *m, const gs_problem *prob, con
     return predict_fold(prob, rows, n, job, &exceeded);
 }
 
-gs_status gs_cross_validation(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
-                              int nr_fold, const gs_log *log, double *target)
-{
-    gs_glibc_rand rng;
-    gs_glibc_rand_init(&rng, 1);
-    return gs_cross_validation_rand(dev, prob, param, nr_fold, &rng, log, target);
-}
-
-gs_status gs_cross_validation_rand(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
-                                   int nr_fold, gs_glibc_rand *rng, const gs_log *log, double *target)
+/* The folds' trainings, their folds drawn from rng: with C == NULL one gs_svm_train_rand per fold
+ * (every SVM type, -b 1 included), else one gs_svm_train_c_values per fold for the nc C values
+ * (C-SVC without -b 1), target holding nc rows of l. */
+static gs_status cross_validate(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                                int nr_fold, const double *C, int nc, gs_glibc_rand *rng, const gs_log *log,
+                                double *target)
 {
     const int l = prob->l;
     if (l == 0) /* LIBSVM divides by zero here (SIGFPE, golden badinput/train_empty_cv) */
@@ -184,12 +180,13 @@ gs_status gs_cross_validation_rand(const gs_device_provider *dev, const gs_probl
                         "validation)\n");
         nr_fold = l;
     }
+    const int nm = C ? nc : 1;
     gs_status st = GS_OK;
     int *perm = malloc(sizeof *perm * (size_t)(l ? l : 1)), *start = malloc(sizeof *start * ((size_t)nr_fold + 1));
     int *train_rows = malloc(sizeof *train_rows * (size_t)(l ? l : 1));
     gs_problem sub = {0};
-    gs_model m = {0};
-    if (!perm || !start || !train_rows) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d folds", nr_fold); goto cleanup; }
+    gs_model *m = calloc((size_t)nm, sizeof *m);
+    if (!perm || !start || !train_rows || !m) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d folds", nr_fold); goto cleanup; }
     if ((st = make_folds(prob, param, nr_fold, rng, perm, start))) goto cleanup;
     /* svm_cross_validation predicts with svm_predict_probability for a probability classifier */
     const int classify_prob = param->probability && (param->svm_type == GS_C_SVC || param->svm_type == GS_NU_SVC);
@@ -199,20 +196,48 @@ gs_status gs_cross_validation_rand(const gs_device_provider *dev, const gs_probl
         for (int j = 0; j < b; j++) train_rows[n++] = perm[j];
         for (int j = e; j < l; j++) train_rows[n++] = perm[j];
         if ((st = gs_problem_subset(prob, train_rows, n, &sub))) goto cleanup;
-        if ((st = gs_svm_train_rand(dev, &sub, param, rng, log, &m, NULL))) goto cleanup;
-        const pred_job job = {.m = &m, .target = target,
-                              .use_prob = classify_prob && m.nr_class >= 2 && m.probA && m.probB};
-        int exceeded = 0;
-        if ((st = predict_fold(prob, perm + b, e - b, job, &exceeded))) goto cleanup;
-        for (int x = 0; x < exceeded; x++) gs_log_info(log, "Exceeds max_iter in multiclass_prob\n");
-        gs_model_free(&m);
+        st = C ? gs_svm_train_c_values(dev, &sub, param, C, nc, log, m, NULL)
+               : gs_svm_train_rand(dev, &sub, param, rng, log, m, NULL);
+        for (int c = 0; c < nm && st == GS_OK; c++) {
+            const pred_job job = {.m = &m[c], .target = target + (size_t)c * (size_t)l,
+                                  .use_prob = classify_prob && m[c].nr_class >= 2 && m[c].probA && m[c].probB};
+            int exceeded = 0;
+            st = predict_fold(prob, perm + b, e - b, job, &exceeded);
+            for (int x = 0; x < exceeded; x++) gs_log_info(log, "Exceeds max_iter in multiclass_prob\n");
+        }
+        for (int c = 0; c < nm; c++) gs_model_free(&m[c]);
         gs_problem_free(&sub);
+        if (st != GS_OK) goto cleanup;
     }
 cleanup:
-    gs_model_free(&m);
     gs_problem_free(&sub);
+    free(m);
     free(perm); free(start); free(train_rows);
     return st;
+}
+
+gs_status gs_cross_validation(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                              int nr_fold, const gs_log *log, double *target)
+{
+    gs_glibc_rand rng;
+    gs_glibc_rand_init(&rng, 1);
+    return cross_validate(dev, prob, param, nr_fold, NULL, 1, &rng, log, target);
+}
+
+gs_status gs_cross_validation_rand(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                                   int nr_fold, gs_glibc_rand *rng, const gs_log *log, double *target)
+{
+    return cross_validate(dev, prob, param, nr_fold, NULL, 1, rng, log, target);
+}
+
+gs_status gs_cross_validation_c_values(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                                       int nr_fold, const double *C, int nc, const gs_log *log, double *target)
+{
+    if (param->svm_type != GS_C_SVC || param->probability)
+        return GS_FAIL(GS_ERR_UNSUPPORTED, "several C values at once are for C-SVC without -b 1 only");
+    gs_glibc_rand rng;
+    gs_glibc_rand_init(&rng, 1);
+    return cross_validate(dev, prob, param, nr_fold, C, nc, &rng, log, target);
 }
 
 void gs_cross_validation_print(const gs_problem *prob, const gs_param *param, const double *target)

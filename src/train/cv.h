@@ -25,6 +25,13 @@ gs_status gs_cross_validation_rand(const gs_device_provider *dev, const gs_probl
  * @return GS_OK or GS_ERR_NOMEM */
 gs_status gs_cross_validation_dec(const gs_model *m, const gs_problem *prob, const int *rows, int n, double *dec);
 
+/* C-SVC's cross-validation at nc values of C at once (the rest of param shared): the same folds,
+ * each fold's models trained together by gs_svm_train_c_values. target[c * l + i] is row i's
+ * prediction at C[c], what gs_cross_validation gives with param->C = C[c].
+ * @return GS_OK, GS_ERR_UNSUPPORTED (not C-SVC) or the first fold's training error */
+gs_status gs_cross_validation_c_values(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                                       int nr_fold, const double *C, int nc, const gs_log *log, double *target);
+
 /* What svm-train -v prints for target (plain stdout lines, not silenced by -q): classification and
  * one-class "Cross Validation Accuracy = X%", regression the mean squared error and the squared
  * correlation coefficient, computed as LIBSVM does. */

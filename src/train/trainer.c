@@ -90,14 +90,14 @@ static gs_status model_svs(const gs_problem *prob, const gs_classes *cls, int (*
 }
 
 /* C_i = C * w_i for each class (LIBSVM's -wi; a label that is not in the data is warned about). */
-static void class_weights(const gs_param *param, const gs_classes *cls, double *cw)
+static void class_weights(const gs_param *param, const gs_classes *cls, double *cw, int warn)
 {
     for (int j = 0; j < cls->k; j++) cw[j] = param->C;
     for (int w = 0; w < param->nr_weight; w++) {
         int j = 0;
         while (j < cls->k && cls->label[j] != param->weight_label[w]) j++;
-        if (j == cls->k) fprintf(stderr, "WARNING: class label %d specified in weight is not found\n", param->weight_label[w]);
-        else cw[j] *= param->weight[w];
+        if (j == cls->k && warn) fprintf(stderr, "WARNING: class label %d specified in weight is not found\n", param->weight_label[w]);
+        else if (j < cls->k) cw[j] *= param->weight[w];
     }
 }
 
@@ -225,6 +225,229 @@ static gs_status finish_pairs(const gs_device_provider *dev, const gs_problem *p
     return GS_OK;
 }
 
+/* Every pair of nc C values (C-SVC; nu-SVC has nc = 1), set up over one clustering and solved in
+ * one device batch: item c * npair + p is pair p at C value c, and C value c's alphas, exact
+ * gradients, bounds and (nu-SVC) zero linear terms lie at c * total_alpha in the shared arrays. */
+typedef struct svc_run {
+    const gs_param *param;
+    const double *C;           /* [nc] */
+    int nc, nu, k, l, npair;
+    gs_classes cls;
+    int (*pairs)[2];
+    int64_t total_alpha;       /* one C value's alphas, all pairs */
+    double *cw;                /* [nc * k] C_i = C * w_i */
+    pair_out *out;             /* [nc * npair] */
+    gs_run_item *items;        /* [nc * npair], the first nspec used */
+    int *spec_pair;            /* [nc * npair]: item s solves out[spec_pair[s]] */
+    int nspec;
+    double *alpha_all, *gx_all, *ex_all, *zeros;
+    int *finite;
+    int8_t *ysign;
+    gs_problem grouped;        /* the rows grouped by class */
+    gs_clustered cl;
+} svc_run;
+
+static void svc_free(svc_run *r)
+{
+    gs_clustered_free(&r->cl);
+    gs_classes_free(&r->cls);
+    gs_problem_free(&r->grouped);
+    free(r->cw); free(r->pairs); free(r->out); free(r->items); free(r->spec_pair);
+    free(r->alpha_all); free(r->gx_all); free(r->ex_all); free(r->zeros); free(r->finite); free(r->ysign);
+}
+
+/* The classes, the pairs and every array of r. */
+static gs_status svc_alloc(const gs_problem *prob, svc_run *r)
+{
+    gs_status st = gs_classes_group(prob, &r->cls);
+    if (st != GS_OK) return st;
+    const int k = r->k = r->cls.k, nc = r->nc;
+    r->l = prob->l;
+    r->npair = k * (k - 1) / 2;
+    const size_t nall = (size_t)nc * (size_t)(r->npair ? r->npair : 1);
+    for (int i = 0; i < k; i++)
+        for (int j = i + 1; j < k; j++) r->total_alpha += r->cls.count[i] + r->cls.count[j];
+    const size_t na = (size_t)nc * (size_t)(r->total_alpha ? r->total_alpha : 1);
+    r->cw = malloc(sizeof *r->cw * (size_t)nc * (size_t)(k ? k : 1));
+    r->pairs = malloc(sizeof *r->pairs * (size_t)(r->npair ? r->npair : 1));
+    r->out = calloc(nall, sizeof *r->out);
+    r->items = calloc(nall, sizeof *r->items);
+    r->spec_pair = malloc(sizeof *r->spec_pair * nall);
+    r->alpha_all = malloc(sizeof *r->alpha_all * na);
+    r->gx_all = malloc(sizeof *r->gx_all * na);
+    r->ex_all = malloc(sizeof *r->ex_all * na);
+    r->zeros = r->nu ? calloc(na, sizeof *r->zeros) : NULL;
+    r->finite = malloc(sizeof *r->finite * (size_t)(k ? k : 1));
+    r->ysign = malloc((size_t)(r->l ? r->l : 1));
+    if (!r->cw || !r->pairs || !r->out || !r->items || !r->spec_pair || !r->alpha_all || !r->gx_all || !r->ex_all ||
+        (r->nu && !r->zeros) || !r->finite || !r->ysign)
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory for %d class pairs", r->npair * nc);
+    for (int c = 0; c < nc; c++) {
+        gs_param pc = *r->param; /* shallow: only C differs */
+        pc.C = r->C[c];
+        class_weights(&pc, &r->cls, r->cw + (size_t)c * (size_t)k, c == 0);
+    }
+    int64_t off = 0;
+    for (int c = 0, p = 0; c < nc; c++, p = 0)
+        for (int i = 0; i < k; i++)
+            for (int j = i + 1; j < k; j++, p++) {
+                if (c == 0) {
+                    r->pairs[p][0] = i;
+                    r->pairs[p][1] = j;
+                }
+                r->out[c * r->npair + p].alpha = r->alpha_all + off;
+                off += r->cls.count[i] + r->cls.count[j];
+            }
+    return GS_OK;
+}
+
+/* Groups and clusters the rows (a two-class set as one segment, so its single problem sees every
+ * cluster; more classes per class, so each pair takes two classes' clusters) and sets up every
+ * pair at every C value; pairs with a NaN or infinite feature get LIBSVM's answer without the
+ * device (one iteration, every alpha NaN, obj and rho NaN). */
+static gs_status svc_setup(const gs_problem *prob, svc_run *r)
+{
+    const int k = r->k, l = r->l;
+    gs_status st = gs_problem_subset(prob, r->cls.order, l, &r->grouped);
+    if (st != GS_OK) return st;
+    const int64_t *rp = r->grouped.row_ptr;
+    for (int c = 0; c < k; c++) {
+        r->finite[c] = 1;
+        for (int64_t e = rp[r->cls.start[c]]; e < rp[r->cls.start[c + 1]]; e++)
+            r->finite[c] &= isfinite(r->grouped.val[e]) != 0;
+    }
+    for (int g = 0; g < l; g++) r->ysign[g] = (k == 2 && g >= r->cls.start[1]) ? -1 : 1;
+    const int32_t one_seg[2] = {0, l};
+    if ((st = gs_solver_cluster(r->param, rp, r->grouped.idx, r->grouped.val, l, k == 2 ? 1 : k,
+                                k == 2 ? one_seg : r->cls.start, &r->cl)))
+        return st;
+    for (int c = 0; c < r->nc; c++) {
+        const int64_t base = (int64_t)c * r->total_alpha;
+        const pair_layout lay = {.param = r->param, .cls = &r->cls, .cl = &r->cl, .k = k, .l = l, .nu = r->nu,
+                                 .cw = r->cw + (size_t)c * (size_t)k, .alpha_all = r->alpha_all + base,
+                                 .gx_all = r->gx_all + base, .ex_all = r->ex_all + base,
+                                 .zeros = r->zeros ? r->zeros + base : NULL};
+        for (int p = 0; p < r->npair; p++) {
+            const int i = r->pairs[p][0], j = r->pairs[p][1];
+            pair_out *o = &r->out[c * r->npair + p];
+            if (!r->finite[i] || !r->finite[j]) {
+                for (int t = 0; t < r->cls.count[i] + r->cls.count[j]; t++) o->alpha[t] = NAN;
+                memset(&o->res, 0, sizeof o->res);
+                o->res.iterations = 1;
+                o->res.rho = NAN;
+                o->res.obj = NAN;
+                continue;
+            }
+            r->spec_pair[r->nspec] = c * r->npair + p;
+            set_up_pair(&lay, i, j, o, &r->items[r->nspec++]);
+        }
+    }
+    return GS_OK;
+}
+
+/* Solves and certifies every set-up pair in one batch (the device is waited for only now, after
+ * the clustering); nu-SVC's results scaled by r as LIBSVM does. */
+static gs_status svc_solve(const gs_device_provider *dev, svc_run *r, const gs_log *log, gs_train_stats *stats)
+{
+    gs_solver *solver = NULL;
+    gs_status st = gs_run_open_solver(dev, r->param, r->k, r->l, r->grouped.row_ptr, &r->cl, log, stats, &solver);
+    if (st == GS_OK && r->nu) st = gs_run_start_gradients(solver, &r->cl, r->ysign, r->items, r->nspec, stats);
+    /* The solver picks its round form by itself only for a lone problem (split rounds for one
+     * two-class problem when they fit): one problem per C value is solved alone, as gs_svm_train
+     * would, so each model is the one it gives; several per C value (one-vs-one pairs, or a forced
+     * form) go in one batch, whose form is theirs anyway. */
+    const int alone = r->param->tuning.split < 0 && r->nspec == r->nc;
+    for (int s = 0; st == GS_OK && s < r->nspec; s += alone ? 1 : r->nspec)
+        st = gs_run_certified(solver, &r->cl, r->ysign, r->items + s, alone ? 1 : r->nspec, r->param->eps, log, stats);
+    gs_solver_free(solver);
+    if (st != GS_OK) return st;
+    for (int s = 0; s < r->nspec; s++) {
+        pair_out *o = &r->out[r->spec_pair[s]];
+        o->res = r->items[s].res;
+        if (!r->nu) continue;
+        /* LIBSVM's scaling by r: coefficients y alpha / r, rho / r, obj / r^2 */
+        for (int t = 0; t < r->items[s].n; t++) o->alpha[t] /= o->res.r;
+        o->res.rho /= o->res.r;
+        o->res.obj /= o->res.r * o->res.r;
+    }
+    if (stats) gs_log_verbose(log, "gpusvm: certification %.4f s (exact gradients; resumed rounds are in the "
+                              "phases above)\n", stats->certify);
+    return GS_OK;
+}
+
+/* C value c's model, with LIBSVM's lines (and -b 1's probA/probB, its folds drawn from rng). */
+static gs_status svc_model(const gs_device_provider *dev, const gs_problem *prob, const svc_run *r, int c,
+                           gs_glibc_rand *rng, const gs_log *log, gs_model *model)
+{
+    const int k = r->k, l = r->l;
+    memset(model, 0, sizeof *model);
+    model->svm_type = r->param->svm_type;
+    model->kernel_type = r->param->kernel_type;
+    model->degree = r->param->degree;
+    model->gamma = r->param->gamma;
+    model->coef0 = r->param->coef0;
+    model->nr_class = k;
+    model->n_coef = k > 1 ? k - 1 : 0;
+    model->rho = calloc((size_t)(r->npair ? r->npair : 1), sizeof(double));
+    model->label = malloc(sizeof(int) * (size_t)(k ? k : 1));
+    model->nSV = calloc((size_t)(k ? k : 1), sizeof(int));
+    int *nonzero = calloc((size_t)(l ? l : 1), sizeof *nonzero);
+    /* coefficients for every row (grouped order) and pair column, kept until the SVs are known */
+    double *coef_rows = calloc((size_t)(l ? l : 1) * (size_t)(k > 1 ? k - 1 : 1), sizeof *coef_rows);
+    gs_status st = GS_OK;
+    if (!model->rho || !model->label || !model->nSV || !nonzero || !coef_rows) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    memcpy(model->label, r->cls.label, sizeof(int) * (size_t)k);
+    if (k == 1) gs_log_info(log, "WARNING: training data in only one class. See README for details.\n");
+    const pair_out *out = r->out + (size_t)c * (size_t)r->npair;
+    if ((st = model_svs(prob, &r->cls, r->pairs, out, nonzero, coef_rows, model))) goto cleanup;
+    if ((st = finish_pairs(dev, prob, &r->cls, r->pairs, out, r->cw + (size_t)c * (size_t)k, r->param, rng, log,
+                           model)))
+        goto cleanup;
+    gs_log_info(log, "Total nSV = %d\n", model->l);
+cleanup:
+    if (st != GS_OK) gs_model_free(model);
+    free(nonzero);
+    free(coef_rows);
+    return st;
+}
+
+/* gs_svm_train_c_values with -b 1's folds drawn from rng (one stream through every C value). */
+static gs_status train_c_values(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                                const double *C, int nc, gs_glibc_rand *rng, const gs_log *log, gs_model *models,
+                                gs_train_stats *stats)
+{
+    const double t_start = gs_now();
+    for (int c = 0; c < nc; c++) memset(&models[c], 0, sizeof models[c]);
+    if (stats) memset(stats, 0, sizeof *stats);
+    if (param->svm_type != GS_C_SVC && (param->svm_type != GS_NU_SVC || nc != 1))
+        return GS_FAIL(GS_ERR_UNSUPPORTED, "several C values at once are for C-SVC only");
+    svc_run r = {.param = param, .C = C, .nc = nc, .nu = param->svm_type == GS_NU_SVC};
+    gs_status st = svc_alloc(prob, &r);
+    if (st == GS_OK && r.npair > 0) st = svc_setup(prob, &r);
+    if (st == GS_OK && r.nspec > 0) st = svc_solve(dev, &r, log, stats);
+    gs_clustered_free(&r.cl); /* the pairs' layout is done with; -b 1's fold trainings make their own */
+    for (int c = 0; c < nc && st == GS_OK; c++) st = svc_model(dev, prob, &r, c, rng, log, &models[c]);
+    if (st != GS_OK)
+        for (int c = 0; c < nc; c++) gs_model_free(&models[c]);
+    else if (stats) {
+        stats->t_model_ready = gs_now();
+        stats->total = stats->t_model_ready - t_start;
+    }
+    svc_free(&r);
+    return st;
+}
+
+gs_status gs_svm_train_c_values(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                                const double *C, int nc, const gs_log *log, gs_model *models, gs_train_stats *stats)
+{
+    gs_glibc_rand rng;
+    gs_glibc_rand_init(&rng, 1);
+    return train_c_values(dev, prob, param, C, nc, &rng, log, models, stats);
+}
+
 gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
                        const gs_log *log, gs_model *model, gs_train_stats *stats)
 {
@@ -236,152 +459,12 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
 gs_status gs_svm_train_rand(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
                             gs_glibc_rand *rng, const gs_log *log, gs_model *model, gs_train_stats *stats)
 {
-    gs_status st = GS_OK;
-    gs_classes cls = {0};
-    double *cw = NULL, *coef_rows = NULL, *alpha_all = NULL;
-    double *zeros = NULL; /* nu-SVC's p */
-    const int nu = param->svm_type == GS_NU_SVC;
-    int *nonzero = NULL;
-    int (*pairs)[2] = NULL;
-    pair_out *out = NULL;
-    gs_run_item *items = NULL;
-    int *spec_pair = NULL, *finite = NULL;
-    int8_t *ysign = NULL;
-    gs_problem grouped = {0}; /* the rows grouped by class */
-    gs_clustered cl = {0};
-    gs_solver *solver = NULL;
-    double *gx_all = NULL, *ex_all = NULL;    /* exact gradients and bounds, laid out as alpha_all */
-    const double t_start = gs_now();
     memset(model, 0, sizeof *model);
-    if (stats) memset(stats, 0, sizeof *stats);
-    if (param->svm_type == GS_ONE_CLASS || param->svm_type == GS_EPSILON_SVR || param->svm_type == GS_NU_SVR)
+    if (param->svm_type == GS_ONE_CLASS || param->svm_type == GS_EPSILON_SVR || param->svm_type == GS_NU_SVR) {
+        if (stats) memset(stats, 0, sizeof *stats);
         return gs_train_single(dev, prob, param, rng, log, model, stats);
-    if (param->svm_type != GS_C_SVC && !nu)
+    }
+    if (param->svm_type != GS_C_SVC && param->svm_type != GS_NU_SVC)
         return GS_FAIL(GS_ERR_UNSUPPORTED, "svm_type %d is not supported yet (-s 0, 2 and 3 are)", param->svm_type);
-
-    model->svm_type = param->svm_type;
-    model->kernel_type = param->kernel_type;
-    model->degree = param->degree;
-    model->gamma = param->gamma;
-    model->coef0 = param->coef0;
-
-    if ((st = gs_classes_group(prob, &cls))) goto cleanup;
-    const int k = cls.k, l = prob->l;
-    model->nr_class = k;
-    model->n_coef = k > 1 ? k - 1 : 0;
-    const int npair = k * (k - 1) / 2;
-    model->rho = calloc((size_t)(npair ? npair : 1), sizeof(double));
-    model->label = malloc(sizeof(int) * (size_t)(k ? k : 1));
-    model->nSV = calloc((size_t)(k ? k : 1), sizeof(int));
-    cw = malloc(sizeof *cw * (size_t)(k ? k : 1));
-    nonzero = calloc((size_t)(l ? l : 1), sizeof *nonzero);
-    /* coefficients for every row (grouped order) and pair column, kept until the SVs are known */
-    coef_rows = calloc((size_t)(l ? l : 1) * (size_t)(k > 1 ? k - 1 : 1), sizeof *coef_rows);
-    if (!model->rho || !model->label || !model->nSV || !cw || !nonzero || !coef_rows) {
-        st = GS_FAIL(GS_ERR_NOMEM, "out of memory");
-        goto cleanup;
-    }
-    memcpy(model->label, cls.label, sizeof(int) * (size_t)k);
-    class_weights(param, &cls, cw);
-    if (k == 1) gs_log_info(log, "WARNING: training data in only one class. See README for details.\n");
-
-    if (npair > 0) {
-        /* every pair's alphas live in one array: pair p at offset off[p] */
-        pairs = malloc(sizeof *pairs * (size_t)npair);
-        out = calloc((size_t)npair, sizeof *out);
-        items = calloc((size_t)npair, sizeof *items);
-        spec_pair = malloc(sizeof *spec_pair * (size_t)npair);
-        int64_t total_alpha = 0;
-        for (int i = 0, p = 0; i < k; i++)
-            for (int j = i + 1; j < k; j++, p++) total_alpha += cls.count[i] + cls.count[j];
-        alpha_all = malloc(sizeof *alpha_all * (size_t)total_alpha);
-        if (nu && !(zeros = calloc((size_t)total_alpha, sizeof *zeros))) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
-        gx_all = malloc(sizeof *gx_all * (size_t)total_alpha);
-        ex_all = malloc(sizeof *ex_all * (size_t)total_alpha);
-        finite = malloc(sizeof *finite * (size_t)k);
-        ysign = malloc((size_t)(l ? l : 1));
-        if (!pairs || !out || !items || !spec_pair || !alpha_all || !finite || !ysign || !gx_all || !ex_all) {
-            st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d class pairs", npair);
-            goto cleanup;
-        }
-        int64_t off = 0;
-        for (int i = 0, p = 0; i < k; i++)
-            for (int j = i + 1; j < k; j++, p++) {
-                pairs[p][0] = i;
-                pairs[p][1] = j;
-                out[p].alpha = alpha_all + off;
-                off += cls.count[i] + cls.count[j];
-            }
-        /* rows grouped by class; a two-class set is clustered as one segment (its single problem
-         * sees every cluster), more classes per class so each pair takes two classes' clusters */
-        if ((st = gs_problem_subset(prob, cls.order, l, &grouped))) goto cleanup;
-        const int64_t *rp = grouped.row_ptr;
-        const float *vl = grouped.val;
-        for (int c = 0; c < k; c++) {
-            finite[c] = 1;
-            for (int64_t e = rp[cls.start[c]]; e < rp[cls.start[c + 1]]; e++) finite[c] &= isfinite(vl[e]) != 0;
-        }
-        for (int g = 0; g < l; g++) ysign[g] = (k == 2 && g >= cls.start[1]) ? -1 : 1;
-        const int32_t one_seg[2] = {0, l};
-        if ((st = gs_solver_cluster(param, rp, grouped.idx, vl, l, k == 2 ? 1 : k, k == 2 ? one_seg : cls.start, &cl)))
-            goto cleanup;
-        const pair_layout lay = {.param = param, .cls = &cls, .cl = &cl, .k = k, .l = l, .nu = nu, .cw = cw,
-                                 .alpha_all = alpha_all, .gx_all = gx_all, .ex_all = ex_all, .zeros = zeros};
-        int nspec = 0;
-        for (int p = 0; p < npair; p++) {
-            const int i = pairs[p][0], j = pairs[p][1];
-            if (!finite[i] || !finite[j]) {
-                /* LIBSVM's answer for a NaN/inf feature: one iteration, every alpha NaN (so no SV),
-                 * obj and rho NaN. The device is not involved. */
-                for (int t = 0; t < cls.count[i] + cls.count[j]; t++) out[p].alpha[t] = NAN;
-                memset(&out[p].res, 0, sizeof out[p].res);
-                out[p].res.iterations = 1;
-                out[p].res.rho = NAN;
-                out[p].res.obj = NAN;
-                continue;
-            }
-            spec_pair[nspec] = p;
-            set_up_pair(&lay, i, j, &out[p], &items[nspec++]);
-        }
-        if (nspec > 0) {
-            /* the device is waited for only now, after the clustering */
-            if ((st = gs_run_open_solver(dev, param, k, l, rp, &cl, log, stats, &solver))) goto cleanup;
-            if (nu && (st = gs_run_start_gradients(solver, &cl, ysign, items, nspec, stats))) goto cleanup;
-            if ((st = gs_run_certified(solver, &cl, ysign, items, nspec, param->eps, log, stats))) goto cleanup;
-            for (int s = 0; s < nspec; s++) out[spec_pair[s]].res = items[s].res;
-            if (nu) /* LIBSVM's scaling by r: coefficients y alpha / r, rho / r, obj / r^2 */
-                for (int s = 0; s < nspec; s++) {
-                    const int p = spec_pair[s];
-                    const double r = out[p].res.r;
-                    for (int t = 0; t < items[s].n; t++) out[p].alpha[t] /= r;
-                    out[p].res.rho /= r;
-                    out[p].res.obj /= r * r;
-                }
-            if (stats) gs_log_verbose(log, "gpusvm: certification %.4f s (exact gradients; resumed rounds are in the "
-                                      "phases above)\n", stats->certify);
-        }
-    }
-    /* the pairs' own solver and layout are done with; -b 1's fold trainings open their own */
-    gs_solver_free(solver);
-    solver = NULL;
-    gs_clustered_free(&cl);
-    if ((st = model_svs(prob, &cls, pairs, out, nonzero, coef_rows, model))) goto cleanup;
-    if ((st = finish_pairs(dev, prob, &cls, pairs, out, cw, param, rng, log, model))) goto cleanup;
-    const int total = model->l;
-    gs_log_info(log, "Total nSV = %d\n", total);
-    if (stats) {
-        stats->t_model_ready = gs_now();
-        stats->total = stats->t_model_ready - t_start;
-    }
-
-cleanup:
-    if (st != GS_OK) gs_model_free(model);
-    gs_solver_free(solver);
-    gs_clustered_free(&cl);
-    gs_classes_free(&cls);
-    free(cw); free(coef_rows); free(alpha_all); free(nonzero); free(pairs); free(out); free(items);
-    free(spec_pair); free(finite); free(ysign);
-    gs_problem_free(&grouped);
-    free(gx_all); free(ex_all); free(zeros);
-    return st;
+    return train_c_values(dev, prob, param, &param->C, 1, rng, log, model, stats);
 }

@@ -46,4 +46,11 @@ gs_status gs_svm_train(const gs_device_provider *dev, const gs_problem *prob, co
 gs_status gs_svm_train_rand(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
                             gs_glibc_rand *rng, const gs_log *log, gs_model *model, gs_train_stats *stats);
 
+/* C-SVC trained at nc values of C at once (the rest of param shared): one grouping and clustering,
+ * every pair at every C value in one device batch. models[c] is what gs_svm_train gives with
+ * param->C = C[c], and the log gets its lines model after model. (nu-SVC takes nc = 1.)
+ * @return GS_OK with models[0..nc) filled, or the error (every model empty) */
+gs_status gs_svm_train_c_values(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                                const double *C, int nc, const gs_log *log, gs_model *models, gs_train_stats *stats);
+
 #endif

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const double k_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
@@ -128,4 +129,47 @@ size_t gs_fmt_g17(double v, char *out)
         return (size_t)(p - out);
     }
     return slow_g(v, out, 17);
+}
+
+/* Python's repr is the shortest digit string that reads back as v, the nearest such one when
+ * several are as short. The shortest "%.*e" that reads back is the nearest one of its length, so
+ * the two agree except where v is a power of two whose rounding interval is narrower below than
+ * above and the nearest short decimal lies just below it (never for grid.py's values: steps of
+ * log2 grids, 2^k and %g-rounded rates; tests/unit/test_numfmt.c has Python's answers). */
+size_t gs_fmt_repr(double v, char *out)
+{
+    if (isnan(v)) { memcpy(out, "nan", 4); return 3; }
+    if (isinf(v)) { strcpy(out, v < 0 ? "-inf" : "inf"); return v < 0 ? 4 : 3; }
+    char e[GS_FMT_MAX];
+    int prec = 0;
+    for (; prec < 17; prec++) {
+        snprintf(e, sizeof e, "%.*e", prec, v);
+        if (strtod(e, NULL) == v) break;
+    }
+    /* e: [-]d[.ddd]e±XX: the digits without the point, and the exponent */
+    char dig[24];
+    int nd = 0, x = 0;
+    const char *c = e + (e[0] == '-');
+    for (; *c && *c != 'e'; c++)
+        if (*c != '.') dig[nd++] = *c;
+    x = atoi(c + 1);
+    while (nd > 1 && dig[nd - 1] == '0') nd--;
+    char *o = out;
+    if (signbit(v)) *o++ = '-';
+    if (x < -4 || x >= 16) {
+        *o++ = dig[0];
+        if (nd > 1) { *o++ = '.'; memcpy(o, dig + 1, (size_t)nd - 1); o += nd - 1; }
+        o += sprintf(o, "e%c%02d", x < 0 ? '-' : '+', x < 0 ? -x : x);
+    } else if (x < 0) {
+        *o++ = '0'; *o++ = '.';
+        for (int i = 0; i < -x - 1; i++) *o++ = '0';
+        memcpy(o, dig, (size_t)nd); o += nd;
+    } else {
+        for (int i = 0; i <= x; i++) *o++ = i < nd ? dig[i] : '0';
+        *o++ = '.';
+        if (nd > x + 1) { memcpy(o, dig + x + 1, (size_t)(nd - x - 1)); o += nd - x - 1; }
+        else *o++ = '0';
+    }
+    *o = '\0';
+    return (size_t)(o - out);
 }

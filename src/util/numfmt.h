@@ -16,4 +16,11 @@ size_t gs_fmt_g(double v, char *out);
  * @return the length, without the NUL */
 size_t gs_fmt_g17(double v, char *out);
 
+/* Writes v as Python 3's repr(float) / str(float) does (the shortest decimal that reads back as
+ * v; fixed notation with at least one fractional digit, "3.0", when the decimal exponent is in
+ * -4..15, else "1e-05", "1.5e+16"; "nan", "inf", "-inf"): how grid.py prints log2c, C and rates,
+ * so gpusvm-grid's lines are the same text.
+ * @return the length, without the NUL */
+size_t gs_fmt_repr(double v, char *out);
+
 #endif

@@ -264,6 +264,13 @@ static void check_builds(gs_ocl *o)
     st = build_selftest(o, &wg, &p, &ms2);
     CHECK(st == GS_OK, "second build: %s", gs_last_error());
     CHECK(p == first, "the same program and options were built again instead of handed out again");
+    /* the same name and options again: the program gs_ocl_build kept, one more reference */
+    cl_program again = NULL;
+    char wopts[64];
+    snprintf(wopts, sizeof wopts, "-DWG=%zu", wg);
+    if (st == GS_OK) st = gs_ocl_build(o, "selftest", wopts, &again);
+    CHECK(st == GS_OK && again == p, "a repeated build returns the kept program: %s", gs_last_error());
+    if (again) clReleaseProgram(again);
     if (p) clReleaseProgram(p);
     p = NULL;
     printf("INFO build selftest -DWG=%zu: %.1f ms, again %.1f ms\n", wg, ms1, ms2);

@@ -179,11 +179,34 @@ static void check_driver_env(void)
     unsetenv("GPUSVM_DRIVER_ENV");
 }
 
+/* gs_cli_which (gpusvm-grid's gnuplot): PATH's executable files, a path with '/' as it is, never a
+ * directory. */
+static void check_which(void)
+{
+    char *p = gs_cli_which("sh");
+    CHECK(p && strlen(p) > 3 && strcmp(p + strlen(p) - 3, "/sh") == 0, "sh in PATH: %s", p ? p : "(none)");
+    free(p);
+    const char *old = getenv("PATH");
+    char *keep = old ? strdup(old) : NULL;
+    setenv("PATH", "/nonexistent-gpusvm:/bin", 1);
+    p = gs_cli_which("sh");
+    CHECK(p && strcmp(p, "/bin/sh") == 0, "PATH's order: %s", p ? p : "(none)");
+    free(p);
+    if (keep) setenv("PATH", keep, 1);
+    free(keep);
+    CHECK(!gs_cli_which("no-such-program-gpusvm"), "not found");
+    CHECK(!gs_cli_which("/bin"), "a directory is not a program");
+    p = gs_cli_which("/bin/sh");
+    CHECK(p && strcmp(p, "/bin/sh") == 0, "a path as it is");
+    free(p);
+}
+
 int main(void)
 {
     check_defaults();
     check_values();
     check_kernel_cache();
     check_driver_env();
+    check_which();
     TEST_END();
 }

@@ -107,6 +107,22 @@ int main(void)
     for (int i = 0; i < 30000; i++, count++) one((double)(int64_t)(rng(&s) >> 11) * ((rng(&s) & 1) ? 1 : -1));
     CHECK(g_bad == 0, "integers and specials: %ld differences", g_bad);
 
+    /* gs_fmt_repr: Python 3's repr(float) of these values (printed by python3 -c 'print(repr(v))') */
+    static const struct { double v; const char *py; } reprs[] = {
+        {-5.0, "-5.0"}, {15.0, "15.0"}, {3.0, "3.0"}, {0.03125, "0.03125"}, {32768.0, "32768.0"},
+        {3.0517578125e-05, "3.0517578125e-05"}, {82.5926, "82.5926"}, {100.0, "100.0"},
+        {0.1 + 0.2, "0.30000000000000004"}, {1e16, "1e+16"}, {1.5e16, "1.5e+16"}, {1e-5, "1e-05"},
+        {0.0001, "0.0001"}, {-0.0, "-0.0"}, {1.4142135623730951, "1.4142135623730951"},
+        {123456789012345.6, "123456789012345.6"}, {5e-324, "5e-324"}, {0.5, "0.5"},
+        {1.7976931348623157e308, "1.7976931348623157e+308"}, {0.8408964152537145, "0.8408964152537145"},
+        {INFINITY, "inf"}, {-INFINITY, "-inf"}, {NAN, "nan"}};
+    for (size_t i = 0; i < sizeof reprs / sizeof reprs[0]; i++) {
+        char got[GS_FMT_MAX];
+        const size_t n = gs_fmt_repr(reprs[i].v, got);
+        CHECK(strcmp(got, reprs[i].py) == 0 && n == strlen(got), "repr of %a: want [%s] got [%s]", reprs[i].v,
+              reprs[i].py, got);
+    }
+
     printf("compared %ld values with snprintf\n", count);
     TEST_END();
 }

@@ -1,0 +1,121 @@
+/* test_grid.c — train/grid without a device: axis parsing, grid.py's cell order (the order
+ * svm-grid printed for -log2c -1,5,2 -log2g -7,-1,2, and a null axis), the best rule (a tie goes
+ * to the smaller C at the same gamma only), the -out line text, reading a resume file back
+ * (skipped lines, a repeated cell taking the later rate, an axis absent, a bad number refused with
+ * its line), and the batches (cells differing only in C, in plan order). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testlib.h"
+#include "train/grid.h"
+#include "util/status.h"
+
+static void check_parse(void)
+{
+    gs_grid_axis a;
+    CHECK(gs_grid_axis_parse("-1,5,2", &a) == 0 && a.on && !a.ints && a.begin == -1 && a.end == 5 && a.step == 2,
+          "-1,5,2");
+    CHECK(gs_grid_axis_parse("null", &a) == 0 && !a.on, "null");
+    const char *bad[] = {"", "1,2", "1,2,3,4", "1,2,0", "a,b,c", "1,2,3x", "1,,2", "nan,1,1", "1,2,inf"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK(gs_grid_axis_parse(bad[i], &a) == -1, "refused: [%s]", bad[i]);
+}
+
+static void check_order(void)
+{
+    gs_grid_axis ax[GS_GRID_AXES] = {{.on = 1, .begin = -1, .end = 5, .step = 2},
+                                     {.on = 1, .begin = -7, .end = -1, .step = 2}, {0}};
+    /* svm-grid's order for these ranges (LIBSVM 3.24 grid.py, one worker) */
+    static const double want[16][2] = {{3, -3}, {3, -5}, {1, -3}, {1, -5}, {3, -1}, {1, -1}, {5, -3}, {5, -5},
+                                       {5, -1}, {3, -7}, {1, -7}, {5, -7}, {-1, -3}, {-1, -5}, {-1, -1}, {-1, -7}};
+    gs_grid_cell *c = NULL;
+    int n = 0;
+    gs_status st = gs_grid_plan(ax, &c, &n);
+    CHECK(st == GS_OK && n == 16, "16 cells: %d", n);
+    int same = st == GS_OK && n == 16;
+    for (int i = 0; same && i < 16; i++) same = c[i].v[0] == want[i][0] && c[i].v[1] == want[i][1] && isnan(c[i].v[2]);
+    CHECK(same, "grid.py's order");
+    free(c);
+    ax[1] = (gs_grid_axis){.on = 1, .begin = 3, .end = -3, .step = -2}; /* 3 1 -1 -3: from the middle, -1 3 -3 1 */
+    ax[0].on = 0;
+    st = gs_grid_plan(ax, &c, &n);
+    CHECK(st == GS_OK && n == 4 && c[0].v[1] == -1 && c[1].v[1] == 1 && c[2].v[1] == -3 && c[3].v[1] == 3 &&
+          isnan(c[0].v[0]), "gamma only: %d cells", n);
+    free(c);
+    ax[1].on = 0;
+    CHECK(gs_grid_plan(ax, &c, &n) == GS_ERR_ARG && !c, "both null refused");
+    ax[0] = (gs_grid_axis){.on = 1, .begin = 5, .end = 1, .step = 1};
+    CHECK(gs_grid_plan(ax, &c, &n) == GS_ERR_ARG && strstr(gs_last_error(), "no value"), "empty range: %s",
+          gs_last_error());
+}
+
+static void check_best_and_line(void)
+{
+    gs_grid_best b;
+    gs_grid_best_init(&b, 0);
+    const gs_grid_cell a = {.v = {3, -5, NAN}}, lower_c = {.v = {1, -5, NAN}}, other_g = {.v = {-1, -7, NAN}};
+    CHECK(gs_grid_better(&b, &a, 80) && b.rate == 80, "the first cell wins");
+    CHECK(!gs_grid_better(&b, &other_g, 80), "a tie at another gamma keeps the best");
+    CHECK(gs_grid_better(&b, &lower_c, 80) && b.cell.v[0] == 1, "a tie with a smaller C at the same gamma wins");
+    CHECK(gs_grid_better(&b, &other_g, 80.5) && b.cell.v[1] == -7, "a higher rate wins");
+    gs_grid_best_init(&b, 1);
+    gs_grid_better(&b, &a, 0.5);
+    CHECK(gs_grid_better(&b, &other_g, 0.25) && !gs_grid_better(&b, &a, 0.3), "regression: the lowest MSE wins");
+    char line[128];
+    const gs_grid_cell ints = {.v = {3, -5, NAN}, .ints = {1, 1, 0}};
+    gs_grid_line(&a, 82.5926, line, sizeof line);
+    CHECK(strcmp(line, "log2c=3.0 log2g=-5.0 rate=82.5926") == 0, "[%s]", line);
+    gs_grid_line(&ints, 80, line, sizeof line);
+    CHECK(strcmp(line, "log2c=3 log2g=-5 rate=80.0") == 0, "default ranges are ints: [%s]", line);
+    const gs_grid_cell p = {.v = {0, NAN, -2}};
+    gs_grid_line(&p, 0.0123, line, sizeof line);
+    CHECK(strcmp(line, "log2c=0.0 log2p=-2.0 rate=0.0123") == 0, "[%s]", line);
+}
+
+static void check_resume(void)
+{
+    char path[] = "/tmp/gs_grid_resumeXXXXXX";
+    FILE *f = fdopen(mkstemp(path), "w");
+    fputs("log2c=3.0 log2g=-5.0 rate=80.0\nno rate here\n\nlog2g=-7 rate=75\nlog2c=3 log2g=-5.0 rate=81.5\n", f);
+    fclose(f);
+    gs_grid_resumed r;
+    gs_status st = gs_grid_resume_read(path, &r);
+    CHECK(st == GS_OK && r.n == 2, "two cells: %d (%s)", r.n, gs_last_error());
+    if (st == GS_OK && r.n == 2) {
+        CHECK(r.cell[0].v[0] == 3 && r.cell[0].v[1] == -5 && r.rate[0] == 81.5, "the later rate, the first place");
+        CHECK(isnan(r.cell[1].v[0]) && r.cell[1].v[1] == -7 && r.rate[1] == 75, "log2c absent");
+    }
+    gs_grid_resumed_free(&r);
+    f = fopen(path, "w");
+    fputs("log2c=1.0 log2g=-5.0 rate=80.0\nlog2c=1.0.0 log2g=-5.0 rate=80.0\n", f);
+    fclose(f);
+    st = gs_grid_resume_read(path, &r);
+    CHECK(st == GS_ERR_FORMAT && strstr(gs_last_error(), "line 2") && r.n == 0, "bad number: %s", gs_last_error());
+    remove(path);
+    CHECK(gs_grid_resume_read(path, &r) == GS_ERR_IO, "missing file");
+}
+
+static void check_batches(void)
+{
+    const gs_grid_cell c[5] = {{.v = {1, -5, NAN}}, {.v = {1, -7, NAN}}, {.v = {3, -5, NAN}},
+                               {.v = {3, -7, NAN}}, {.v = {5, -5, NAN}}};
+    const int todo[4] = {0, 1, 3, 4}; /* cell 2 resumed */
+    int order[4], start[5];
+    int nb = gs_grid_batches(c, todo, 4, 1, order, start);
+    CHECK(nb == 2 && start[1] == 2 && order[0] == 0 && order[1] == 4 && order[2] == 1 && order[3] == 3 &&
+          start[2] == 4, "by gamma, in plan order: %d batches", nb);
+    nb = gs_grid_batches(c, todo, 4, 0, order, start);
+    CHECK(nb == 4 && order[2] == 3 && start[3] == 3, "one cell each");
+}
+
+int main(void)
+{
+    check_parse();
+    check_order();
+    check_best_and_line();
+    check_resume();
+    check_batches();
+    TEST_END();
+}
