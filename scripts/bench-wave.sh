@@ -12,6 +12,8 @@
 # "year" also: epsilon-SVR on the generated 500,000 x 90 year-gen, LIBSVM and ThunderSVM on its
 # first YEAR_SUBSET rows (default 20000, extrapolated), all predicting the first YEAR_TEST (5000)
 # test rows; generated into DIR/gen on the machine),
+# "grid": gpusvm-grid against svm-grid (with gpusvm-train, with LIBSVM) on heart_scale's default
+# grid, and alone on a9a (GRID_A9A_ROWS rows);
 # TYPES (';'-separated svm-train options of the "types" part), TYPES_SUBSET (LIBSVM's and ThunderSVM's
 # --ref-subset there; default 0, the whole set).
 set -u
@@ -73,6 +75,35 @@ if has year; then
         --repeat 1 --ref-subset "${YEAR_SUBSET:-20000}" --test-subset "${YEAR_TEST:-5000}" --datasets year-gen \
         --train-args "${YEAR_ARGS:--s 3 -p 0.1}" --breakdown --timeout 400 --out-md "$D/year.md" --csv "$D/year.csv" > "$D/year.log" 2>&1
     cat "$D/year.md"
+fi
+if has grid; then
+    # gpusvm-grid against svm-grid driving gpusvm-train and svm-grid driving LIBSVM's svm-train (one
+    # local worker, grid.py's default), svm-grid's default grid on heart_scale; gpusvm-grid alone on
+    # a9a (its default grid, GRID_A9A_ROWS rows, default all)
+    L=/tmp/bw.libsvm; mkdir -p "$L"
+    python3 - "$L" "$D"/debs/*.deb <<'PY'
+import importlib.machinery, importlib.util, sys
+loader = importlib.machinery.SourceFileLoader("bench", "scripts/bench")
+spec = importlib.util.spec_from_loader("bench", loader)
+b = importlib.util.module_from_spec(spec)
+loader.exec_module(b)
+for deb in sys.argv[2:]:
+    b.unpack_deb(deb, sys.argv[1])
+PY
+    LL=$(dirname "$(find "$L" -name 'libsvm.so*' | head -n 1)")
+    gunzip -c "$D/ds/heart_scale/heart_scale.gz" > /tmp/bw.heart
+    t() { s0=$(date +%s.%N); "$@" > /tmp/bw.grid.out 2>/tmp/bw.grid.err; rc=$?; s1=$(date +%s.%N);
+          awk -v a="$s0" -v b="$s1" -v rc="$rc" 'BEGIN { printf "%.2f s (exit %d)", b - a, rc }'; }
+    echo "heart_scale default grid: gpusvm-grid $(t ./build/gpusvm-grid -out null -gnuplot null /tmp/bw.heart);" \
+         "best: $(tail -n 1 /tmp/bw.grid.out)"
+    echo "heart_scale default grid: svm-grid + gpusvm-train $(t python3 "$L/usr/bin/svm-grid" -svmtrain ./build/gpusvm-train \
+         -out null -gnuplot null /tmp/bw.heart); best: $(tail -n 1 /tmp/bw.grid.out)"
+    echo "heart_scale default grid: svm-grid + LIBSVM $(t env LD_LIBRARY_PATH="$LL" python3 "$L/usr/bin/svm-grid" \
+         -svmtrain "$L/usr/bin/svm-train" -out null -gnuplot null /tmp/bw.heart); best: $(tail -n 1 /tmp/bw.grid.out)"
+    gunzip -c "$D/ds/a9a/a9a.gz" | head -n "${GRID_A9A_ROWS:-1000000}" > /tmp/bw.a9a
+    echo "a9a ($(wc -l < /tmp/bw.a9a) rows) default grid: gpusvm-grid $(t timeout 420 ./build/gpusvm-grid -out null -gnuplot null /tmp/bw.a9a);" \
+         "best: $(tail -n 1 /tmp/bw.grid.out)"
+    tail -n 3 /tmp/bw.grid.err
 fi
 if has exit && [ -f scripts/bench-exit.sh ]; then
     sh scripts/bench-exit.sh "$REPEAT" "$D/ds/a9a/a9a.gz"
