@@ -752,7 +752,6 @@ cleanup:
     return st;
 }
 
-/* Solves specs[0..np) (one batch: they fit the device together), in split rounds if split. */
 /* Index of position t of problem sp in its alpha array (range A's rows first, then range B's), or
  * -1 for a padding position. */
 static int64_t pos_index(const gs_clustered *cl, const gs_binary_spec *sp, int wg, int t)
@@ -962,47 +961,64 @@ cleanup:
     return st;
 }
 
-static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ysign, gs_binary_spec *specs,
-                             int np, int split, gs_train_stats *stats)
-{
-    gs_status st = GS_OK;
-    dev *const dp = &s->d;
-    prof pf = {.n = 0};
-    const int q = s->q, keep = s->keep, wg = s->wg, nbank = split ? 2 : 1;
-    const size_t ucols = (size_t)cl->n_ucols + 1;
-    /* the round table (ints) heads the update buffer, whose records start rtd doubles in */
-    const size_t rtd = ((size_t)np * RT_INTS + 1) / 2;
-    prob *pr = calloc((size_t)np, sizeof *pr);
-    int *ptab = calloc((size_t)np * PT_INTS, sizeof *ptab);
-    cl_long *koff = calloc((size_t)np, sizeof *koff);
-    double *ctab = calloc(2 * (size_t)np, sizeof *ctab);
-    int *act = malloc(sizeof *act * (size_t)np);
-    int *rt = calloc((size_t)np * RT_INTS, sizeof *rt);
-    int8_t *yb = NULL;
-    double *ahb = NULL, *Gh = NULL, *rb = NULL, *updp = NULL;
-    int *wsps = NULL, *rowmap = NULL, *vc = NULL, *vch = NULL;
-    double *upds = NULL, *subs = NULL;
-    int8_t *ysubs = NULL;
+/* A batch of problems being solved (solve_batch): its host arrays, pinned memory, crew and round
+ * state, and what --verbose reports of it. Zero-initialised by solve_batch; batch_free releases it
+ * whatever was reached. */
+typedef struct batch {
+    const gs_clustered *cl;
+    int np, split, nbank;
+    int one_group;         /* the selection's path (see ONE_GROUP_MAX) */
+    size_t rtd;            /* doubles the round table takes at the head of the update buffer */
+    int64_t total, ktotal; /* positions of all problems; floats of their kernel rows */
+    int64_t nvc_all, nvch_all; /* virtual clusters and chunks of all problems */
+    prob *pr;              /* [np] */
+    int *ptab;             /* [np * PT_INTS] problem table */
+    cl_long *koff;         /* [np] where each problem's kernel rows start */
+    double *ctab;          /* [2 np] Cp, Cn */
+    int *act;              /* [np] the active problems */
+    int *rt;               /* [np * RT_INTS] round table */
+    int8_t *yb;            /* [total] labels */
+    double *ahb, *Gh;      /* [total] alphas; gradients (read at the end) */
+    int *wsps, *rowmap;    /* [np * q] prob.wsp, prob.row */
+    double *upds, *subs;   /* [np * 4q] prob.upd; [np * 3q] prob.asub, gsub, csub */
+    int8_t *ysubs;         /* [np * q] prob.ysub */
+    int *vc, *vch;         /* [2 nvc_all], [2 nvch_all] virtual cluster and chunk tables */
+    double *rb, *updp;     /* pinned: the readbacks; the round tables and alpha changes */
     crew cw;
-    round_jobs rj = {.s = s};
-    gs_courier *cour = NULL; /* split rounds' enqueueing thread (see use_courier) */
-    crew_arg *cargs = NULL;
-    pthread_t *th = NULL;
-    int nth = 1, crew_ready = 0;
-    double ph[PH_N] = {0}, per_kernel[K_COUNT_ALL] = {0};
-    double t_wait = 0, t_enq = 0, t_abs = 0, t_setup0 = gs_now(), t_loop0 = 0;
-    double t_overlap = 0; /* split, profiled: device time during the second parts (estimate) */
-    double bytes_rows = 0, bytes_update = 0;
-    memset(&cw, 0, sizeof cw);
-    atomic_init(&cw.next, 0);
-    if (!pr || !ptab || !koff || !ctab || !act || !rt) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    int nth, crew_ready;
+    crew_arg *cargs;
+    pthread_t *th;
+    gs_courier *cour;      /* split rounds' enqueueing thread (see use_courier) */
+    round_jobs rj;
+    prof pf;
+    /* the rounds */
+    int nact, nvc, nvch, tables_dirty, head;
+    long round;
+    /* times (s) and bytes for --verbose and the stats */
+    double ph[PH_N], per_kernel[K_COUNT_ALL];
+    double t_wait, t_enq, t_abs, t_loop0;
+    double t_overlap;      /* split, profiled: device time during the second parts (estimate) */
+    double bytes_rows, bytes_update, clustered_bytes_per_pos;
+} batch;
 
-    /* problem table and the per-position layout */
+/* The problem table, the per-position labels and each problem's host state. */
+static gs_status batch_layout(const gs_solver *s, batch *b, const int8_t *ysign, gs_binary_spec *specs)
+{
+    const gs_clustered *cl = b->cl;
+    const int np = b->np, q = s->q, wg = s->wg;
+    b->rtd = ((size_t)np * RT_INTS + 1) / 2;
+    b->pr = calloc((size_t)np, sizeof *b->pr);
+    b->ptab = calloc((size_t)np * PT_INTS, sizeof *b->ptab);
+    b->koff = calloc((size_t)np, sizeof *b->koff);
+    b->ctab = calloc(2 * (size_t)np, sizeof *b->ctab);
+    b->act = malloc(sizeof *b->act * (size_t)np);
+    b->rt = calloc((size_t)np * RT_INTS, sizeof *b->rt);
+    if (!b->pr || !b->ptab || !b->koff || !b->ctab || !b->act || !b->rt) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     int64_t total = 0, ktotal = 0, nvc_all = 0, nvch_all = 0;
     for (int i = 0; i < np; i++) {
         gs_binary_spec *sp = &specs[i];
         memset(&sp->res, 0, sizeof sp->res);
-        prob *p = &pr[i];
+        prob *p = &b->pr[i];
         p->spec = sp;
         p->nu = sp->nu_rule != 0;
         p->sel = 1;
@@ -1010,35 +1026,38 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         p->prev_nupd = 1;
         p->npos = (sp->na + sp->nb) * wg;
         p->pos_off = (int)total;
-        int *t = ptab + (size_t)i * PT_INTS;
+        int *t = b->ptab + (size_t)i * PT_INTS;
         t[0] = sp->a0; t[1] = sp->na; t[2] = sp->b0; t[3] = sp->nb; t[4] = p->npos; t[5] = p->pos_off;
-        koff[i] = ktotal;
-        ctab[2 * i] = sp->Cp;
-        ctab[2 * i + 1] = sp->Cn;
+        b->koff[i] = ktotal;
+        b->ctab[2 * i] = sp->Cp;
+        b->ctab[2 * i + 1] = sp->Cn;
         total += p->npos;
-        ktotal += (int64_t)nbank * q * p->npos;
+        ktotal += (int64_t)b->nbank * q * p->npos;
         nvc_all += sp->na + sp->nb;
         nvch_all += (p->npos + wg * ITEMS - 1) / (wg * ITEMS);
     }
-    if (total > INT32_MAX - 1) { st = GS_FAIL(GS_ERR_ARG, "batch of %lld positions is too large", (long long)total); goto cleanup; }
-    yb = calloc((size_t)total, 1);
-    ahb = calloc((size_t)total, sizeof *ahb);
-    Gh = malloc(sizeof *Gh * (size_t)total);
-    wsps = malloc(sizeof *wsps * (size_t)np * q);
-    rowmap = malloc(sizeof *rowmap * (size_t)np * q);
-    upds = malloc(sizeof *upds * (size_t)np * 4 * q);
-    subs = malloc(sizeof *subs * (size_t)np * 3 * q);
-    ysubs = malloc((size_t)np * q);
-    vc = malloc(sizeof *vc * 2 * (size_t)nvc_all);
-    vch = malloc(sizeof *vch * 2 * (size_t)nvch_all);
-    if (!yb || !ahb || !Gh || !wsps || !rowmap || !upds || !subs || !ysubs || !vc || !vch) {
-        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the solver's host arrays (%d problems)", np);
-        goto cleanup;
-    }
+    if (total > INT32_MAX - 1) return GS_FAIL(GS_ERR_ARG, "batch of %lld positions is too large", (long long)total);
+    b->total = total;
+    b->ktotal = ktotal;
+    b->nvc_all = nvc_all;
+    b->nvch_all = nvch_all;
+    b->yb = calloc((size_t)total, 1);
+    b->ahb = calloc((size_t)total, sizeof *b->ahb);
+    b->Gh = malloc(sizeof *b->Gh * (size_t)total);
+    b->wsps = malloc(sizeof *b->wsps * (size_t)np * q);
+    b->rowmap = malloc(sizeof *b->rowmap * (size_t)np * q);
+    b->upds = malloc(sizeof *b->upds * (size_t)np * 4 * q);
+    b->subs = malloc(sizeof *b->subs * (size_t)np * 3 * q);
+    b->ysubs = malloc((size_t)np * q);
+    b->vc = malloc(sizeof *b->vc * 2 * (size_t)nvc_all);
+    b->vch = malloc(sizeof *b->vch * 2 * (size_t)nvch_all);
+    if (!b->yb || !b->ahb || !b->Gh || !b->wsps || !b->rowmap || !b->upds || !b->subs || !b->ysubs || !b->vc ||
+        !b->vch)
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory for the solver's host arrays (%d problems)", np);
     for (int i = 0; i < np; i++) {
-        prob *p = &pr[i];
+        prob *p = &b->pr[i];
         const gs_binary_spec *sp = p->spec;
-        int8_t *y = yb + p->pos_off;
+        int8_t *y = b->yb + p->pos_off;
         int nrows = 0;
         for (int t = 0; t < p->npos; t++) {
             const int lc = t / wg;
@@ -1049,41 +1068,48 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
             nrows++;
         }
         p->y = y;
-        p->ah = ahb + p->pos_off;
-        p->wsp = wsps + (size_t)i * q;
-        p->upd = upds + (size_t)i * 4 * q;
-        p->row = rowmap + (size_t)i * q;
-        p->asub = subs + (size_t)i * 3 * q;
+        p->ah = b->ahb + p->pos_off;
+        p->wsp = b->wsps + (size_t)i * q;
+        p->upd = b->upds + (size_t)i * 4 * q;
+        p->row = b->rowmap + (size_t)i * q;
+        p->asub = b->subs + (size_t)i * 3 * q;
         p->gsub = p->asub + q;
         p->csub = p->gsub + q;
-        p->ysub = ysubs + (size_t)i * q;
+        p->ysub = b->ysubs + (size_t)i * q;
         p->max_inner = nrows > 100000 ? 100L * nrows : 10000000L;
         p->eps = sp->eps > 0 ? sp->eps : s->eps;
         for (int k = 0; k < q; k++) { p->wsp[k] = -1; p->row[k] = k; }
     }
+    b->one_group = 1;
+    for (int i = 0; i < np; i++)
+        if (b->pr[i].npos > ONE_GROUP_MAX) b->one_group = 0;
+    if (s->tuning.select == GS_SELECT_ONE) b->one_group = 1;
+    if (s->tuning.select == GS_SELECT_MULTI) b->one_group = 0;
+    return GS_OK;
+}
+
+/* The pinned memory and the device buffers of the batch: the clustered data, the tables and the
+ * solver's state uploaded or cleared; returns once the queue has done it. */
+static gs_status batch_upload(gs_solver *s, batch *b)
+{
+    gs_status st = GS_OK;
+    dev *const dp = &s->d;
+    const gs_clustered *cl = b->cl;
+    const int np = b->np, q = s->q, wg = s->wg;
+    const size_t total = (size_t)b->total, ucols = (size_t)cl->n_ucols + 1, rtd = b->rtd;
     const size_t rb_prob = rb_doubles(q) * sizeof(double);
-    {
-        void *h0 = NULL, *h1 = NULL;
-        if ((st = ensure_pinned(s, 0, nbank * rb_prob * (size_t)np, &h0)) ||
-            (st = ensure_pinned(s, 1, nbank * (rtd + 4 * (size_t)q * np) * sizeof(double), &h1)))
-            goto cleanup;
-        rb = h0;
-        updp = h1;
-    }
-    int *neg = malloc(sizeof *neg * (size_t)np * q);
+    int *neg = NULL;
+    void *h0 = NULL, *h1 = NULL;
+    if ((st = ensure_pinned(s, 0, b->nbank * rb_prob * (size_t)np, &h0)) ||
+        (st = ensure_pinned(s, 1, b->nbank * (rtd + 4 * (size_t)q * np) * sizeof(double), &h1)))
+        goto cleanup;
+    b->rb = h0;
+    b->updp = h1;
+    neg = malloc(sizeof *neg * (size_t)np * q);
     if (!neg) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
     for (size_t k = 0; k < (size_t)np * q; k++) neg[k] = -1;
-
-    /* the selection's path (see ONE_GROUP_MAX) */
-    int one_group = 1;
-    for (int i = 0; i < np; i++)
-        if (pr[i].npos > ONE_GROUP_MAX) one_group = 0;
-    if (s->tuning.select == GS_SELECT_ONE) one_group = 1;
-    if (s->tuning.select == GS_SELECT_MULTI) one_group = 0;
-
     const int ncl = cl->n_clusters;
     const size_t ncols_total = (size_t)cl->col_off[ncl];
-    const int nposg = cl->n_pos;
     if ((st = ensure_buf(s, &dp->cols, ncols_total * sizeof(int32_t), cl->cols, "cols")) ||
         (st = ensure_buf(s, &dp->col_off, ((size_t)ncl + 1) * sizeof(int64_t), cl->col_off, "col_off")) ||
         (st = ensure_buf(s, &dp->vals, ncols_total * (size_t)wg * sizeof(float), cl->vals, "vals")) ||
@@ -1091,55 +1117,59 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         (st = ensure_buf(s, &dp->ell_off, ((size_t)ncl + 1) * sizeof(int64_t), cl->ell_off, "ell_off")) ||
         (st = ensure_buf(s, &dp->ell_idx, (size_t)cl->ell_off[ncl] * sizeof(int32_t), cl->ell_off[ncl] ? cl->ell_idx : NULL, "ell_idx")) ||
         (st = ensure_buf(s, &dp->ell_val, (size_t)cl->ell_off[ncl] * sizeof(float), cl->ell_off[ncl] ? cl->ell_val : NULL, "ell_val")) ||
-        (st = ensure_buf(s, &dp->norm2, (size_t)nposg * sizeof(double), cl->norm2, "norm2")) ||
-        (st = ensure_buf(s, &dp->y, (size_t)total, yb, "y")) ||
-        (st = ensure_buf(s, &dp->ctab, 2 * (size_t)np * sizeof(double), ctab, "C table")) ||
-        (st = ensure_buf(s, &dp->ptab, (size_t)np * PT_INTS * sizeof(int), ptab, "problem table")) ||
-        (st = ensure_buf(s, &dp->koff, (size_t)np * sizeof(cl_long), koff, "kernel row offsets")) ||
-        (st = ensure_buf(s, &dp->vc, 2 * (size_t)nvc_all * sizeof(int), NULL, "cluster table")) ||
-        (st = ensure_buf(s, &dp->vch, 2 * (size_t)nvch_all * sizeof(int), NULL, "chunk table")) ||
-        (st = ensure_buf(s, &dp->G, (size_t)total * sizeof(double), NULL, "G")) ||
-        (st = ensure_buf(s, &dp->alpha, (size_t)total * sizeof(double), NULL, "alpha")) ||
-        (st = ensure_buf(s, &dp->in_ws, (size_t)total, NULL, "in_ws")) ||
-        (st = ensure_buf(s, &dp->slot_of, (size_t)total * sizeof(int), NULL, "slot_of")) ||
+        (st = ensure_buf(s, &dp->norm2, (size_t)cl->n_pos * sizeof(double), cl->norm2, "norm2")) ||
+        (st = ensure_buf(s, &dp->y, total, b->yb, "y")) ||
+        (st = ensure_buf(s, &dp->ctab, 2 * (size_t)np * sizeof(double), b->ctab, "C table")) ||
+        (st = ensure_buf(s, &dp->ptab, (size_t)np * PT_INTS * sizeof(int), b->ptab, "problem table")) ||
+        (st = ensure_buf(s, &dp->koff, (size_t)np * sizeof(cl_long), b->koff, "kernel row offsets")) ||
+        (st = ensure_buf(s, &dp->vc, 2 * (size_t)b->nvc_all * sizeof(int), NULL, "cluster table")) ||
+        (st = ensure_buf(s, &dp->vch, 2 * (size_t)b->nvch_all * sizeof(int), NULL, "chunk table")) ||
+        (st = ensure_buf(s, &dp->G, total * sizeof(double), NULL, "G")) ||
+        (st = ensure_buf(s, &dp->alpha, total * sizeof(double), NULL, "alpha")) ||
+        (st = ensure_buf(s, &dp->in_ws, total, NULL, "in_ws")) ||
+        (st = ensure_buf(s, &dp->slot_of, total * sizeof(int), NULL, "slot_of")) ||
         (st = ensure_buf(s, &dp->state, 8 * (size_t)np * sizeof(cl_uint), NULL, "state")) ||
         (st = ensure_buf(s, &dp->hist, 2 * 2048 * (size_t)np * sizeof(cl_uint), NULL, "hist")) ||
-        (st = ensure_buf(s, &dp->gmax, 2 * (size_t)nvch_all * HSPLIT * sizeof(double), NULL, "gmax")) ||
+        (st = ensure_buf(s, &dp->gmax, 2 * (size_t)b->nvch_all * HSPLIT * sizeof(double), NULL, "gmax")) ||
         (st = ensure_buf(s, &dp->gap, 2 * (size_t)np * sizeof(double), NULL, "gap")) ||
-        (st = ensure_buf(s, &dp->gcnt, 4 * (size_t)nvch_all * sizeof(cl_uint), NULL, "gcnt")) ||
+        (st = ensure_buf(s, &dp->gcnt, 4 * (size_t)b->nvch_all * sizeof(cl_uint), NULL, "gcnt")) ||
         (st = ensure_buf(s, &dp->cand, 2 * (size_t)q * np * sizeof(int), NULL, "cand")) ||
         (st = ensure_buf(s, &dp->ws_pos, (size_t)q * np * sizeof(int), neg, "ws_pos")) ||
-        (st = ensure_buf(s, &dp->ws_row, (size_t)q * np * sizeof(int), rowmap, "kernel row map")) ||
+        (st = ensure_buf(s, &dp->ws_row, (size_t)q * np * sizeof(int), b->rowmap, "kernel row map")) ||
         (st = ensure_buf(s, &dp->new_slots, (size_t)q * np * sizeof(int), NULL, "new_slots")) ||
         (st = ensure_buf(s, &dp->n_new, (size_t)np * sizeof(int), NULL, "n_new")) ||
         (st = ensure_buf(s, &dp->u_pos, (size_t)q * np * sizeof(int), neg, "u_pos")) ||
         (st = ensure_buf(s, &dp->U, ucols * (size_t)q * np * sizeof(float), NULL, "U")) ||
-        (st = ensure_buf(s, &dp->K, (size_t)ktotal * sizeof(float), NULL, "kernel rows")) ||
+        (st = ensure_buf(s, &dp->K, (size_t)b->ktotal * sizeof(float), NULL, "kernel rows")) ||
         (st = ensure_buf(s, &dp->upd, (rtd + 4 * (size_t)q * np) * sizeof(double), NULL, "round table and updates")) ||
         (st = ensure_buf(s, &dp->rb, rb_prob * (size_t)np, NULL, "readback")) ||
         (st = ensure_buf(s, &dp->kws, (size_t)q * q * np * sizeof(float), NULL, "working-set kernel matrices")) ||
-        (st = ensure_buf(s, &dp->keys, (size_t)total * 2 * sizeof(cl_uint), NULL, "selection keys")) ||
-        (st = ensure_buf(s, &dp->fresh, (size_t)q * np, NULL, "new-row flags"))) {
-        free(neg);
+        (st = ensure_buf(s, &dp->keys, total * 2 * sizeof(cl_uint), NULL, "selection keys")) ||
+        (st = ensure_buf(s, &dp->fresh, (size_t)q * np, NULL, "new-row flags")))
         goto cleanup;
-    }
-    /* the uploads above are queued; neg must live until they are done */
     if ((st = fill(s->queue, dp->hist, 0, 2 * 2048 * (size_t)np * sizeof(cl_uint))) ||
         (st = fill(s->queue, dp->U, 0, ucols * (size_t)q * np * sizeof(float))) ||
         (st = fill(s->queue, dp->kws, 0, (size_t)q * q * np * sizeof(float))) ||
-        (st = fill(s->queue, dp->fresh, 0, (size_t)q * np))) {
-        free(neg);
+        (st = fill(s->queue, dp->fresh, 0, (size_t)q * np)))
         goto cleanup;
+cleanup:
+    { /* the uploads above are queued; neg must live until they are done */
+        const cl_int e = clFinish(s->queue);
+        if (st == GS_OK && e != CL_SUCCESS) st = GS_FAIL(GS_ERR_OCL, "clFinish failed: %s", gs_cl_error_name(e));
     }
-    {
-        cl_int e = clFinish(s->queue);
-        free(neg);
-        if (e != CL_SUCCESS) { st = GS_FAIL(GS_ERR_OCL, "clFinish failed: %s", gs_cl_error_name(e)); goto cleanup; }
-    }
+    free(neg);
+    return st;
+}
 
-    /* fixed kernel arguments */
-    const cl_long uq = (cl_long)(ucols * (size_t)q);
-    const int itotal = (int)total, qh = q;
+/* The kernels' arguments that stay for the whole batch. */
+static gs_status batch_args(gs_solver *s, const batch *b)
+{
+    gs_status st = GS_OK;
+    const dev *const dp = &s->d;
+    const gs_clustered *cl = b->cl;
+    const int q = s->q, nbank = b->nbank;
+    const cl_long uq = (cl_long)(((size_t)cl->n_ucols + 1) * (size_t)q);
+    const int itotal = (int)b->total, qh = q;
     SETARG(K_INIT, 0, dp->G); SETARG(K_INIT, 1, dp->alpha); SETARG(K_INIT, 2, dp->in_ws);
     SETARG(K_INIT, 3, dp->slot_of); SETARG(K_INIT, 4, dp->y); SETARG(K_INIT, 5, itotal);
     SETARG(K_UPDATE, 0, dp->G); SETARG(K_UPDATE, 1, dp->alpha); SETARG(K_UPDATE, 2, dp->y);
@@ -1199,7 +1229,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     SETARG(K_GRAM, 21, dp->fresh);
     { /* k_gram may skip a dense row's zeros only if every value is finite (then every norm is) */
         int skip0 = 1;
-        for (int t = 0; t < nposg && skip0; t++) skip0 = isfinite(cl->norm2[t]) != 0;
+        for (int t = 0; t < cl->n_pos && skip0; t++) skip0 = isfinite(cl->norm2[t]) != 0;
         SETARG(K_GRAM, 22, skip0);
     }
     SETARG(K_HEADS, 0, dp->gap); SETARG(K_HEADS, 1, dp->n_new); SETARG(K_HEADS, 2, dp->ws_pos);
@@ -1208,182 +1238,256 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     SETARG(K_HEADS, 9, dp->upd); SETARG(K_HEADS, 10, dp->ptab); SETARG(K_HEADS, 11, dp->upd);
     SETARG(K_HEADS, 12, dp->y);
     {
-        const int part = split ? RB_KWS : RB_ALL;
+        const int part = b->split ? RB_KWS : RB_ALL;
         SETARG(K_READBACK, 13, part);
     }
+cleanup:
+    return st;
+}
 
-    if ((st = launch(s, &pf, K_INIT, round_up((size_t)total, (size_t)wg), (size_t)wg)) ||
-        (st = warm_start(s, cl, pr, np, Gh, ahb, (size_t)total)))
+/* The starting point: k_init's alpha = 0, G = -1, or the given one (warm_start); and for the
+ * one-group selection the histogram pass of every round (k_hist's digit 0, storing the keys). */
+static gs_status batch_start(gs_solver *s, batch *b)
+{
+    gs_status st = GS_OK;
+    if ((st = launch(s, &b->pf, K_INIT, round_up((size_t)b->total, (size_t)s->wg), (size_t)s->wg)) ||
+        (st = warm_start(s, b->cl, b->pr, b->np, b->Gh, b->ahb, (size_t)b->total)))
         goto cleanup;
-    if (one_group) {
+    if (b->one_group) {
         const int r0 = 0, store = 1;
         SETARG(K_HIST, 8, r0);
         SETARG(K_HIST, 13, store);
     }
+cleanup:
+    return st;
+}
 
-    /* the subproblem crew */
-    if (np > 1) {
-        nth = host_threads();
-        if (nth > np) nth = np;
+/* The subproblem crew: one thread per problem up to the host's cores, the calling thread one of
+ * them; and the courier of split rounds. */
+static gs_status crew_start(gs_solver *s, batch *b)
+{
+    crew *cw = &b->cw;
+    b->nth = 1;
+    if (b->np > 1) {
+        b->nth = host_threads();
+        if (b->nth > b->np) b->nth = b->np;
     }
-    cw.sc = calloc((size_t)nth, sizeof *cw.sc);
-    cw.t_sub = calloc((size_t)nth, sizeof *cw.t_sub);
-    if (!cw.sc || !cw.t_sub) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    const int nth = b->nth;
+    cw->sc = calloc((size_t)nth, sizeof *cw->sc);
+    cw->t_sub = calloc((size_t)nth, sizeof *cw->t_sub);
+    if (!cw->sc || !cw->t_sub) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     for (int i = 0; i < nth; i++) {
-        cw.sc[i].work = malloc(sizeof(double) * 4 * (size_t)q);
-        if (!cw.sc[i].work) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+        cw->sc[i].work = malloc(sizeof(double) * 4 * (size_t)s->q);
+        if (!cw->sc[i].work) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     }
-    cw.s = s;
-    cw.split = split;
-    cw.pr = pr;
-    cw.act = act;
-    pthread_mutex_init(&cw.mu, NULL);
-    pthread_cond_init(&cw.go, NULL);
-    pthread_cond_init(&cw.done, NULL);
-    crew_ready = 1;
+    cw->s = s;
+    cw->split = b->split;
+    cw->pr = b->pr;
+    cw->act = b->act;
+    pthread_mutex_init(&cw->mu, NULL);
+    pthread_cond_init(&cw->go, NULL);
+    pthread_cond_init(&cw->done, NULL);
+    b->crew_ready = 1;
     if (nth > 1) {
-        th = calloc((size_t)nth, sizeof *th);
-        cargs = calloc((size_t)nth, sizeof *cargs);
-        if (!th || !cargs) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+        b->th = calloc((size_t)nth, sizeof *b->th);
+        b->cargs = calloc((size_t)nth, sizeof *b->cargs);
+        if (!b->th || !b->cargs) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
         for (int i = 1; i < nth; i++) { /* a thread that does not start leaves its share to the others */
-            cargs[i] = (crew_arg){&cw, i};
-            if (pthread_create(&th[cw.nstarted + 1], NULL, crew_run, &cargs[i]) == 0) cw.nstarted++;
+            b->cargs[i] = (crew_arg){cw, i};
+            if (pthread_create(&b->th[cw->nstarted + 1], NULL, crew_run, &b->cargs[i]) == 0) cw->nstarted++;
         }
     }
-    if (split && use_courier(s) && (st = gs_courier_create(&cour))) goto cleanup;
-    if (stats) stats->setup += gs_now() - t_setup0;
-    t_loop0 = gs_now();
-    if (stats && stats->t_on_device == 0) stats->t_on_device = t_loop0;
+    if (b->split && use_courier(s)) return gs_courier_create(&b->cour);
+    return GS_OK;
+}
 
-    const double clustered_bytes_per_pos = ((double)ncols_total * wg + (double)cl->ell_off[ncl]) * sizeof(float) /
-                                           (nposg ? nposg : 1);
-    /* Rounds: the round table and the alpha changes of the last subproblems in one transfer,
-     * k_update, the selection, k_gather_u, k_rows, k_readback, the read, then the host solves.
-     * Split: the host sends the changes of the first part of each subproblem; while the device
-     * updates, selects the next set (on gradients without the second part's changes), computes
-     * its new matrix entries (k_gram) and sends its kernel matrix (on xfer), the host solves the
-     * second part; k_heads adds its changes to the set's gradients for the heads' read, and a
-     * second k_update applies them to every row after that read, then k_rows. */
-    int nact = np, nvc = 0, nvch = 0, tables_dirty = 1, head = 0;
-    long round = 0;
-    const size_t rbd = rb_doubles(q), upd_region = rtd + 4 * (size_t)q * np;
-    rj = (round_jobs){.s = s, .pf = &pf, .one_group = one_group, .split = split, .q = q, .vc = vc, .vch = vch,
-                      .upd_a = updp, .upd_b = updp + upd_region, .rkd = rb_kws(q), .rbd = rbd};
-    for (int i = 0; i < np; i++) act[i] = i;
-    while (nact > 0) {
-        double te = gs_now();
-        /* the last round's enqueue_rows read rj */
-        if ((st = gs_courier_drain(cour))) goto cleanup;
-        const int q_new = round == 0 ? q : q - keep;
-        const int q_next = q - keep;
-        /* tables: virtual clusters and chunks of the active problems, in active order */
-        rj.tables = tables_dirty;
-        if (tables_dirty) {
-            nvc = 0;
-            nvch = 0;
-            for (int a = 0; a < nact; a++) {
-                const prob *p = &pr[act[a]];
-                const int ncp = p->spec->na + p->spec->nb, nch = (p->npos + wg * ITEMS - 1) / (wg * ITEMS);
-                for (int c = 0; c < ncp; c++) { vc[2 * nvc] = a; vc[2 * nvc + 1] = c; nvc++; }
-                rt[a * RT_INTS + 8] = nvch;
-                rt[a * RT_INTS + 9] = nch;
-                for (int c = 0; c < nch; c++) { vch[2 * nvch] = a; vch[2 * nvch + 1] = c; nvch++; }
-            }
-            tables_dirty = 0;
-        }
-        for (int a = 0; a < nact; a++) {
-            int *r = rt + a * RT_INTS;
-            r[0] = act[a];
-            r[3] = q_new;
-            r[4] = q_next;
-            r[5] = head;
-            r[6] = q_new / 2;
-            r[7] = q_new - q_new / 2;
-            r[10] = pr[act[a]].nu ? pr[act[a]].sel : 0;
-        }
-        rj.nact = nact;
-        rj.nvc = nvc;
-        rj.nvch = nvch;
-        rj.q_new = q_new;
-        rj.late_update = 0;
-        rj.rbx = rb + (split ? (size_t)(round & 1) * rbd * np : 0);
-        rj.nhd = rb_head(q) * (size_t)nact;
-        /* the alpha changes (part one's, or all), the selection and the new members' matrix
-         * entries or rows: on the courier thread (split), while this one solves the second parts */
-        rj.upd_a_n = pack_changes(pr, act, nact, rt, rtd, rj.upd_a, &bytes_update);
-        if ((st = gs_courier_post(cour, enqueue_select, &rj))) goto cleanup;
-        int n_first = 0;     /* kernels queued before the second parts */
-        double t_second = 0; /* and their wall time */
-        if (split && round > 0) {
-            const double tb = gs_now();
-            t_enq += tb - te;
-            crew_round(&cw, nact, 1);
-            te = gs_now();
-            t_second = te - tb;
-            t_abs += t_second;
-            rj.upd_b_n = pack_changes(pr, act, nact, rt, rtd, rj.upd_b, &bytes_update);
-            rj.late_update = 1;
-        }
-        if ((st = gs_courier_drain(cour))) goto cleanup;
-        n_first = rj.n_first;
-        cl_event ev[2] = {NULL, rj.kws_read};
-        rj.kws_read = NULL;
-        st = enqueue_heads(&rj, &ev[0]);
-        for (int a = 0; a < nact; a++) {
-            prob *p = &pr[act[a]];
-            p->rb = rj.rbx + rb_head(q) * (size_t)a;
-            p->kws = (const float *)(rj.rbx + rj.nhd + rj.rkd * (size_t)a);
-        }
-        head = (head + q_new) % q;
-        const double tw = gs_now();
-        t_enq += tw - te;
-        /* wait for the heads (and the matrices: unsplit in the same read, split on xfer) */
-        if (st == GS_OK) st = gs_courier_post(cour, enqueue_rows, &rj);
-        {
-            cl_int e = st == GS_OK ? clWaitForEvents(split ? 2 : 1, ev) : CL_SUCCESS;
-            if (ev[0]) clReleaseEvent(ev[0]);
-            if (ev[1]) clReleaseEvent(ev[1]);
-            if (st != GS_OK) goto cleanup;
-            if (e != CL_SUCCESS) {
-                st = GS_FAIL(GS_ERR_OCL, "reading the round's results failed: %s", gs_cl_error_name(e));
-                goto cleanup;
-            }
-            if (s->profile) { /* the later kernels' events too */
-                if ((st = gs_courier_drain(cour))) goto cleanup;
-                GS_CL_CHECK(clFinish(s->queue));
-            }
-        }
-        const double ta = gs_now();
-        t_wait += ta - tw;
-        if (s->profile) {
-            const double dev_first = prof_collect(&pf, ph, per_kernel, n_first);
-            t_overlap += dev_first < t_second ? dev_first : t_second;
-        }
-
-        /* every active problem's readback and subproblem (its first part when split), on the crew */
-        crew_round(&cw, nact, 0);
-        int na = 0;
-        for (int a = 0; a < nact; a++) {
-            const prob *p = &pr[act[a]];
-            bytes_rows += clustered_bytes_per_pos * p->npos * (double)((p->nn + WCH - 1) / WCH);
-            if (!p->done) act[na++] = act[a];
-        }
-        if (na != nact) tables_dirty = 1;
-        nact = na;
-        t_abs += gs_now() - ta;
-        round++;
+/* Stops and joins the crew's threads; frees its scratch. */
+static void crew_stop(batch *b)
+{
+    crew *cw = &b->cw;
+    if (b->crew_ready) {
+        pthread_mutex_lock(&cw->mu);
+        cw->quit = 1;
+        pthread_cond_broadcast(&cw->go);
+        pthread_mutex_unlock(&cw->mu);
+        for (int i = 1; i <= cw->nstarted; i++) pthread_join(b->th[i], NULL);
+        pthread_cond_destroy(&cw->go);
+        pthread_cond_destroy(&cw->done);
+        pthread_mutex_destroy(&cw->mu);
+        b->crew_ready = 0;
     }
-    if ((st = gs_courier_drain(cour))) goto cleanup; /* the last k_update is queued */
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->G, CL_TRUE, 0, (size_t)total * sizeof(double), Gh, 0, NULL, NULL));
+    if (cw->sc)
+        for (int i = 0; i < b->nth; i++) free(cw->sc[i].work);
+    free(cw->sc);
+    free(cw->t_sub);
+    free(b->th);
+    free(b->cargs);
+    cw->sc = NULL;
+    cw->t_sub = NULL;
+    b->th = NULL;
+    b->cargs = NULL;
+}
 
-    double t_sub = 0;
-    for (int i = 0; i < nth; i++) t_sub += cw.t_sub[i];
-    for (int i = 0; i < np; i++) {
-        prob *p = &pr[i];
+/* The round table of the active problems, with (after a problem left) the virtual cluster and
+ * chunk tables, in active order. */
+static void round_tables(const gs_solver *s, batch *b, int q_new)
+{
+    const int q = s->q, wg = s->wg;
+    int *const rt = b->rt;
+    b->rj.tables = b->tables_dirty;
+    if (b->tables_dirty) {
+        b->nvc = 0;
+        b->nvch = 0;
+        for (int a = 0; a < b->nact; a++) {
+            const prob *p = &b->pr[b->act[a]];
+            const int ncp = p->spec->na + p->spec->nb, nch = (p->npos + wg * ITEMS - 1) / (wg * ITEMS);
+            for (int c = 0; c < ncp; c++) { b->vc[2 * b->nvc] = a; b->vc[2 * b->nvc + 1] = c; b->nvc++; }
+            rt[a * RT_INTS + 8] = b->nvch;
+            rt[a * RT_INTS + 9] = nch;
+            for (int c = 0; c < nch; c++) { b->vch[2 * b->nvch] = a; b->vch[2 * b->nvch + 1] = c; b->nvch++; }
+        }
+        b->tables_dirty = 0;
+    }
+    for (int a = 0; a < b->nact; a++) {
+        int *r = rt + a * RT_INTS;
+        const prob *p = &b->pr[b->act[a]];
+        r[0] = b->act[a];
+        r[3] = q_new;
+        r[4] = q - s->keep;
+        r[5] = b->head;
+        r[6] = q_new / 2;
+        r[7] = q_new - q_new / 2;
+        r[10] = p->nu ? p->sel : 0;
+    }
+}
+
+/* One round of the active problems: their changes, the selection and kernel rows queued (on the
+ * courier when split, while this thread solves the second parts), the heads read, then every
+ * active problem's readback and subproblem on the crew; drops the problems that stopped. */
+static gs_status batch_round(gs_solver *s, batch *b)
+{
+    gs_status st = GS_OK;
+    round_jobs *const rj = &b->rj;
+    const int q = s->q, nact = b->nact;
+    double te = gs_now();
+    /* the last round's enqueue_rows read rj */
+    if ((st = gs_courier_drain(b->cour))) goto cleanup;
+    const int q_new = b->round == 0 ? q : q - s->keep;
+    round_tables(s, b, q_new);
+    rj->nact = nact;
+    rj->nvc = b->nvc;
+    rj->nvch = b->nvch;
+    rj->q_new = q_new;
+    rj->late_update = 0;
+    rj->rbx = b->rb + (b->split ? (size_t)(b->round & 1) * rj->rbd * b->np : 0);
+    rj->nhd = rb_head(q) * (size_t)nact;
+    /* the alpha changes (part one's, or all), the selection and the new members' matrix
+     * entries or rows: on the courier thread (split), while this one solves the second parts */
+    rj->upd_a_n = pack_changes(b->pr, b->act, nact, b->rt, b->rtd, rj->upd_a, &b->bytes_update);
+    if ((st = gs_courier_post(b->cour, enqueue_select, rj))) goto cleanup;
+    double t_second = 0; /* wall time of the second parts */
+    if (b->split && b->round > 0) {
+        const double tb = gs_now();
+        b->t_enq += tb - te;
+        crew_round(&b->cw, nact, 1);
+        te = gs_now();
+        t_second = te - tb;
+        b->t_abs += t_second;
+        rj->upd_b_n = pack_changes(b->pr, b->act, nact, b->rt, b->rtd, rj->upd_b, &b->bytes_update);
+        rj->late_update = 1;
+    }
+    if ((st = gs_courier_drain(b->cour))) goto cleanup;
+    const int n_first = rj->n_first; /* kernels queued before the second parts */
+    cl_event ev[2] = {NULL, rj->kws_read};
+    rj->kws_read = NULL;
+    st = enqueue_heads(rj, &ev[0]);
+    for (int a = 0; a < nact; a++) {
+        prob *p = &b->pr[b->act[a]];
+        p->rb = rj->rbx + rb_head(q) * (size_t)a;
+        p->kws = (const float *)(rj->rbx + rj->nhd + rj->rkd * (size_t)a);
+    }
+    b->head = (b->head + q_new) % q;
+    const double tw = gs_now();
+    b->t_enq += tw - te;
+    /* wait for the heads (and the matrices: unsplit in the same read, split on xfer) */
+    if (st == GS_OK) st = gs_courier_post(b->cour, enqueue_rows, rj);
+    {
+        const cl_int e = st == GS_OK ? clWaitForEvents(b->split ? 2 : 1, ev) : CL_SUCCESS;
+        if (ev[0]) clReleaseEvent(ev[0]);
+        if (ev[1]) clReleaseEvent(ev[1]);
+        if (st != GS_OK) goto cleanup;
+        if (e != CL_SUCCESS) {
+            st = GS_FAIL(GS_ERR_OCL, "reading the round's results failed: %s", gs_cl_error_name(e));
+            goto cleanup;
+        }
+        if (s->profile) { /* the later kernels' events too */
+            if ((st = gs_courier_drain(b->cour))) goto cleanup;
+            GS_CL_CHECK(clFinish(s->queue));
+        }
+    }
+    const double ta = gs_now();
+    b->t_wait += ta - tw;
+    if (s->profile) {
+        const double dev_first = prof_collect(&b->pf, b->ph, b->per_kernel, n_first);
+        b->t_overlap += dev_first < t_second ? dev_first : t_second;
+    }
+    /* every active problem's readback and subproblem (its first part when split), on the crew */
+    crew_round(&b->cw, nact, 0);
+    int na = 0;
+    for (int a = 0; a < nact; a++) {
+        const prob *p = &b->pr[b->act[a]];
+        b->bytes_rows += b->clustered_bytes_per_pos * p->npos * (double)((p->nn + WCH - 1) / WCH);
+        if (!p->done) b->act[na++] = b->act[a];
+    }
+    if (na != nact) b->tables_dirty = 1;
+    b->nact = na;
+    b->t_abs += gs_now() - ta;
+    b->round++;
+cleanup:
+    return st;
+}
+
+/* Rounds until every problem has stopped. Each: the round table and the alpha changes of the last
+ * subproblems in one transfer, k_update, the selection, k_gather_u, k_rows, k_readback, the
+ * read, then the host solves. Split: the host sends the changes of the first part of each
+ * subproblem; while the device updates, selects the next set (on gradients without the second
+ * part's changes), computes its new matrix entries (k_gram) and sends its kernel matrix (on xfer),
+ * the host solves the second part; k_heads adds its changes to the set's gradients for the heads'
+ * read, and a second k_update applies them to every row after that read, then k_rows. Returns
+ * with the gradients read into b->Gh. */
+static gs_status batch_rounds(gs_solver *s, batch *b)
+{
+    gs_status st = GS_OK;
+    const gs_clustered *cl = b->cl;
+    const int q = s->q, ncl = cl->n_clusters;
+    b->clustered_bytes_per_pos = ((double)cl->col_off[ncl] * s->wg + (double)cl->ell_off[ncl]) * sizeof(float) /
+                                 (cl->n_pos ? cl->n_pos : 1);
+    b->nact = b->np;
+    b->tables_dirty = 1;
+    const size_t upd_region = b->rtd + 4 * (size_t)q * b->np;
+    b->rj = (round_jobs){.s = s, .pf = &b->pf, .one_group = b->one_group, .split = b->split, .q = q, .vc = b->vc,
+                         .vch = b->vch, .upd_a = b->updp, .upd_b = b->updp + upd_region, .rkd = rb_kws(q),
+                         .rbd = rb_doubles(q)};
+    for (int i = 0; i < b->np; i++) b->act[i] = i;
+    while (b->nact > 0)
+        if ((st = batch_round(s, b))) goto cleanup;
+    if ((st = gs_courier_drain(b->cour))) goto cleanup; /* the last k_update is queued */
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, s->d.G, CL_TRUE, 0, (size_t)b->total * sizeof(double), b->Gh, 0, NULL,
+                                    NULL));
+cleanup:
+    return st;
+}
+
+/* Each problem's answer from its final alphas and gradients: rho and obj as LIBSVM computes
+ * them, the alphas by row, the relative duality gap and the round counts into stats. */
+static void batch_results(const gs_solver *s, const batch *b, gs_train_stats *stats)
+{
+    for (int i = 0; i < b->np; i++) {
+        const prob *p = &b->pr[i];
         gs_binary_spec *sp = p->spec;
         gs_binary_result *res = &sp->res;
         const int8_t *y = p->y;
-        const double *ah = p->ah, *G = Gh + p->pos_off;
+        const double *ah = p->ah, *G = b->Gh + p->pos_off;
         /* rho as LIBSVM: mean of y G over free variables, else the midpoint of the bounds */
         double ub = INFINITY, lb = -INFINITY, sum_free = 0, obj2 = 0;
         long nfree = 0;
@@ -1411,7 +1515,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         if (stats && dg > stats->duality_gap) stats->duality_gap = dg;
         /* alphas by row: range A's rows first, then range B's */
         for (int t = 0; t < p->npos; t++) {
-            const int64_t k = pos_index(cl, sp, wg, t);
+            const int64_t k = pos_index(b->cl, sp, s->wg, t);
             if (k >= 0) sp->alpha[k] = ah[t];
         }
         if (stats) {
@@ -1419,66 +1523,96 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
             stats->inner_steps += res->inner_steps;
         }
     }
-    /* the certification's exact gradients, for the problems that ask for them (spec->g_exact) */
-    double t_cert = gs_now();
-    if ((st = certify_batch(s, cl, pr, np, (size_t)total, &pf, ph, per_kernel))) goto cleanup;
-    t_cert = gs_now() - t_cert;
-    if (stats) stats->certify += t_cert;
+}
+
+/* --verbose's lines of the batch and its share of the per-phase times (t_cert: the
+ * certification's wall time, not part of the loop's). */
+static void batch_report(const gs_solver *s, const batch *b, double t_cert, gs_train_stats *stats)
+{
+    double t_sub = 0;
+    for (int i = 0; i < b->nth; i++) t_sub += b->cw.t_sub[i];
     gs_log_verbose(s->log, "gpusvm: host per batch of %d problem(s): enqueue %.4f s (and %.4f s on the courier "
                    "thread), blocking read %.4f s, readback absorb + subproblems %.4f s (subproblems %.4f s on %d "
                    "thread(s)), %ld %srounds\n",
-                   np, t_enq, gs_courier_busy(cour), t_wait, t_abs, t_sub, nth, round, split ? "split " : "");
+                   b->np, b->t_enq, gs_courier_busy(b->cour), b->t_wait, b->t_abs, t_sub, b->nth, b->round,
+                   b->split ? "split " : "");
     if (s->profile) {
         char line[512];
         int o = snprintf(line, sizeof line, "gpusvm: device seconds per kernel:");
         for (int k = 0; k < K_COUNT_ALL && o > 0 && (size_t)o < sizeof line; k++)
-            o += snprintf(line + o, sizeof line - (size_t)o, " %s %.4f", k_names[k], per_kernel[k]);
+            o += snprintf(line + o, sizeof line - (size_t)o, " %s %.4f", k_names[k], b->per_kernel[k]);
         gs_log_verbose(s->log, "%s\n", line);
     }
-    if (stats) {
-        const double loop = gs_now() - t_loop0 - t_cert;
-        const double sub_wall = nth > 1 ? t_abs : t_sub;
-        stats->subproblem += sub_wall;
-        if (s->profile) {
-            stats->update += ph[PH_UPDATE];
-            stats->select += ph[PH_SELECT];
-            stats->rows += ph[PH_ROWS];
-            stats->transfer += ph[PH_TRANSFER];
-            /* split, the phases overlap: the device time that ran during the second parts (the
-             * shorter of the two each round) is counted once, in its device phase */
-            stats->other += loop - sub_wall - ph[PH_UPDATE] - ph[PH_SELECT] - ph[PH_ROWS] - ph[PH_TRANSFER] + t_overlap;
-            stats->overlap += t_overlap;
-        } else {
-            stats->transfer += t_wait; /* device work and transfers, not separable without profiling */
-            stats->other += loop - sub_wall - t_wait;
-        }
-        stats->update_bytes += bytes_rows + bytes_update;
+    if (!stats) return;
+    const double loop = gs_now() - b->t_loop0 - t_cert;
+    const double sub_wall = b->nth > 1 ? b->t_abs : t_sub;
+    const double *ph = b->ph;
+    stats->subproblem += sub_wall;
+    if (s->profile) {
+        stats->update += ph[PH_UPDATE];
+        stats->select += ph[PH_SELECT];
+        stats->rows += ph[PH_ROWS];
+        stats->transfer += ph[PH_TRANSFER];
+        /* split, the phases overlap: the device time that ran during the second parts (the
+         * shorter of the two each round) is counted once, in its device phase */
+        stats->other += loop - sub_wall - ph[PH_UPDATE] - ph[PH_SELECT] - ph[PH_ROWS] - ph[PH_TRANSFER] + b->t_overlap;
+        stats->overlap += b->t_overlap;
+    } else {
+        stats->transfer += b->t_wait; /* device work and transfers, not separable without profiling */
+        stats->other += loop - sub_wall - b->t_wait;
     }
+    stats->update_bytes += b->bytes_rows + b->bytes_update;
+}
 
-cleanup:
-    gs_courier_free(cour); /* before anything its jobs use goes */
-    /* on an error path, transfers from the host arrays freed below may still be queued */
-    if (st != GS_OK) {
+/* Releases what the batch holds; on an error path (failed) first waits for the queues, whose
+ * transfers may still read the host arrays. */
+static void batch_free(gs_solver *s, batch *b, int failed)
+{
+    gs_courier_free(b->cour); /* before anything its jobs use goes */
+    b->cour = NULL;
+    if (failed) {
         clFinish(s->queue);
         clFinish(s->xfer);
     }
-    if (rj.kws_read) clReleaseEvent(rj.kws_read);
-    if (crew_ready) {
-        pthread_mutex_lock(&cw.mu);
-        cw.quit = 1;
-        pthread_cond_broadcast(&cw.go);
-        pthread_mutex_unlock(&cw.mu);
-        for (int i = 1; i <= cw.nstarted; i++) pthread_join(th[i], NULL);
-        pthread_cond_destroy(&cw.go);
-        pthread_cond_destroy(&cw.done);
-        pthread_mutex_destroy(&cw.mu);
-    }
-    if (cw.sc)
-        for (int i = 0; i < nth; i++) free(cw.sc[i].work);
-    free(cw.sc); free(cw.t_sub); free(th); free(cargs);
-    if (pf.n) for (int i = 0; i < pf.n; i++) clReleaseEvent(pf.ev[i]);
-    free(pr); free(ptab); free(koff); free(ctab); free(act); free(rt);
-    free(yb); free(ahb); free(Gh); free(wsps); free(rowmap); free(upds); free(subs); free(ysubs); free(vc); free(vch);
+    if (b->rj.kws_read) clReleaseEvent(b->rj.kws_read);
+    crew_stop(b);
+    for (int i = 0; i < b->pf.n; i++) clReleaseEvent(b->pf.ev[i]);
+    free(b->pr); free(b->ptab); free(b->koff); free(b->ctab); free(b->act); free(b->rt);
+    free(b->yb); free(b->ahb); free(b->Gh); free(b->wsps); free(b->rowmap); free(b->upds); free(b->subs);
+    free(b->ysubs); free(b->vc); free(b->vch);
+}
+
+/* Solves specs[0..np) (one batch: they fit the device together), in split rounds if split: lays
+ * the problems out, uploads, runs the rounds, then computes the answers and (for the problems
+ * that ask) the certification's exact gradients. */
+static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ysign, gs_binary_spec *specs,
+                             int np, int split, gs_train_stats *stats)
+{
+    gs_status st = GS_OK;
+    batch b;
+    memset(&b, 0, sizeof b);
+    atomic_init(&b.cw.next, 0);
+    b.cl = cl;
+    b.np = np;
+    b.split = split;
+    b.nbank = split ? 2 : 1;
+    const double t_setup0 = gs_now();
+    if ((st = batch_layout(s, &b, ysign, specs)) || (st = batch_upload(s, &b)) || (st = batch_args(s, &b)) ||
+        (st = batch_start(s, &b)) || (st = crew_start(s, &b)))
+        goto cleanup;
+    b.t_loop0 = gs_now();
+    if (stats) stats->setup += b.t_loop0 - t_setup0;
+    if (stats && stats->t_on_device == 0) stats->t_on_device = b.t_loop0;
+    if ((st = batch_rounds(s, &b))) goto cleanup;
+    batch_results(s, &b, stats);
+    /* the certification's exact gradients, for the problems that ask for them (spec->g_exact) */
+    double t_cert = gs_now();
+    if ((st = certify_batch(s, cl, b.pr, np, (size_t)b.total, &b.pf, b.ph, b.per_kernel))) goto cleanup;
+    t_cert = gs_now() - t_cert;
+    if (stats) stats->certify += t_cert;
+    batch_report(s, &b, t_cert, stats);
+cleanup:
+    batch_free(s, &b, st != GS_OK);
     return st;
 }
 
