@@ -26,6 +26,8 @@
 #include <unistd.h>
 
 #include "data/cluster.h"
+#include "device/dev.h"
+#include "kernels/abi.h" /* the problem, round and certification tables (gs_abi_*) */
 #include "util/courier.h"
 #include "train/subproblem.h"
 
@@ -59,8 +61,6 @@ _Static_assert(ITEMS % HSPLIT == 0, "k_hist splits a chunk's ITEMS evenly");
 #define REL 0.1
 #define SPLIT_REL 0.2
 #define SPLIT_AT 0.3
-#define PT_INTS 8  /* problem table entry (kernels/solver.cl PT) */
-#define RT_INTS 11 /* round table entry (RT) */
 
 enum { K_INIT, K_UPDATE, K_HIST, K_PICK, K_COUNT, K_SCAN, K_WRITE, K_MERGE, K_SELECT, K_GATHER, K_ROWS,
        K_READBACK, K_HEADS, K_GRAM, K_CERT_GATHER, K_CERT, K_CERT_SUM, K_COUNT_ALL };
@@ -74,23 +74,15 @@ static const int k_phase[K_COUNT_ALL] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SEL
     PH_CERT, PH_CERT};
 
 /* Device buffers of a batch, kept by the solver and reused (grown when needed) from one batch to
- * the next: NVIDIA allocations synchronise the device. */
+ * the next: NVIDIA allocations synchronise the device. Only gs_dev_buf fields (released as an array). */
 typedef struct dev {
-    cl_mem cols, col_off, vals, ell_w, ell_off, ell_idx, ell_val, norm2, y, ctab, ptab, koff, vc, vch, G,
-        alpha, in_ws, slot_of, state, hist, gmax, gap, gcnt, cand, ws_pos, ws_row, new_slots, n_new, u_pos, U, K, upd, rb,
-        kws, keys, fresh, cold, cnew, ccoef, certtab, cvcc, cpart, cgx, cmx;
+    gs_dev_clustered data; /* the clustered rows (gs_dev_upload_clustered) */
+    gs_dev_buf y, ctab, ptab, koff, vc, vch, G, alpha, in_ws, slot_of, state, hist, gmax, gap, gcnt, cand, ws_pos,
+        ws_row, new_slots, n_new, u_pos, U, K, upd, rb, kws, keys, fresh, cold, cnew, ccoef, certtab, cvcc, cpart, cgx,
+        cmx;
 } dev;
 
-#define N_BUFS (sizeof(dev) / sizeof(cl_mem))
-
-static void dev_release(dev *d, size_t *cap)
-{
-    cl_mem *m = (cl_mem *)d;
-    for (size_t i = 0; i < N_BUFS; i++)
-        if (m[i]) clReleaseMemObject(m[i]);
-    memset(d, 0, sizeof *d);
-    memset(cap, 0, sizeof(size_t) * N_BUFS);
-}
+#define N_BUFS (sizeof(dev) / sizeof(gs_dev_buf))
 
 struct gs_solver {
     gs_ocl *ocl;
@@ -98,28 +90,23 @@ struct gs_solver {
     int kernel_type, degree;
     double gamma, coef0, eps;
     int q, keep, wg;
-    int profile;
     int split;             /* split rounds (see solve_batch): -1 for lone problems that fit, 0 never,
                             * 1 always (GPUSVM_SPLIT) */
     gs_tuning tuning;      /* param->tuning: the forced paths and the batch cap (util/tuning.h) */
     cl_command_queue queue; /* each solver has its own, so pairs can run on several threads */
     cl_command_queue xfer;  /* split rounds: the kernel matrices' reads, beside the heads' kernels */
-    cl_program prog;
-    cl_kernel k[K_COUNT_ALL];
+    gs_dev dev;             /* buffers, launches and profiling on queue (dev.profile: --verbose's) */
+    gs_dev_kernels ks;      /* kernels/solver.cl, k_names order */
     double build_seconds;
-    dev d;                 /* this solver's buffers (see dev) */
-    size_t cap[N_BUFS];    /* their sizes in bytes */
-    /* pinned, persistently mapped host memory for the per-round readback and update: transfers
-     * from pageable memory go through a staging copy in the driver */
-    cl_mem pin[2];
-    void *pin_host[2];
-    size_t pin_cap[2];
+    dev d;                  /* this solver's buffers (see dev) */
+    /* the per-round readback [0] and update [1] in pinned, mapped host memory */
+    gs_dev_pinned pin[2];
 };
 
-static gs_status make_queue(gs_solver *s)
+static gs_status make_queue(gs_solver *s, int profile)
 {
     cl_int e;
-    const cl_command_queue_properties props = s->profile ? CL_QUEUE_PROFILING_ENABLE : 0;
+    const cl_command_queue_properties props = profile ? CL_QUEUE_PROFILING_ENABLE : 0;
     s->queue = clCreateCommandQueue(s->ocl->ctx, s->ocl->device, props, &e);
     if (e != CL_SUCCESS) return GS_FAIL(GS_ERR_OCL, "clCreateCommandQueue failed: %s", gs_cl_error_name(e));
     s->xfer = clCreateCommandQueue(s->ocl->ctx, s->ocl->device, props, &e);
@@ -130,15 +117,10 @@ static gs_status make_queue(gs_solver *s)
 void gs_solver_free(gs_solver *s)
 {
     if (!s) return;
-    for (int i = 0; i < K_COUNT_ALL; i++)
-        if (s->k[i]) clReleaseKernel(s->k[i]);
-    if (s->prog) clReleaseProgram(s->prog);
-    dev_release(&s->d, s->cap);
-    for (int i = 0; i < 2; i++)
-        if (s->pin[i]) {
-            if (s->pin_host[i]) clEnqueueUnmapMemObject(s->queue, s->pin[i], s->pin_host[i], 0, NULL, NULL);
-            clReleaseMemObject(s->pin[i]);
-        }
+    gs_dev_kernels_release(&s->ks);
+    gs_dev_bufs_release((gs_dev_buf *)&s->d, N_BUFS);
+    if (s->queue)
+        for (int i = 0; i < 2; i++) gs_dev_pinned_release(&s->dev, &s->pin[i]);
     if (s->xfer) { clFinish(s->xfer); clReleaseCommandQueue(s->xfer); }
     if (s->queue) { clFinish(s->queue); clReleaseCommandQueue(s->queue); }
     free(s);
@@ -173,27 +155,22 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, cons
     }
     cl_command_queue_properties props = 0;
     clGetCommandQueueInfo(ocl->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
-    s->profile = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
     s->split = s->tuning.split; /* 0 or 1: force either round form (the tests run both); -1 auto */
-    if ((st = make_queue(s))) goto cleanup;
+    if ((st = make_queue(s, (props & CL_QUEUE_PROFILING_ENABLE) != 0)) || (st = gs_dev_init(&s->dev, ocl, s->queue)))
+        goto cleanup;
     double t0 = gs_now();
     char opts[256];
     snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d -DMWG=%d -DUSPLIT=%d "
              "-DHSPLIT=%d -DGRAM_WG=%d -DGS_PRECISE=%d",
              s->wg, s->kernel_type, WCH, CCH, ITEMS, (s->q + MWG - 1) / MWG * MWG, MWG, USPLIT,
              HSPLIT, GRAM_WG, precise != 0);
-    st = gs_ocl_build(ocl, "solver", opts, &s->prog);
-    if (st != GS_OK) goto cleanup;
-    for (int i = 0; i < K_COUNT_ALL; i++) {
-        st = gs_ocl_kernel(s->prog, k_names[i], &s->k[i]);
-        if (st != GS_OK) goto cleanup;
-    }
+    if ((st = gs_dev_kernels_build(ocl, "solver", opts, k_names, K_COUNT_ALL, &s->ks))) goto cleanup;
     size_t wm = 0, ws = 0;
     cl_ulong lm = 0, ls = 0;
-    clGetKernelWorkGroupInfo(s->k[K_MERGE], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wm, &wm, NULL);
-    clGetKernelWorkGroupInfo(s->k[K_SELECT], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof ws, &ws, NULL);
-    clGetKernelWorkGroupInfo(s->k[K_MERGE], ocl->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lm, &lm, NULL);
-    clGetKernelWorkGroupInfo(s->k[K_SELECT], ocl->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof ls, &ls, NULL);
+    clGetKernelWorkGroupInfo(s->ks.k[K_MERGE], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wm, &wm, NULL);
+    clGetKernelWorkGroupInfo(s->ks.k[K_SELECT], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof ws, &ws, NULL);
+    clGetKernelWorkGroupInfo(s->ks.k[K_MERGE], ocl->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lm, &lm, NULL);
+    clGetKernelWorkGroupInfo(s->ks.k[K_SELECT], ocl->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof ls, &ls, NULL);
     const cl_ulong lmax = lm > ls ? lm : ls;
     const int fits = !ocl->local_mem || lmax <= ocl->local_mem;
     if (wm < MWG || ws < MWG || !fits) {
@@ -210,142 +187,22 @@ cleanup:
     return st;
 }
 
-/* Makes *m hold at least `bytes` (reallocating only to grow) and, when host is given, queues a
- * non-blocking upload of it (host must stay valid until the queue passes that point). */
-static gs_status ensure_buf(gs_solver *s, cl_mem *m, size_t bytes, const void *host, const char *what)
-{
-    const size_t i = (size_t)(m - (cl_mem *)&s->d);
-    const size_t want = bytes;
-    if (bytes == 0) bytes = 16; /* OpenCL refuses empty buffers */
-    if (!*m || s->cap[i] < bytes) {
-        if (*m) clReleaseMemObject(*m);
-        *m = NULL;
-        s->cap[i] = 0;
-        cl_int e;
-        *m = clCreateBuffer(s->ocl->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e);
-        if (e != CL_SUCCESS)
-            return GS_FAIL(GS_ERR_OCL, "clCreateBuffer(%s, %zu bytes) failed: %s", what, bytes, gs_cl_error_name(e));
-        s->cap[i] = bytes;
-    }
-    if (host && want > 0) { /* only the caller's bytes: host may be shorter than the rounded size */
-        cl_int e = clEnqueueWriteBuffer(s->queue, *m, CL_FALSE, 0, want, host, 0, NULL, NULL);
-        if (e != CL_SUCCESS)
-            return GS_FAIL(GS_ERR_OCL, "clEnqueueWriteBuffer(%s, %zu bytes) failed: %s", what, bytes, gs_cl_error_name(e));
-    }
-    return GS_OK;
-}
-
-/* Pinned host memory i of at least `bytes`, mapped for the solver's lifetime. */
-static gs_status ensure_pinned(gs_solver *s, int i, size_t bytes, void **host)
-{
-    if (!s->pin[i] || s->pin_cap[i] < bytes) {
-        if (s->pin[i]) {
-            if (s->pin_host[i]) clEnqueueUnmapMemObject(s->queue, s->pin[i], s->pin_host[i], 0, NULL, NULL);
-            clFinish(s->queue);
-            clReleaseMemObject(s->pin[i]);
-            s->pin[i] = NULL;
-            s->pin_host[i] = NULL;
-            s->pin_cap[i] = 0;
-        }
-        cl_int e;
-        s->pin[i] = clCreateBuffer(s->ocl->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &e);
-        if (e != CL_SUCCESS)
-            return GS_FAIL(GS_ERR_OCL, "clCreateBuffer(pinned, %zu bytes) failed: %s", bytes, gs_cl_error_name(e));
-        s->pin_host[i] = clEnqueueMapBuffer(s->queue, s->pin[i], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
-                                            NULL, NULL, &e);
-        if (e != CL_SUCCESS) {
-            s->pin_host[i] = NULL;
-            return GS_FAIL(GS_ERR_OCL, "clEnqueueMapBuffer(pinned, %zu bytes) failed: %s", bytes, gs_cl_error_name(e));
-        }
-        s->pin_cap[i] = bytes;
-    }
-    *host = s->pin_host[i];
-    return GS_OK;
-}
-
-static gs_status fill(cl_command_queue q, cl_mem m, int pattern, size_t bytes)
-{
-    cl_int e = clEnqueueFillBuffer(q, m, &pattern, sizeof pattern, 0, bytes, 0, NULL, NULL);
-    if (e != CL_SUCCESS) return GS_FAIL(GS_ERR_OCL, "clEnqueueFillBuffer failed: %s", gs_cl_error_name(e));
-    return GS_OK;
-}
-
-#define SETARG(kern, i, v)                                                                 \
-    do {                                                                                   \
-        cl_int e_ = clSetKernelArg(s->k[kern], (i), sizeof(v), &(v));                      \
-        if (e_ != CL_SUCCESS) {                                                            \
-            st = GS_FAIL(GS_ERR_OCL, "clSetKernelArg(%s, %d) failed: %s", k_names[kern], i, \
-                         gs_cl_error_name(e_));                                            \
-            goto cleanup;                                                                  \
-        }                                                                                  \
+/* Sets argument i of kernel kern to v, or leaves through cleanup with st set. */
+#define SETARG(kern, i, v)                                                          \
+    do {                                                                            \
+        if ((st = gs_dev_arg(&s->ks, (kern), (i), sizeof(v), &(v))) != GS_OK) goto cleanup; \
     } while (0)
 
-/* Events of one round when profiling (--verbose with GPUSVM_PROFILE=1). */
-typedef struct prof {
-    cl_event ev[32];
-    int kern[32];
-    int n;
-} prof;
-
-static gs_status launch(gs_solver *s, prof *pf, int kern, size_t global, size_t local)
+/* gs_dev_launch of kernel k of the solver's program, without a completion event. */
+static gs_status launch(gs_solver *s, gs_dev_prof *pf, int k, size_t g0, size_t g1, size_t local)
 {
-    cl_event *evp = NULL;
-    if (s->profile && pf->n < 32) { pf->kern[pf->n] = kern; evp = &pf->ev[pf->n++]; }
-    cl_int e = clEnqueueNDRangeKernel(s->queue, s->k[kern], 1, NULL, &global, local ? &local : NULL, 0,
-                                      NULL, evp);
-    if (e != CL_SUCCESS) {
-        if (evp) pf->n--;
-        return GS_FAIL(GS_ERR_OCL, "clEnqueueNDRangeKernel(%s, global %zu, local %zu) failed: %s",
-                       k_names[kern], global, local, gs_cl_error_name(e));
-    }
-    return GS_OK;
-}
-
-/* A 2-D launch; done, when given, receives an event for its completion (released by the caller). */
-static gs_status launch2_ev(gs_solver *s, prof *pf, int kern, size_t g0, size_t g1, size_t local, cl_event *done)
-{
-    cl_event *evp = done;
-    const int prof_it = s->profile && pf->n < 32;
-    if (prof_it) { pf->kern[pf->n] = kern; evp = &pf->ev[pf->n++]; }
-    const size_t global[2] = {g0, g1}, loc[2] = {local, 1};
-    cl_int e = clEnqueueNDRangeKernel(s->queue, s->k[kern], 2, NULL, global, loc, 0, NULL, evp);
-    if (e != CL_SUCCESS) {
-        if (prof_it) pf->n--;
-        return GS_FAIL(GS_ERR_OCL, "clEnqueueNDRangeKernel(%s, %zu x %zu) failed: %s", k_names[kern], g0, g1,
-                       gs_cl_error_name(e));
-    }
-    if (prof_it && done) { *done = *evp; clRetainEvent(*done); }
-    return GS_OK;
-}
-
-static gs_status launch2(gs_solver *s, prof *pf, int kern, size_t g0, size_t g1, size_t local)
-{
-    return launch2_ev(s, pf, kern, g0, g1, local, NULL);
+    return gs_dev_launch(&s->dev, &s->ks, k, pf, g0, g1, local, NULL);
 }
 
 /* k_rows over the nvc virtual clusters for up to q_new new slots (WCH a work-group). */
-static gs_status launch_rows(gs_solver *s, prof *pf, int nvc, int q_new)
+static gs_status launch_rows(gs_solver *s, gs_dev_prof *pf, int nvc, int q_new)
 {
-    return launch2(s, pf, K_ROWS, (size_t)nvc * s->wg, (size_t)((q_new + WCH - 1) / WCH), (size_t)s->wg);
-}
-
-/* Adds the round's kernel times to ph and per_kernel; returns the time of its first `upto`. */
-static double prof_collect(prof *pf, double *ph, double *per_kernel, int upto)
-{
-    double first = 0;
-    for (int i = 0; i < pf->n; i++) {
-        cl_ulong a = 0, b = 0;
-        clGetEventProfilingInfo(pf->ev[i], CL_PROFILING_COMMAND_START, sizeof a, &a, NULL);
-        clGetEventProfilingInfo(pf->ev[i], CL_PROFILING_COMMAND_END, sizeof b, &b, NULL);
-        if (b > a) {
-            ph[k_phase[pf->kern[i]]] += (double)(b - a) * 1e-9;
-            per_kernel[pf->kern[i]] += (double)(b - a) * 1e-9;
-            if (i < upto) first += (double)(b - a) * 1e-9;
-        }
-        clReleaseEvent(pf->ev[i]);
-    }
-    pf->n = 0;
-    return first;
+    return launch(s, pf, K_ROWS, (size_t)nvc * s->wg, (size_t)((q_new + WCH - 1) / WCH), (size_t)s->wg);
 }
 
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
@@ -604,7 +461,7 @@ static void prob_bytes(const gs_solver *s, size_t npos, size_t ucols, size_t nba
     const size_t q = (size_t)s->q;
     *dev_b = nbank * q * npos * sizeof(float) + ucols * q * sizeof(float) + npos * 30 + q * 36 + 2 * 2048 * 4 +
              q * q * sizeof(float) + rb_doubles(s->q) * sizeof(double);
-    *pin_b = nbank * (rb_doubles(s->q) + 4 * q + RT_INTS) * sizeof(double);
+    *pin_b = nbank * (rb_doubles(s->q) + 4 * q + sizeof(gs_abi_round) / sizeof(int32_t)) * sizeof(double);
     *host_b = npos * 17 + 11 * q * sizeof(double) + 2 * q * sizeof(int) + q;
 }
 
@@ -612,20 +469,19 @@ static void prob_bytes(const gs_solver *s, size_t npos, size_t ucols, size_t nba
  * filled in here) and their pending changes into the pinned host memory at host, which must stay
  * untouched until the queue has passed its transfer. rtd: doubles the table takes.
  * @return the doubles to send */
-static size_t pack_changes(prob *pr, const int *act, int nact, int *rt, size_t rtd, double *host,
+static size_t pack_changes(prob *pr, const int *act, int nact, gs_abi_round *rt, size_t rtd, double *host,
                            double *bytes_update)
 {
     size_t uoff = 0;
     for (int a = 0; a < nact; a++) {
         prob *p = &pr[act[a]];
-        int *r = rt + a * RT_INTS;
-        r[1] = p->nupd;
-        r[2] = (int)(rtd + uoff);
+        rt[a].nupd = p->nupd;
+        rt[a].uoff = (int)(rtd + uoff);
         if (p->nupd) memcpy(host + rtd + uoff, p->upd, sizeof(double) * 4 * (size_t)p->nupd);
         uoff += 4 * (size_t)p->nupd;
         *bytes_update += (double)p->nupd * p->npos * sizeof(float) + (double)p->npos * 16;
     }
-    memcpy(host, rt, (size_t)nact * RT_INTS * sizeof(int));
+    memcpy(host, rt, (size_t)nact * sizeof *rt);
     return rtd + uoff;
 }
 
@@ -633,7 +489,7 @@ static size_t pack_changes(prob *pr, const int *act, int nact, int *rt, size_t r
  * the jobs read it, on the courier thread when there is one. */
 typedef struct round_jobs {
     gs_solver *s;
-    prof *pf;
+    gs_dev_prof *pf;
     int one_group, split, nact, nvc, nvch, q, q_new;
     int late_update;           /* split: the second parts' changes go through k_heads and k_update */
     int tables;                /* write the cluster and chunk tables first */
@@ -658,14 +514,14 @@ static gs_status enqueue_select(void *arg)
     gs_status st = GS_OK;
     cl_event kws_done = NULL;
     if (r->tables) {
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vc, CL_FALSE, 0, 2 * (size_t)r->nvc * sizeof(int), r->vc, 0, NULL, NULL));
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vch, CL_FALSE, 0, 2 * (size_t)r->nvch * sizeof(int), r->vch, 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vc.mem, CL_FALSE, 0, 2 * (size_t)r->nvc * sizeof(int), r->vc, 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vch.mem, CL_FALSE, 0, 2 * (size_t)r->nvch * sizeof(int), r->vch, 0, NULL, NULL));
     }
-    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd, CL_FALSE, 0, r->upd_a_n * sizeof(double), r->upd_a, 0, NULL, NULL));
-    if ((st = launch(s, r->pf, K_UPDATE, (size_t)r->nvc * s->wg * USPLIT, (size_t)s->wg))) goto cleanup;
+    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd.mem, CL_FALSE, 0, r->upd_a_n * sizeof(double), r->upd_a, 0, NULL, NULL));
+    if ((st = launch(s, r->pf, K_UPDATE, (size_t)r->nvc * s->wg * USPLIT, 1, (size_t)s->wg))) goto cleanup;
     if (r->one_group) { /* the top digit's histogram and the keys (arguments set once), then k_select */
-        if ((st = launch(s, r->pf, K_HIST, (size_t)r->nvch * s->wg * HSPLIT, (size_t)s->wg)) ||
-            (st = launch(s, r->pf, K_SELECT, (size_t)r->nact * MWG, MWG)))
+        if ((st = launch(s, r->pf, K_HIST, (size_t)r->nvch * s->wg * HSPLIT, 1, (size_t)s->wg)) ||
+            (st = launch(s, r->pf, K_SELECT, (size_t)r->nact * MWG, 1, MWG)))
             goto cleanup;
     } else {
         const int store = 0;
@@ -673,33 +529,33 @@ static gs_status enqueue_select(void *arg)
         for (int d = 0; d < 3; d++) {
             SETARG(K_HIST, 8, d);
             SETARG(K_PICK, 4, d);
-            if ((st = launch(s, r->pf, K_HIST, (size_t)r->nvch * s->wg * HSPLIT, (size_t)s->wg)) ||
-                (st = launch(s, r->pf, K_PICK, (size_t)r->nact * s->wg, (size_t)s->wg)))
+            if ((st = launch(s, r->pf, K_HIST, (size_t)r->nvch * s->wg * HSPLIT, 1, (size_t)s->wg)) ||
+                (st = launch(s, r->pf, K_PICK, (size_t)r->nact * s->wg, 1, (size_t)s->wg)))
                 goto cleanup;
         }
-        if ((st = launch(s, r->pf, K_COUNT, (size_t)r->nvch * s->wg, (size_t)s->wg)) ||
-            (st = launch(s, r->pf, K_SCAN, (size_t)r->nact * s->wg, (size_t)s->wg)) ||
-            (st = launch(s, r->pf, K_WRITE, (size_t)r->nvch * s->wg, (size_t)s->wg)) ||
-            (st = launch(s, r->pf, K_MERGE, (size_t)r->nact * MWG, MWG)))
+        if ((st = launch(s, r->pf, K_COUNT, (size_t)r->nvch * s->wg, 1, (size_t)s->wg)) ||
+            (st = launch(s, r->pf, K_SCAN, (size_t)r->nact * s->wg, 1, (size_t)s->wg)) ||
+            (st = launch(s, r->pf, K_WRITE, (size_t)r->nvch * s->wg, 1, (size_t)s->wg)) ||
+            (st = launch(s, r->pf, K_MERGE, (size_t)r->nact * MWG, 1, MWG)))
             goto cleanup;
     }
     /* split: the set's new matrix entries now, the full rows after the read; unsplit (one-vs-one
      * batches of small problems, where k_gram took longer than k_rows: letter 2.4 against 1.5
      * ms a run on the H100), the rows now and the matrix from them (fresh stays 0) */
-    if ((st = launch2(s, r->pf, K_GATHER, (size_t)r->q_new * s->wg, (size_t)r->nact, (size_t)s->wg)) ||
-        (st = r->split ? launch2(s, r->pf, K_GRAM, (size_t)r->q * GRAM_WG, (size_t)r->nact, GRAM_WG)
+    if ((st = launch(s, r->pf, K_GATHER, (size_t)r->q_new * s->wg, (size_t)r->nact, (size_t)s->wg)) ||
+        (st = r->split ? launch(s, r->pf, K_GRAM, (size_t)r->q * GRAM_WG, (size_t)r->nact, GRAM_WG)
                        : launch_rows(s, r->pf, r->nvc, r->q_new)))
         goto cleanup;
     /* both parts of the readback in one read later, or (split) the kernel matrices now (its part
      * argument set once: RB_ALL, or RB_KWS split) */
-    if ((st = launch2_ev(s, r->pf, K_READBACK, round_up((size_t)r->q * r->q / 4, 256), (size_t)r->nact, 256,
-                         r->split ? &kws_done : NULL)))
+    if ((st = gs_dev_launch(&s->dev, &s->ks, K_READBACK, r->pf, round_up((size_t)r->q * r->q / 4, 256),
+                            (size_t)r->nact, 256, r->split ? &kws_done : NULL)))
         goto cleanup;
     if (r->split) {
         /* on the transfer queue, so the heads' kernel and read need not wait for them (device-to-
          * host copies and kernels run side by side); into the other half of the pinned memory, as
          * the second parts still read the last ones */
-        GS_CL_CHECK(clEnqueueReadBuffer(s->xfer, dp->rb, CL_FALSE, r->nhd * sizeof(double),
+        GS_CL_CHECK(clEnqueueReadBuffer(s->xfer, dp->rb.mem, CL_FALSE, r->nhd * sizeof(double),
                                         r->rkd * (size_t)r->nact * sizeof(double), r->rbx + r->nhd, 1, &kws_done,
                                         &r->kws_read));
         GS_CL_CHECK(clFlush(s->xfer));
@@ -719,17 +575,17 @@ static gs_status enqueue_heads(round_jobs *r, cl_event *read)
     dev *const dp = &s->d;
     gs_status st = GS_OK;
     if (r->late_update) {
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd, CL_FALSE, 0, r->upd_b_n * sizeof(double), r->upd_b, 0,
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd.mem, CL_FALSE, 0, r->upd_b_n * sizeof(double), r->upd_b, 0,
                                          NULL, NULL));
-        if ((st = launch2(s, r->pf, K_HEADS, round_up((size_t)r->q * USPLIT, 256), (size_t)r->nact, 256))) goto cleanup;
+        if ((st = launch(s, r->pf, K_HEADS, round_up((size_t)r->q * USPLIT, 256), (size_t)r->nact, 256))) goto cleanup;
     } else if (r->split) { /* the first round: the heads alone, then back to the matrices */
         const int head_part = RB_HEAD, kws_part = RB_KWS;
         SETARG(K_READBACK, 13, head_part);
-        st = launch2(s, r->pf, K_READBACK, round_up((size_t)r->q, 256), (size_t)r->nact, 256);
+        st = launch(s, r->pf, K_READBACK, round_up((size_t)r->q, 256), (size_t)r->nact, 256);
         SETARG(K_READBACK, 13, kws_part);
         if (st) goto cleanup;
     }
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_FALSE, 0,
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb.mem, CL_FALSE, 0,
                                     (r->split ? r->nhd : r->rbd * (size_t)r->nact) * sizeof(double), r->rbx, 0, NULL,
                                     read));
 cleanup:
@@ -744,7 +600,7 @@ static gs_status enqueue_rows(void *arg)
     round_jobs *r = arg;
     gs_solver *s = r->s;
     gs_status st = GS_OK;
-    if (r->late_update && (st = launch(s, r->pf, K_UPDATE, (size_t)r->nvc * s->wg * USPLIT, (size_t)s->wg)))
+    if (r->late_update && (st = launch(s, r->pf, K_UPDATE, (size_t)r->nvc * s->wg * USPLIT, 1, (size_t)s->wg)))
         goto cleanup;
     if (r->split && (st = launch_rows(s, r->pf, r->nvc, r->q_new))) goto cleanup;
     GS_CL_CHECK(clFlush(s->queue));
@@ -785,18 +641,16 @@ static gs_status warm_start(gs_solver *s, const gs_clustered *cl, prob *pr, int 
             p->ah[t] = sp->alpha[k];
         }
     }
-    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, s->d.G, CL_TRUE, 0, total * sizeof(double), Gh, 0, NULL, NULL));
-    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, s->d.alpha, CL_TRUE, 0, total * sizeof(double), ahb, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, s->d.G.mem, CL_TRUE, 0, total * sizeof(double), Gh, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, s->d.alpha.mem, CL_TRUE, 0, total * sizeof(double), ahb, 0, NULL, NULL));
 cleanup:
     return st;
 }
 
 /* k_cert's groups per row at most (each a partial sum per row: enough work-groups for a small
- * batch, CERT_WGS of them, without a large partials buffer for a big one), and the
- * certification table's ints per problem (kernels/solver.cl CT). */
+ * batch, CERT_WGS of them, without a large partials buffer for a big one). */
 #define CERT_GROUPS 8
 #define CERT_WGS 2048
-#define CT_INTS 4
 
 /* The exact gradients (kernels/solver.cl k_cert) of the batch's problems that ask for them, at
  * their final alphas, into spec->g_exact / spec->g_err (alpha order): each problem's support
@@ -804,7 +658,7 @@ cleanup:
  * launches. The bound: rounding of the dot products (at most ucols terms each), of the kernel and
  * of the sum over nsv terms, each a few units of 2^-53 times the magnitudes k_cert adds up. */
 static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob *pr, int np, size_t total,
-                               prof *pf, double *ph, double *per_kernel)
+                               gs_dev_prof *pf, double *ph, double *per_kernel)
 {
     gs_status st = GS_OK;
     dev *const dp = &s->d;
@@ -816,7 +670,8 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
     double *gx = malloc(sizeof(double) * total), *mx = malloc(sizeof(double) * total);
     /* every pass's tables (problem a of a pass at slot base + a), so that no pass waits for the
      * device before it writes its own */
-    int *cold = NULL, *cnew = NULL, *ctab = NULL, *vcc = NULL, *pass_na = NULL, *pass_nvc = NULL;
+    int *cold = NULL, *cnew = NULL, *vcc = NULL, *pass_na = NULL, *pass_nvc = NULL;
+    gs_abi_cert *ctab = NULL;
     double *ccoef = NULL;
     if (!svpos || !svoff || !svcoef || !old || !nold || !gx || !mx) {
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
@@ -845,7 +700,7 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
     cold = malloc(sizeof(int) * (slots ? slots : 1) * (size_t)q);
     cnew = malloc(sizeof(int) * (slots ? slots : 1) * (size_t)q);
     ccoef = malloc(sizeof(double) * (slots ? slots : 1) * (size_t)q);
-    ctab = malloc(sizeof(int) * CT_INTS * (slots ? slots : 1));
+    ctab = calloc(slots ? slots : 1, sizeof *ctab);
     vcc = malloc(sizeof(int) * 2 * (vslots ? vslots : 1));
     pass_na = malloc(sizeof(int) * (size_t)(maxch ? maxch : 1));
     pass_nvc = malloc(sizeof(int) * (size_t)(maxch ? maxch : 1));
@@ -854,39 +709,39 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
         goto cleanup;
     }
     tm[1] = gs_now();
-    if ((st = ensure_buf(s, &dp->cgx, total * sizeof(double), NULL, "exact gradients")) ||
-        (st = ensure_buf(s, &dp->cmx, total * sizeof(double), NULL, "gradient bounds")) ||
-        (st = fill(s->queue, dp->cgx, 0, total * sizeof(double))) ||
-        (st = fill(s->queue, dp->cmx, 0, total * sizeof(double))))
+    if ((st = gs_dev_buf_ensure(&s->dev, &dp->cgx, total * sizeof(double), NULL, "exact gradients")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->cmx, total * sizeof(double), NULL, "gradient bounds")) ||
+        (st = gs_dev_buf_fill(&s->dev, &dp->cgx, 0, total * sizeof(double))) ||
+        (st = gs_dev_buf_fill(&s->dev, &dp->cmx, 0, total * sizeof(double))))
         goto cleanup;
     /* each U block holds its problem's last working set: cleared as the SVs come in */
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->u_pos, CL_TRUE, 0, nq * sizeof(int), old, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->u_pos.mem, CL_TRUE, 0, nq * sizeof(int), old, 0, NULL, NULL));
     tm[2] = gs_now();
     const cl_long uq = (cl_long)(((size_t)cl->n_ucols + 1) * (size_t)q);
-    SETARG(K_CERT_GATHER, 3, dp->col_off); SETARG(K_CERT_GATHER, 4, dp->cols); SETARG(K_CERT_GATHER, 5, dp->vals);
-    SETARG(K_CERT_GATHER, 6, dp->ell_w); SETARG(K_CERT_GATHER, 7, dp->ell_off); SETARG(K_CERT_GATHER, 8, dp->ell_idx);
-    SETARG(K_CERT_GATHER, 9, dp->ell_val); SETARG(K_CERT_GATHER, 10, dp->U); SETARG(K_CERT_GATHER, 11, q);
+    SETARG(K_CERT_GATHER, 3, dp->data.col_off.mem); SETARG(K_CERT_GATHER, 4, dp->data.cols.mem); SETARG(K_CERT_GATHER, 5, dp->data.vals.mem);
+    SETARG(K_CERT_GATHER, 6, dp->data.ell_w.mem); SETARG(K_CERT_GATHER, 7, dp->data.ell_off.mem); SETARG(K_CERT_GATHER, 8, dp->data.ell_idx.mem);
+    SETARG(K_CERT_GATHER, 9, dp->data.ell_val.mem); SETARG(K_CERT_GATHER, 10, dp->U.mem); SETARG(K_CERT_GATHER, 11, q);
     SETARG(K_CERT_GATHER, 12, uq);
-    SETARG(K_CERT, 0, dp->col_off); SETARG(K_CERT, 1, dp->cols); SETARG(K_CERT, 2, dp->vals);
-    SETARG(K_CERT, 3, dp->norm2); SETARG(K_CERT, 4, dp->U); SETARG(K_CERT, 7, q); SETARG(K_CERT, 8, s->gamma); SETARG(K_CERT, 9, s->coef0); SETARG(K_CERT, 10, s->degree);
-    SETARG(K_CERT, 11, dp->ell_w); SETARG(K_CERT, 12, dp->ell_off); SETARG(K_CERT, 13, dp->ell_idx);
-    SETARG(K_CERT, 14, dp->ell_val); SETARG(K_CERT, 15, dp->ptab);
+    SETARG(K_CERT, 0, dp->data.col_off.mem); SETARG(K_CERT, 1, dp->data.cols.mem); SETARG(K_CERT, 2, dp->data.vals.mem);
+    SETARG(K_CERT, 3, dp->data.norm2.mem); SETARG(K_CERT, 4, dp->U.mem); SETARG(K_CERT, 7, q); SETARG(K_CERT, 8, s->gamma); SETARG(K_CERT, 9, s->coef0); SETARG(K_CERT, 10, s->degree);
+    SETARG(K_CERT, 11, dp->data.ell_w.mem); SETARG(K_CERT, 12, dp->data.ell_off.mem); SETARG(K_CERT, 13, dp->data.ell_idx.mem);
+    SETARG(K_CERT, 14, dp->data.ell_val.mem); SETARG(K_CERT, 15, dp->ptab.mem);
     SETARG(K_CERT, 19, uq); SETARG(K_CERT, 20, cl->exact_float_dots);
-    SETARG(K_CERT_SUM, 3, dp->ptab); SETARG(K_CERT_SUM, 4, dp->cgx); SETARG(K_CERT_SUM, 5, dp->cmx);
+    SETARG(K_CERT_SUM, 3, dp->ptab.mem); SETARG(K_CERT_SUM, 4, dp->cgx.mem); SETARG(K_CERT_SUM, 5, dp->cmx.mem);
     /* every pass's tables first (host), then one upload, then the passes' launches */
     size_t base = 0, vbase = 0;
     int min_nvc = INT32_MAX;
     for (int ci = 0; ci < maxch; ci++) {
         int na = 0, nvc = 0;
-        int *const cold_p = cold + base * q, *const cnew_p = cnew + base * q, *const ctab_p = ctab + base * CT_INTS;
+        int *const cold_p = cold + base * q, *const cnew_p = cnew + base * q;
+        gs_abi_cert *const ctab_p = ctab + base;
         int *const vcc_p = vcc + 2 * vbase;
         double *const ccoef_p = ccoef + base * q;
         for (int i = 0; i < np; i++) {
             const int nsv = svoff[i + 1] - svoff[i];
             if (!pr[i].spec->g_exact || ci * q >= nsv) continue;
             const int n = nsv - ci * q < q ? nsv - ci * q : q;
-            int *ct = ctab_p + (size_t)na * CT_INTS;
-            ct[0] = i; ct[1] = n; ct[2] = nold[i]; ct[3] = 0;
+            ctab_p[na] = (gs_abi_cert){.prob = i, .n = n, .nold = nold[i]};
             memcpy(cold_p + (size_t)na * q, old + (size_t)i * q, sizeof(int) * (size_t)q);
             memcpy(cnew_p + (size_t)na * q, svpos + svoff[i] + (size_t)ci * q, sizeof(int) * (size_t)n);
             memcpy(ccoef_p + (size_t)na * q, svcoef + svoff[i] + (size_t)ci * q, sizeof(double) * (size_t)n);
@@ -906,17 +761,17 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
         vbase += (size_t)nvc;
     }
     const int gmax = maxch == 0 ? 1 : min_nvc >= CERT_WGS ? 1 : (CERT_WGS / min_nvc < CERT_GROUPS ? CERT_WGS / min_nvc : CERT_GROUPS);
-    if ((st = ensure_buf(s, &dp->cold, base * q * sizeof(int), cold, "certification positions")) ||
-        (st = ensure_buf(s, &dp->cnew, base * q * sizeof(int), cnew, "certification positions")) ||
-        (st = ensure_buf(s, &dp->ccoef, base * q * sizeof(double), ccoef, "certification coefficients")) ||
-        (st = ensure_buf(s, &dp->certtab, base * CT_INTS * sizeof(int), ctab, "certification table")) ||
-        (st = ensure_buf(s, &dp->cvcc, 2 * vbase * sizeof(int), vcc, "certification clusters")) ||
-        (st = ensure_buf(s, &dp->cpart, 2 * (size_t)gmax * total * sizeof(double), NULL, "certification sums")))
+    if ((st = gs_dev_buf_ensure(&s->dev, &dp->cold, base * q * sizeof(int), cold, "certification positions")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->cnew, base * q * sizeof(int), cnew, "certification positions")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->ccoef, base * q * sizeof(double), ccoef, "certification coefficients")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->certtab, base * sizeof *ctab, ctab, "certification table")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->cvcc, 2 * vbase * sizeof(int), vcc, "certification clusters")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->cpart, 2 * (size_t)gmax * total * sizeof(double), NULL, "certification sums")))
         goto cleanup;
-    SETARG(K_CERT_GATHER, 0, dp->cold); SETARG(K_CERT_GATHER, 1, dp->cnew); SETARG(K_CERT_GATHER, 2, dp->certtab);
-    SETARG(K_CERT, 5, dp->cnew); SETARG(K_CERT, 6, dp->ccoef); SETARG(K_CERT, 16, dp->cpart);
-    SETARG(K_CERT, 17, dp->certtab); SETARG(K_CERT, 18, dp->cvcc);
-    SETARG(K_CERT_SUM, 0, dp->cpart); SETARG(K_CERT_SUM, 1, dp->certtab); SETARG(K_CERT_SUM, 2, dp->cvcc);
+    SETARG(K_CERT_GATHER, 0, dp->cold.mem); SETARG(K_CERT_GATHER, 1, dp->cnew.mem); SETARG(K_CERT_GATHER, 2, dp->certtab.mem);
+    SETARG(K_CERT, 5, dp->cnew.mem); SETARG(K_CERT, 6, dp->ccoef.mem); SETARG(K_CERT, 16, dp->cpart.mem);
+    SETARG(K_CERT, 17, dp->certtab.mem); SETARG(K_CERT, 18, dp->cvcc.mem);
+    SETARG(K_CERT_SUM, 0, dp->cpart.mem); SETARG(K_CERT_SUM, 1, dp->certtab.mem); SETARG(K_CERT_SUM, 2, dp->cvcc.mem);
     base = 0;
     vbase = 0;
     for (int ci = 0; ci < maxch; ci++) {
@@ -925,20 +780,20 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
         SETARG(K_CERT_GATHER, 13, sb);
         SETARG(K_CERT, 21, sb); SETARG(K_CERT, 22, vb);
         SETARG(K_CERT_SUM, 6, ngrp); SETARG(K_CERT_SUM, 7, sb); SETARG(K_CERT_SUM, 8, vb);
-        if ((st = launch2(s, pf, K_CERT_GATHER, (size_t)q * wg, (size_t)na, (size_t)wg)) ||
-            (st = launch2(s, pf, K_CERT, (size_t)nvc * wg, (size_t)ngrp, (size_t)wg)) ||
-            (st = launch(s, pf, K_CERT_SUM, (size_t)nvc * wg, (size_t)wg)))
+        if ((st = launch(s, pf, K_CERT_GATHER, (size_t)q * wg, (size_t)na, (size_t)wg)) ||
+            (st = launch(s, pf, K_CERT, (size_t)nvc * wg, (size_t)ngrp, (size_t)wg)) ||
+            (st = launch(s, pf, K_CERT_SUM, (size_t)nvc * wg, 1, (size_t)wg)))
             goto cleanup;
-        if (s->profile) {
+        if (s->dev.profile) {
             GS_CL_CHECK(clFinish(s->queue));
-            prof_collect(pf, ph, per_kernel, 0);
+            gs_dev_prof_collect(pf, k_phase, ph, per_kernel, 0);
         }
         base += (size_t)na;
         vbase += (size_t)nvc;
     }
     tm[3] = gs_now();
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cgx, CL_FALSE, 0, sizeof(double) * total, gx, 0, NULL, NULL));
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cmx, CL_TRUE, 0, sizeof(double) * total, mx, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cgx.mem, CL_FALSE, 0, sizeof(double) * total, gx, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cmx.mem, CL_TRUE, 0, sizeof(double) * total, mx, 0, NULL, NULL));
     for (int i = 0; i < np; i++) {
         const prob *p = &pr[i];
         const gs_binary_spec *sp = p->spec;
@@ -972,11 +827,11 @@ typedef struct batch {
     int64_t total, ktotal; /* positions of all problems; floats of their kernel rows */
     int64_t nvc_all, nvch_all; /* virtual clusters and chunks of all problems */
     prob *pr;              /* [np] */
-    int *ptab;             /* [np * PT_INTS] problem table */
+    gs_abi_problem *ptab;  /* [np] problem table */
     cl_long *koff;         /* [np] where each problem's kernel rows start */
     double *ctab;          /* [2 np] Cp, Cn */
     int *act;              /* [np] the active problems */
-    int *rt;               /* [np * RT_INTS] round table */
+    gs_abi_round *rt;      /* [np] round table (of the active problems) */
     int8_t *yb;            /* [total] labels */
     double *ahb, *Gh;      /* [total] alphas; gradients (read at the end) */
     int *wsps, *rowmap;    /* [np * q] prob.wsp, prob.row */
@@ -990,7 +845,7 @@ typedef struct batch {
     pthread_t *th;
     gs_courier *cour;      /* split rounds' enqueueing thread (see use_courier) */
     round_jobs rj;
-    prof pf;
+    gs_dev_prof pf;
     /* the rounds */
     int nact, nvc, nvch, tables_dirty, head;
     long round;
@@ -1006,13 +861,13 @@ static gs_status batch_layout(const gs_solver *s, batch *b, const int8_t *ysign,
 {
     const gs_clustered *cl = b->cl;
     const int np = b->np, q = s->q, wg = s->wg;
-    b->rtd = ((size_t)np * RT_INTS + 1) / 2;
+    b->rtd = ((size_t)np * sizeof *b->rt + sizeof(double) - 1) / sizeof(double);
     b->pr = calloc((size_t)np, sizeof *b->pr);
-    b->ptab = calloc((size_t)np * PT_INTS, sizeof *b->ptab);
+    b->ptab = calloc((size_t)np, sizeof *b->ptab);
     b->koff = calloc((size_t)np, sizeof *b->koff);
     b->ctab = calloc(2 * (size_t)np, sizeof *b->ctab);
     b->act = malloc(sizeof *b->act * (size_t)np);
-    b->rt = calloc((size_t)np * RT_INTS, sizeof *b->rt);
+    b->rt = calloc((size_t)np, sizeof *b->rt);
     if (!b->pr || !b->ptab || !b->koff || !b->ctab || !b->act || !b->rt) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     int64_t total = 0, ktotal = 0, nvc_all = 0, nvch_all = 0;
     for (int i = 0; i < np; i++) {
@@ -1026,8 +881,8 @@ static gs_status batch_layout(const gs_solver *s, batch *b, const int8_t *ysign,
         p->prev_nupd = 1;
         p->npos = (sp->na + sp->nb) * wg;
         p->pos_off = (int)total;
-        int *t = b->ptab + (size_t)i * PT_INTS;
-        t[0] = sp->a0; t[1] = sp->na; t[2] = sp->b0; t[3] = sp->nb; t[4] = p->npos; t[5] = p->pos_off;
+        b->ptab[i] = (gs_abi_problem){.a0 = sp->a0, .na = sp->na, .b0 = sp->b0, .nb = sp->nb, .npos = p->npos,
+                                      .poff = p->pos_off};
         b->koff[i] = ktotal;
         b->ctab[2 * i] = sp->Cp;
         b->ctab[2 * i + 1] = sp->Cn;
@@ -1095,62 +950,53 @@ static gs_status batch_upload(gs_solver *s, batch *b)
     gs_status st = GS_OK;
     dev *const dp = &s->d;
     const gs_clustered *cl = b->cl;
-    const int np = b->np, q = s->q, wg = s->wg;
+    const int np = b->np, q = s->q;
     const size_t total = (size_t)b->total, ucols = (size_t)cl->n_ucols + 1, rtd = b->rtd;
     const size_t rb_prob = rb_doubles(q) * sizeof(double);
     int *neg = NULL;
     void *h0 = NULL, *h1 = NULL;
-    if ((st = ensure_pinned(s, 0, b->nbank * rb_prob * (size_t)np, &h0)) ||
-        (st = ensure_pinned(s, 1, b->nbank * (rtd + 4 * (size_t)q * np) * sizeof(double), &h1)))
+    if ((st = gs_dev_pinned_ensure(&s->dev, &s->pin[0], b->nbank * rb_prob * (size_t)np, &h0)) ||
+        (st = gs_dev_pinned_ensure(&s->dev, &s->pin[1], b->nbank * (rtd + 4 * (size_t)q * np) * sizeof(double), &h1)))
         goto cleanup;
     b->rb = h0;
     b->updp = h1;
     neg = malloc(sizeof *neg * (size_t)np * q);
     if (!neg) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
     for (size_t k = 0; k < (size_t)np * q; k++) neg[k] = -1;
-    const int ncl = cl->n_clusters;
-    const size_t ncols_total = (size_t)cl->col_off[ncl];
-    if ((st = ensure_buf(s, &dp->cols, ncols_total * sizeof(int32_t), cl->cols, "cols")) ||
-        (st = ensure_buf(s, &dp->col_off, ((size_t)ncl + 1) * sizeof(int64_t), cl->col_off, "col_off")) ||
-        (st = ensure_buf(s, &dp->vals, ncols_total * (size_t)wg * sizeof(float), cl->vals, "vals")) ||
-        (st = ensure_buf(s, &dp->ell_w, (size_t)ncl * sizeof(int32_t), cl->ell_w, "ell_w")) ||
-        (st = ensure_buf(s, &dp->ell_off, ((size_t)ncl + 1) * sizeof(int64_t), cl->ell_off, "ell_off")) ||
-        (st = ensure_buf(s, &dp->ell_idx, (size_t)cl->ell_off[ncl] * sizeof(int32_t), cl->ell_off[ncl] ? cl->ell_idx : NULL, "ell_idx")) ||
-        (st = ensure_buf(s, &dp->ell_val, (size_t)cl->ell_off[ncl] * sizeof(float), cl->ell_off[ncl] ? cl->ell_val : NULL, "ell_val")) ||
-        (st = ensure_buf(s, &dp->norm2, (size_t)cl->n_pos * sizeof(double), cl->norm2, "norm2")) ||
-        (st = ensure_buf(s, &dp->y, total, b->yb, "y")) ||
-        (st = ensure_buf(s, &dp->ctab, 2 * (size_t)np * sizeof(double), b->ctab, "C table")) ||
-        (st = ensure_buf(s, &dp->ptab, (size_t)np * PT_INTS * sizeof(int), b->ptab, "problem table")) ||
-        (st = ensure_buf(s, &dp->koff, (size_t)np * sizeof(cl_long), b->koff, "kernel row offsets")) ||
-        (st = ensure_buf(s, &dp->vc, 2 * (size_t)b->nvc_all * sizeof(int), NULL, "cluster table")) ||
-        (st = ensure_buf(s, &dp->vch, 2 * (size_t)b->nvch_all * sizeof(int), NULL, "chunk table")) ||
-        (st = ensure_buf(s, &dp->G, total * sizeof(double), NULL, "G")) ||
-        (st = ensure_buf(s, &dp->alpha, total * sizeof(double), NULL, "alpha")) ||
-        (st = ensure_buf(s, &dp->in_ws, total, NULL, "in_ws")) ||
-        (st = ensure_buf(s, &dp->slot_of, total * sizeof(int), NULL, "slot_of")) ||
-        (st = ensure_buf(s, &dp->state, 8 * (size_t)np * sizeof(cl_uint), NULL, "state")) ||
-        (st = ensure_buf(s, &dp->hist, 2 * 2048 * (size_t)np * sizeof(cl_uint), NULL, "hist")) ||
-        (st = ensure_buf(s, &dp->gmax, 2 * (size_t)b->nvch_all * HSPLIT * sizeof(double), NULL, "gmax")) ||
-        (st = ensure_buf(s, &dp->gap, 2 * (size_t)np * sizeof(double), NULL, "gap")) ||
-        (st = ensure_buf(s, &dp->gcnt, 4 * (size_t)b->nvch_all * sizeof(cl_uint), NULL, "gcnt")) ||
-        (st = ensure_buf(s, &dp->cand, 2 * (size_t)q * np * sizeof(int), NULL, "cand")) ||
-        (st = ensure_buf(s, &dp->ws_pos, (size_t)q * np * sizeof(int), neg, "ws_pos")) ||
-        (st = ensure_buf(s, &dp->ws_row, (size_t)q * np * sizeof(int), b->rowmap, "kernel row map")) ||
-        (st = ensure_buf(s, &dp->new_slots, (size_t)q * np * sizeof(int), NULL, "new_slots")) ||
-        (st = ensure_buf(s, &dp->n_new, (size_t)np * sizeof(int), NULL, "n_new")) ||
-        (st = ensure_buf(s, &dp->u_pos, (size_t)q * np * sizeof(int), neg, "u_pos")) ||
-        (st = ensure_buf(s, &dp->U, ucols * (size_t)q * np * sizeof(float), NULL, "U")) ||
-        (st = ensure_buf(s, &dp->K, (size_t)b->ktotal * sizeof(float), NULL, "kernel rows")) ||
-        (st = ensure_buf(s, &dp->upd, (rtd + 4 * (size_t)q * np) * sizeof(double), NULL, "round table and updates")) ||
-        (st = ensure_buf(s, &dp->rb, rb_prob * (size_t)np, NULL, "readback")) ||
-        (st = ensure_buf(s, &dp->kws, (size_t)q * q * np * sizeof(float), NULL, "working-set kernel matrices")) ||
-        (st = ensure_buf(s, &dp->keys, total * 2 * sizeof(cl_uint), NULL, "selection keys")) ||
-        (st = ensure_buf(s, &dp->fresh, (size_t)q * np, NULL, "new-row flags")))
+    if ((st = gs_dev_upload_clustered(&s->dev, cl, &dp->data)) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->y, total, b->yb, "y")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->ctab, 2 * (size_t)np * sizeof(double), b->ctab, "C table")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->ptab, (size_t)np * sizeof *b->ptab, b->ptab, "problem table")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->koff, (size_t)np * sizeof(cl_long), b->koff, "kernel row offsets")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->vc, 2 * (size_t)b->nvc_all * sizeof(int), NULL, "cluster table")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->vch, 2 * (size_t)b->nvch_all * sizeof(int), NULL, "chunk table")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->G, total * sizeof(double), NULL, "G")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->alpha, total * sizeof(double), NULL, "alpha")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->in_ws, total, NULL, "in_ws")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->slot_of, total * sizeof(int), NULL, "slot_of")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->state, 8 * (size_t)np * sizeof(cl_uint), NULL, "state")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->hist, 2 * 2048 * (size_t)np * sizeof(cl_uint), NULL, "hist")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->gmax, 2 * (size_t)b->nvch_all * HSPLIT * sizeof(double), NULL, "gmax")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->gap, 2 * (size_t)np * sizeof(double), NULL, "gap")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->gcnt, 4 * (size_t)b->nvch_all * sizeof(cl_uint), NULL, "gcnt")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->cand, 2 * (size_t)q * np * sizeof(int), NULL, "cand")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->ws_pos, (size_t)q * np * sizeof(int), neg, "ws_pos")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->ws_row, (size_t)q * np * sizeof(int), b->rowmap, "kernel row map")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->new_slots, (size_t)q * np * sizeof(int), NULL, "new_slots")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->n_new, (size_t)np * sizeof(int), NULL, "n_new")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->u_pos, (size_t)q * np * sizeof(int), neg, "u_pos")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->U, ucols * (size_t)q * np * sizeof(float), NULL, "U")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->K, (size_t)b->ktotal * sizeof(float), NULL, "kernel rows")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->upd, (rtd + 4 * (size_t)q * np) * sizeof(double), NULL, "round table and updates")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->rb, rb_prob * (size_t)np, NULL, "readback")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->kws, (size_t)q * q * np * sizeof(float), NULL, "working-set kernel matrices")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->keys, total * 2 * sizeof(cl_uint), NULL, "selection keys")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->fresh, (size_t)q * np, NULL, "new-row flags")))
         goto cleanup;
-    if ((st = fill(s->queue, dp->hist, 0, 2 * 2048 * (size_t)np * sizeof(cl_uint))) ||
-        (st = fill(s->queue, dp->U, 0, ucols * (size_t)q * np * sizeof(float))) ||
-        (st = fill(s->queue, dp->kws, 0, (size_t)q * q * np * sizeof(float))) ||
-        (st = fill(s->queue, dp->fresh, 0, (size_t)q * np)))
+    if ((st = gs_dev_buf_fill(&s->dev, &dp->hist, 0, 2 * 2048 * (size_t)np * sizeof(cl_uint))) ||
+        (st = gs_dev_buf_fill(&s->dev, &dp->U, 0, ucols * (size_t)q * np * sizeof(float))) ||
+        (st = gs_dev_buf_fill(&s->dev, &dp->kws, 0, (size_t)q * q * np * sizeof(float))) ||
+        (st = gs_dev_buf_fill(&s->dev, &dp->fresh, 0, (size_t)q * np)))
         goto cleanup;
 cleanup:
     { /* the uploads above are queued; neg must live until they are done */
@@ -1170,94 +1016,101 @@ static gs_status batch_args(gs_solver *s, const batch *b)
     const int q = s->q, nbank = b->nbank;
     const cl_long uq = (cl_long)(((size_t)cl->n_ucols + 1) * (size_t)q);
     const int itotal = (int)b->total, qh = q;
-    SETARG(K_INIT, 0, dp->G); SETARG(K_INIT, 1, dp->alpha); SETARG(K_INIT, 2, dp->in_ws);
-    SETARG(K_INIT, 3, dp->slot_of); SETARG(K_INIT, 4, dp->y); SETARG(K_INIT, 5, itotal);
-    SETARG(K_UPDATE, 0, dp->G); SETARG(K_UPDATE, 1, dp->alpha); SETARG(K_UPDATE, 2, dp->y);
-    SETARG(K_UPDATE, 3, dp->K); SETARG(K_UPDATE, 4, dp->koff); SETARG(K_UPDATE, 5, dp->upd);
-    SETARG(K_UPDATE, 6, dp->upd); SETARG(K_UPDATE, 7, dp->ptab); SETARG(K_UPDATE, 8, dp->vc);
-    SETARG(K_UPDATE, 9, dp->state);
-    SETARG(K_HIST, 0, dp->y); SETARG(K_HIST, 1, dp->G); SETARG(K_HIST, 2, dp->alpha); SETARG(K_HIST, 3, dp->ctab);
-    SETARG(K_HIST, 4, dp->in_ws); SETARG(K_HIST, 5, dp->state); SETARG(K_HIST, 6, dp->hist);
-    SETARG(K_HIST, 7, dp->gmax); SETARG(K_HIST, 9, dp->upd); SETARG(K_HIST, 10, dp->ptab); SETARG(K_HIST, 11, dp->vch);
-    SETARG(K_HIST, 12, dp->keys);
-    SETARG(K_SELECT, 0, dp->keys); SETARG(K_SELECT, 1, dp->hist); SETARG(K_SELECT, 2, dp->gmax);
-    SETARG(K_SELECT, 3, dp->gap); SETARG(K_SELECT, 4, dp->ws_pos); SETARG(K_SELECT, 5, dp->slot_of);
-    SETARG(K_SELECT, 6, dp->in_ws); SETARG(K_SELECT, 7, dp->new_slots); SETARG(K_SELECT, 8, dp->n_new);
-    SETARG(K_SELECT, 9, q); SETARG(K_SELECT, 10, dp->upd); SETARG(K_SELECT, 11, dp->ptab);
-    SETARG(K_SELECT, 12, dp->ws_row); SETARG(K_SELECT, 13, nbank);
-    SETARG(K_PICK, 0, dp->state); SETARG(K_PICK, 1, dp->hist); SETARG(K_PICK, 2, dp->gmax);
-    SETARG(K_PICK, 3, dp->gap); SETARG(K_PICK, 5, dp->upd);
-    SETARG(K_COUNT, 0, dp->y); SETARG(K_COUNT, 1, dp->G); SETARG(K_COUNT, 2, dp->alpha); SETARG(K_COUNT, 3, dp->ctab);
-    SETARG(K_COUNT, 4, dp->in_ws); SETARG(K_COUNT, 5, dp->state); SETARG(K_COUNT, 6, dp->gcnt);
-    SETARG(K_COUNT, 7, dp->upd); SETARG(K_COUNT, 8, dp->ptab); SETARG(K_COUNT, 9, dp->vch);
-    SETARG(K_SCAN, 0, dp->gcnt); SETARG(K_SCAN, 1, dp->upd);
-    SETARG(K_WRITE, 0, dp->y); SETARG(K_WRITE, 1, dp->G); SETARG(K_WRITE, 2, dp->alpha); SETARG(K_WRITE, 3, dp->ctab);
-    SETARG(K_WRITE, 4, dp->in_ws); SETARG(K_WRITE, 5, dp->state); SETARG(K_WRITE, 6, dp->gcnt);
-    SETARG(K_WRITE, 7, dp->cand); SETARG(K_WRITE, 8, qh); SETARG(K_WRITE, 9, dp->upd);
-    SETARG(K_WRITE, 10, dp->ptab); SETARG(K_WRITE, 11, dp->vch);
-    SETARG(K_MERGE, 0, dp->state); SETARG(K_MERGE, 1, dp->cand); SETARG(K_MERGE, 2, qh);
-    SETARG(K_MERGE, 3, dp->ws_pos); SETARG(K_MERGE, 4, dp->slot_of); SETARG(K_MERGE, 5, dp->in_ws);
-    SETARG(K_MERGE, 6, dp->new_slots); SETARG(K_MERGE, 7, dp->n_new); SETARG(K_MERGE, 8, q);
-    SETARG(K_MERGE, 9, dp->upd); SETARG(K_MERGE, 10, dp->ptab); SETARG(K_MERGE, 11, dp->ws_row);
-    SETARG(K_MERGE, 12, nbank);
-    SETARG(K_GATHER, 0, dp->ws_pos); SETARG(K_GATHER, 1, dp->new_slots); SETARG(K_GATHER, 2, dp->n_new);
-    SETARG(K_GATHER, 3, dp->u_pos); SETARG(K_GATHER, 4, dp->col_off); SETARG(K_GATHER, 5, dp->cols);
-    SETARG(K_GATHER, 6, dp->vals); SETARG(K_GATHER, 7, dp->U); SETARG(K_GATHER, 8, q);
-    SETARG(K_GATHER, 9, dp->ell_w); SETARG(K_GATHER, 10, dp->ell_off); SETARG(K_GATHER, 11, dp->ell_idx);
-    SETARG(K_GATHER, 12, dp->ell_val); SETARG(K_GATHER, 13, dp->upd); SETARG(K_GATHER, 14, dp->ptab);
-    SETARG(K_GATHER, 15, uq);
-    SETARG(K_ROWS, 0, dp->col_off); SETARG(K_ROWS, 1, dp->cols); SETARG(K_ROWS, 2, dp->vals);
-    SETARG(K_ROWS, 3, dp->norm2); SETARG(K_ROWS, 4, dp->U); SETARG(K_ROWS, 5, dp->ws_pos);
-    SETARG(K_ROWS, 6, dp->new_slots); SETARG(K_ROWS, 7, dp->n_new); SETARG(K_ROWS, 8, dp->K);
-    SETARG(K_ROWS, 9, dp->koff); SETARG(K_ROWS, 10, q); SETARG(K_ROWS, 11, s->gamma);
-    SETARG(K_ROWS, 12, s->coef0); SETARG(K_ROWS, 13, s->degree);
-    SETARG(K_ROWS, 14, dp->ell_w); SETARG(K_ROWS, 15, dp->ell_off); SETARG(K_ROWS, 16, dp->ell_idx);
-    SETARG(K_ROWS, 17, dp->ell_val); SETARG(K_ROWS, 18, dp->upd); SETARG(K_ROWS, 19, dp->ptab);
-    SETARG(K_ROWS, 20, dp->vc); SETARG(K_ROWS, 21, uq); SETARG(K_ROWS, 22, dp->ws_row);
-    SETARG(K_READBACK, 0, dp->gap); SETARG(K_READBACK, 1, dp->n_new); SETARG(K_READBACK, 2, dp->ws_pos);
-    SETARG(K_READBACK, 3, dp->new_slots); SETARG(K_READBACK, 4, dp->G); SETARG(K_READBACK, 5, dp->K);
-    SETARG(K_READBACK, 6, dp->koff); SETARG(K_READBACK, 7, dp->rb); SETARG(K_READBACK, 8, q);
-    SETARG(K_READBACK, 9, dp->upd); SETARG(K_READBACK, 10, dp->ptab);
-    SETARG(K_READBACK, 11, dp->kws); SETARG(K_READBACK, 12, dp->ws_row); SETARG(K_READBACK, 14, dp->fresh);
-    SETARG(K_GRAM, 0, dp->col_off); SETARG(K_GRAM, 1, dp->cols); SETARG(K_GRAM, 2, dp->vals);
-    SETARG(K_GRAM, 3, dp->norm2); SETARG(K_GRAM, 4, dp->U); SETARG(K_GRAM, 5, dp->ws_pos);
-    SETARG(K_GRAM, 6, dp->new_slots); SETARG(K_GRAM, 7, dp->n_new); SETARG(K_GRAM, 8, q);
-    SETARG(K_GRAM, 9, s->gamma); SETARG(K_GRAM, 10, s->coef0); SETARG(K_GRAM, 11, s->degree);
-    SETARG(K_GRAM, 12, dp->ell_w); SETARG(K_GRAM, 13, dp->ell_off); SETARG(K_GRAM, 14, dp->ell_idx);
-    SETARG(K_GRAM, 15, dp->ell_val); SETARG(K_GRAM, 16, dp->upd); SETARG(K_GRAM, 17, dp->ptab);
-    SETARG(K_GRAM, 18, uq); SETARG(K_GRAM, 19, dp->rb); SETARG(K_GRAM, 20, dp->kws);
-    SETARG(K_GRAM, 21, dp->fresh);
-    { /* k_gram may skip a dense row's zeros only if every value is finite (then every norm is) */
-        int skip0 = 1;
-        for (int t = 0; t < cl->n_pos && skip0; t++) skip0 = isfinite(cl->norm2[t]) != 0;
-        SETARG(K_GRAM, 22, skip0);
-    }
-    SETARG(K_HEADS, 0, dp->gap); SETARG(K_HEADS, 1, dp->n_new); SETARG(K_HEADS, 2, dp->ws_pos);
-    SETARG(K_HEADS, 3, dp->new_slots); SETARG(K_HEADS, 4, dp->G); SETARG(K_HEADS, 5, dp->K);
-    SETARG(K_HEADS, 6, dp->koff); SETARG(K_HEADS, 7, dp->rb); SETARG(K_HEADS, 8, q);
-    SETARG(K_HEADS, 9, dp->upd); SETARG(K_HEADS, 10, dp->ptab); SETARG(K_HEADS, 11, dp->upd);
-    SETARG(K_HEADS, 12, dp->y);
-    {
-        const int part = b->split ? RB_KWS : RB_ALL;
-        SETARG(K_READBACK, 13, part);
-    }
+    /* k_hist's digit and store flag: the one-group path's first histogram (digit 0, storing the keys)
+     * each round; the chain sets both itself */
+    const int zero = 0;
+    const int part = b->split ? RB_KWS : RB_ALL; /* k_readback's part (enqueue_heads switches it) */
+    int skip0 = 1; /* k_gram may skip a dense row's zeros only if every value is finite (then every norm is) */
+    for (int t = 0; t < cl->n_pos && skip0; t++) skip0 = isfinite(cl->norm2[t]) != 0;
+    const gs_dev_karg a_init[] = {GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->alpha), GS_KARG_BUF(dp->in_ws),
+                                  GS_KARG_BUF(dp->slot_of), GS_KARG_BUF(dp->y), GS_KARG(itotal)};
+    const gs_dev_karg a_update[] = {GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->alpha), GS_KARG_BUF(dp->y),
+                                    GS_KARG_BUF(dp->K), GS_KARG_BUF(dp->koff), GS_KARG_BUF(dp->upd),
+                                    GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->vc),
+                                    GS_KARG_BUF(dp->state)};
+    const gs_dev_karg a_hist[] = {GS_KARG_BUF(dp->y), GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->alpha),
+                                  GS_KARG_BUF(dp->ctab), GS_KARG_BUF(dp->in_ws), GS_KARG_BUF(dp->state),
+                                  GS_KARG_BUF(dp->hist), GS_KARG_BUF(dp->gmax), GS_KARG(zero), GS_KARG_BUF(dp->upd),
+                                  GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->vch), GS_KARG_BUF(dp->keys),
+                                  GS_KARG(b->one_group)};
+    const gs_dev_karg a_select[] = {GS_KARG_BUF(dp->keys), GS_KARG_BUF(dp->hist), GS_KARG_BUF(dp->gmax),
+                                    GS_KARG_BUF(dp->gap), GS_KARG_BUF(dp->ws_pos), GS_KARG_BUF(dp->slot_of),
+                                    GS_KARG_BUF(dp->in_ws), GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->n_new),
+                                    GS_KARG(q), GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->ws_row),
+                                    GS_KARG(nbank)};
+    const gs_dev_karg a_pick[] = {GS_KARG_BUF(dp->state), GS_KARG_BUF(dp->hist), GS_KARG_BUF(dp->gmax),
+                                  GS_KARG_BUF(dp->gap), GS_KARG(zero), GS_KARG_BUF(dp->upd)};
+    const gs_dev_karg a_count[] = {GS_KARG_BUF(dp->y), GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->alpha),
+                                   GS_KARG_BUF(dp->ctab), GS_KARG_BUF(dp->in_ws), GS_KARG_BUF(dp->state),
+                                   GS_KARG_BUF(dp->gcnt), GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab),
+                                   GS_KARG_BUF(dp->vch)};
+    const gs_dev_karg a_scan[] = {GS_KARG_BUF(dp->gcnt), GS_KARG_BUF(dp->upd)};
+    const gs_dev_karg a_write[] = {GS_KARG_BUF(dp->y), GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->alpha),
+                                   GS_KARG_BUF(dp->ctab), GS_KARG_BUF(dp->in_ws), GS_KARG_BUF(dp->state),
+                                   GS_KARG_BUF(dp->gcnt), GS_KARG_BUF(dp->cand), GS_KARG(qh), GS_KARG_BUF(dp->upd),
+                                   GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->vch)};
+    const gs_dev_karg a_merge[] = {GS_KARG_BUF(dp->state), GS_KARG_BUF(dp->cand), GS_KARG(qh),
+                                   GS_KARG_BUF(dp->ws_pos), GS_KARG_BUF(dp->slot_of), GS_KARG_BUF(dp->in_ws),
+                                   GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->n_new), GS_KARG(q),
+                                   GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->ws_row),
+                                   GS_KARG(nbank)};
+    const gs_dev_karg a_gather[] = {GS_KARG_BUF(dp->ws_pos), GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->n_new),
+                                    GS_KARG_BUF(dp->u_pos), GS_KARG_BUF(dp->data.col_off),
+                                    GS_KARG_BUF(dp->data.cols), GS_KARG_BUF(dp->data.vals), GS_KARG_BUF(dp->U),
+                                    GS_KARG(q), GS_KARG_BUF(dp->data.ell_w), GS_KARG_BUF(dp->data.ell_off),
+                                    GS_KARG_BUF(dp->data.ell_idx), GS_KARG_BUF(dp->data.ell_val),
+                                    GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab), GS_KARG(uq)};
+    const gs_dev_karg a_rows[] = {GS_KARG_BUF(dp->data.col_off), GS_KARG_BUF(dp->data.cols),
+                                  GS_KARG_BUF(dp->data.vals), GS_KARG_BUF(dp->data.norm2), GS_KARG_BUF(dp->U),
+                                  GS_KARG_BUF(dp->ws_pos), GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->n_new),
+                                  GS_KARG_BUF(dp->K), GS_KARG_BUF(dp->koff), GS_KARG(q), GS_KARG(s->gamma),
+                                  GS_KARG(s->coef0), GS_KARG(s->degree), GS_KARG_BUF(dp->data.ell_w),
+                                  GS_KARG_BUF(dp->data.ell_off), GS_KARG_BUF(dp->data.ell_idx),
+                                  GS_KARG_BUF(dp->data.ell_val), GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab),
+                                  GS_KARG_BUF(dp->vc), GS_KARG(uq), GS_KARG_BUF(dp->ws_row)};
+    const gs_dev_karg a_readback[] = {GS_KARG_BUF(dp->gap), GS_KARG_BUF(dp->n_new), GS_KARG_BUF(dp->ws_pos),
+                                      GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->K),
+                                      GS_KARG_BUF(dp->koff), GS_KARG_BUF(dp->rb), GS_KARG(q), GS_KARG_BUF(dp->upd),
+                                      GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->kws), GS_KARG_BUF(dp->ws_row),
+                                      GS_KARG(part), GS_KARG_BUF(dp->fresh)};
+    const gs_dev_karg a_gram[] = {GS_KARG_BUF(dp->data.col_off), GS_KARG_BUF(dp->data.cols),
+                                  GS_KARG_BUF(dp->data.vals), GS_KARG_BUF(dp->data.norm2), GS_KARG_BUF(dp->U),
+                                  GS_KARG_BUF(dp->ws_pos), GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->n_new),
+                                  GS_KARG(q), GS_KARG(s->gamma), GS_KARG(s->coef0), GS_KARG(s->degree),
+                                  GS_KARG_BUF(dp->data.ell_w), GS_KARG_BUF(dp->data.ell_off),
+                                  GS_KARG_BUF(dp->data.ell_idx), GS_KARG_BUF(dp->data.ell_val), GS_KARG_BUF(dp->upd),
+                                  GS_KARG_BUF(dp->ptab), GS_KARG(uq), GS_KARG_BUF(dp->rb), GS_KARG_BUF(dp->kws),
+                                  GS_KARG_BUF(dp->fresh), GS_KARG(skip0)};
+    const gs_dev_karg a_heads[] = {GS_KARG_BUF(dp->gap), GS_KARG_BUF(dp->n_new), GS_KARG_BUF(dp->ws_pos),
+                                   GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->K),
+                                   GS_KARG_BUF(dp->koff), GS_KARG_BUF(dp->rb), GS_KARG(q), GS_KARG_BUF(dp->upd),
+                                   GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->y)};
+    if ((st = GS_DEV_ARGS(&s->ks, K_INIT, a_init)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_UPDATE, a_update)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_HIST, a_hist)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_SELECT, a_select)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_PICK, a_pick)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_COUNT, a_count)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_SCAN, a_scan)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_WRITE, a_write)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_MERGE, a_merge)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_GATHER, a_gather)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_ROWS, a_rows)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_READBACK, a_readback)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_GRAM, a_gram)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_HEADS, a_heads)))
+        goto cleanup;
 cleanup:
     return st;
 }
 
-/* The starting point: k_init's alpha = 0, G = -1, or the given one (warm_start); and for the
- * one-group selection the histogram pass of every round (k_hist's digit 0, storing the keys). */
+/* The starting point: k_init's alpha = 0, G = -1, or the given one (warm_start). */
 static gs_status batch_start(gs_solver *s, batch *b)
 {
     gs_status st = GS_OK;
-    if ((st = launch(s, &b->pf, K_INIT, round_up((size_t)b->total, (size_t)s->wg), (size_t)s->wg)) ||
+    if ((st = launch(s, &b->pf, K_INIT, round_up((size_t)b->total, (size_t)s->wg), 1, (size_t)s->wg)) ||
         (st = warm_start(s, b->cl, b->pr, b->np, b->Gh, b->ahb, (size_t)b->total)))
         goto cleanup;
-    if (b->one_group) {
-        const int r0 = 0, store = 1;
-        SETARG(K_HIST, 8, r0);
-        SETARG(K_HIST, 13, store);
-    }
 cleanup:
     return st;
 }
@@ -1333,7 +1186,7 @@ static void crew_stop(batch *b)
 static void round_tables(const gs_solver *s, batch *b, int q_new)
 {
     const int q = s->q, wg = s->wg;
-    int *const rt = b->rt;
+    gs_abi_round *const rt = b->rt;
     b->rj.tables = b->tables_dirty;
     if (b->tables_dirty) {
         b->nvc = 0;
@@ -1342,22 +1195,22 @@ static void round_tables(const gs_solver *s, batch *b, int q_new)
             const prob *p = &b->pr[b->act[a]];
             const int ncp = p->spec->na + p->spec->nb, nch = (p->npos + wg * ITEMS - 1) / (wg * ITEMS);
             for (int c = 0; c < ncp; c++) { b->vc[2 * b->nvc] = a; b->vc[2 * b->nvc + 1] = c; b->nvc++; }
-            rt[a * RT_INTS + 8] = b->nvch;
-            rt[a * RT_INTS + 9] = nch;
+            rt[a].ch0 = b->nvch;
+            rt[a].nch = nch;
             for (int c = 0; c < nch; c++) { b->vch[2 * b->nvch] = a; b->vch[2 * b->nvch + 1] = c; b->nvch++; }
         }
         b->tables_dirty = 0;
     }
     for (int a = 0; a < b->nact; a++) {
-        int *r = rt + a * RT_INTS;
+        gs_abi_round *r = rt + a;
         const prob *p = &b->pr[b->act[a]];
-        r[0] = b->act[a];
-        r[3] = q_new;
-        r[4] = q - s->keep;
-        r[5] = b->head;
-        r[6] = q_new / 2;
-        r[7] = q_new - q_new / 2;
-        r[10] = p->nu ? p->sel : 0;
+        r->pid = b->act[a];
+        r->q_new = q_new;
+        r->q_next = q - s->keep;
+        r->head = b->head;
+        r->k_up = q_new / 2;
+        r->k_low = q_new - q_new / 2;
+        r->sel = p->nu ? p->sel : 0;
     }
 }
 
@@ -1420,15 +1273,15 @@ static gs_status batch_round(gs_solver *s, batch *b)
             st = GS_FAIL(GS_ERR_OCL, "reading the round's results failed: %s", gs_cl_error_name(e));
             goto cleanup;
         }
-        if (s->profile) { /* the later kernels' events too */
+        if (s->dev.profile) { /* the later kernels' events too */
             if ((st = gs_courier_drain(b->cour))) goto cleanup;
             GS_CL_CHECK(clFinish(s->queue));
         }
     }
     const double ta = gs_now();
     b->t_wait += ta - tw;
-    if (s->profile) {
-        const double dev_first = prof_collect(&b->pf, b->ph, b->per_kernel, n_first);
+    if (s->dev.profile) {
+        const double dev_first = gs_dev_prof_collect(&b->pf, k_phase, b->ph, b->per_kernel, n_first);
         b->t_overlap += dev_first < t_second ? dev_first : t_second;
     }
     /* every active problem's readback and subproblem (its first part when split), on the crew */
@@ -1472,7 +1325,7 @@ static gs_status batch_rounds(gs_solver *s, batch *b)
     while (b->nact > 0)
         if ((st = batch_round(s, b))) goto cleanup;
     if ((st = gs_courier_drain(b->cour))) goto cleanup; /* the last k_update is queued */
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, s->d.G, CL_TRUE, 0, (size_t)b->total * sizeof(double), b->Gh, 0, NULL,
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, s->d.G.mem, CL_TRUE, 0, (size_t)b->total * sizeof(double), b->Gh, 0, NULL,
                                     NULL));
 cleanup:
     return st;
@@ -1536,7 +1389,7 @@ static void batch_report(const gs_solver *s, const batch *b, double t_cert, gs_t
                    "thread(s)), %ld %srounds\n",
                    b->np, b->t_enq, gs_courier_busy(b->cour), b->t_wait, b->t_abs, t_sub, b->nth, b->round,
                    b->split ? "split " : "");
-    if (s->profile) {
+    if (s->dev.profile) {
         char line[512];
         int o = snprintf(line, sizeof line, "gpusvm: device seconds per kernel:");
         for (int k = 0; k < K_COUNT_ALL && o > 0 && (size_t)o < sizeof line; k++)
@@ -1548,7 +1401,7 @@ static void batch_report(const gs_solver *s, const batch *b, double t_cert, gs_t
     const double sub_wall = b->nth > 1 ? b->t_abs : t_sub;
     const double *ph = b->ph;
     stats->subproblem += sub_wall;
-    if (s->profile) {
+    if (s->dev.profile) {
         stats->update += ph[PH_UPDATE];
         stats->select += ph[PH_SELECT];
         stats->rows += ph[PH_ROWS];
