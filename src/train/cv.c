@@ -153,8 +153,22 @@ gs_status gs_cross_validation(const gs_device_provider *dev, const gs_problem *p
     int *train_rows = malloc(sizeof *train_rows * (size_t)(l ? l : 1));
     gs_problem sub = {0};
     gs_model m = {0};
-    if (!perm || !start || !train_rows) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d folds", nr_fold); goto cleanup; }
+    gs_model *models = calloc((size_t)nr_fold, sizeof *models);
+    if (!perm || !start || !train_rows || !models) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d folds", nr_fold);
+        goto cleanup;
+    }
     if ((st = make_folds(prob, param, nr_fold, perm, start))) goto cleanup;
+    /* classification: every fold over one upload (trainer.h); else, or for non-finite values, fold by
+     * fold on its own rows */
+    st = gs_svm_train_folds(dev, prob, param, log, nr_fold, perm, start, models);
+    if (st == GS_OK) {
+        for (int f = 0; f < nr_fold; f++)
+            if ((st = predict_fold(&models[f], prob, perm + start[f], start[f + 1] - start[f], target))) goto cleanup;
+        goto cleanup;
+    }
+    if (st != GS_ERR_UNSUPPORTED) goto cleanup;
+    st = GS_OK;
     for (int f = 0; f < nr_fold; f++) {
         const int b = start[f], e = start[f + 1];
         int n = 0;
@@ -167,6 +181,9 @@ gs_status gs_cross_validation(const gs_device_provider *dev, const gs_problem *p
         gs_problem_free(&sub);
     }
 cleanup:
+    if (models)
+        for (int f = 0; f < nr_fold; f++) gs_model_free(&models[f]);
+    free(models);
     gs_model_free(&m);
     gs_problem_free(&sub);
     free(perm); free(start); free(train_rows);

@@ -919,6 +919,9 @@ static gs_status batch_layout(const gs_solver *s, batch *b, const int8_t *ysign,
             const int c = lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na);
             const int r = cl->perm[(size_t)c * wg + t % wg];
             if (r < 0) continue;
+            /* a left-out variable is padding to this problem (y = 0) */
+            if (sp->skip && sp->skip[lc < sp->na ? (int64_t)r - sp->rowA0 : (int64_t)sp->nrowA + (r - sp->rowB0)])
+                continue;
             y[t] = (int8_t)((lc < sp->na ? 1 : -1) * ysign[r]);
             nrows++;
         }
