@@ -652,130 +652,154 @@ cleanup:
 #define CERT_GROUPS 8
 #define CERT_WGS 2048
 
-/* The exact gradients (kernels/solver.cl k_cert) of the batch's problems that ask for them, at
- * their final alphas, into spec->g_exact / spec->g_err (alpha order): each problem's support
- * vectors q at a time in its U block (free once the rounds are over), all problems in the same
- * launches. The bound: rounding of the dot products (at most ucols terms each), of the kernel and
- * of the sum over nsv terms, each a few units of 2^-53 times the magnitudes k_cert adds up. */
-static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob *pr, int np, size_t total,
-                               gs_dev_prof *pf, double *ph, double *per_kernel)
+/* The certification's host side (certify_batch): each problem's support vectors, and every pass's
+ * tables (problem a of a pass at slot base + a), built before the first launch so that no pass
+ * waits for the device before it writes its own. */
+typedef struct cert {
+    int *svpos, *svoff;    /* [total], [np + 1]: each problem's SVs' clustered positions */
+    double *svcoef;        /* [total] their y alpha */
+    int *old, *nold;       /* [np q], [np]: the rows each problem's U block holds, how many */
+    int maxch;             /* passes: q SVs of each problem a pass */
+    size_t slots, vslots;  /* problem slots and virtual clusters of all passes */
+    int *cold, *cnew;      /* [slots q] a slot's U rows before and after its pass */
+    double *ccoef;         /* [slots q] their coefficients */
+    gs_abi_cert *ctab;     /* [slots] */
+    int *vcc;              /* [2 vslots] (slot in its pass, local cluster) */
+    int *pass_na, *pass_nvc; /* [maxch] each pass's slots and clusters */
+    int gmax;              /* k_cert's groups per row at most */
+    double *gx, *mx;       /* [total] exact gradients' sums and magnitudes, read back */
+} cert;
+
+static void cert_free(cert *c)
 {
-    gs_status st = GS_OK;
-    dev *const dp = &s->d;
+    free(c->svpos); free(c->svoff); free(c->svcoef); free(c->old); free(c->nold); free(c->cold); free(c->cnew);
+    free(c->ctab); free(c->ccoef); free(c->gx); free(c->mx); free(c->vcc); free(c->pass_na); free(c->pass_nvc);
+}
+
+/* Each problem that asks for exact gradients: its SVs (positions and coefficients) and passes. */
+static gs_status cert_lists(const gs_solver *s, const prob *pr, int np, size_t total, cert *c)
+{
     const int q = s->q, wg = s->wg;
-    const size_t nq = (size_t)np * q;
-    int *svpos = malloc(sizeof(int) * (total ? total : 1)), *svoff = calloc((size_t)np + 1, sizeof(int));
-    double *svcoef = malloc(sizeof(double) * (total ? total : 1));
-    int *old = malloc(sizeof(int) * nq), *nold = malloc(sizeof(int) * (size_t)np);
-    double *gx = malloc(sizeof(double) * total), *mx = malloc(sizeof(double) * total);
-    /* every pass's tables (problem a of a pass at slot base + a), so that no pass waits for the
-     * device before it writes its own */
-    int *cold = NULL, *cnew = NULL, *vcc = NULL, *pass_na = NULL, *pass_nvc = NULL;
-    gs_abi_cert *ctab = NULL;
-    double *ccoef = NULL;
-    if (!svpos || !svoff || !svcoef || !old || !nold || !gx || !mx) {
-        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
-        goto cleanup;
-    }
-    int maxch = 0;
-    size_t slots = 0, vslots = 0;
-    double tm[4] = {gs_now(), 0, 0, 0}; /* start, lists built, buffers ready, passes done */
+    c->svpos = malloc(sizeof(int) * (total ? total : 1));
+    c->svoff = calloc((size_t)np + 1, sizeof(int));
+    c->svcoef = malloc(sizeof(double) * (total ? total : 1));
+    c->old = malloc(sizeof(int) * (size_t)np * q);
+    c->nold = malloc(sizeof(int) * (size_t)np);
+    c->gx = malloc(sizeof(double) * (total ? total : 1));
+    c->mx = malloc(sizeof(double) * (total ? total : 1));
+    if (!c->svpos || !c->svoff || !c->svcoef || !c->old || !c->nold || !c->gx || !c->mx)
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
     for (int i = 0; i < np; i++) {
         const prob *p = &pr[i];
         const gs_binary_spec *sp = p->spec;
-        svoff[i + 1] = svoff[i];
+        int *const off = c->svoff;
+        off[i + 1] = off[i];
         if (!sp->g_exact) continue;
         for (int t = 0; t < p->npos; t++)
             if (p->y[t] && p->ah[t] > 0) {
                 const int lc = t / wg;
-                svpos[svoff[i + 1]] = (lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na)) * wg + t % wg;
-                svcoef[svoff[i + 1]++] = p->y[t] * p->ah[t];
+                c->svpos[off[i + 1]] = (lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na)) * wg + t % wg;
+                c->svcoef[off[i + 1]++] = p->y[t] * p->ah[t];
             }
-        const int nch = (svoff[i + 1] - svoff[i] + q - 1) / q;
-        if (nch > maxch) maxch = nch;
-        slots += (size_t)nch;
-        vslots += (size_t)nch * (size_t)(sp->na + sp->nb);
-        nold[i] = q;
+        const int nch = (off[i + 1] - off[i] + q - 1) / q;
+        if (nch > c->maxch) c->maxch = nch;
+        c->slots += (size_t)nch;
+        c->vslots += (size_t)nch * (size_t)(sp->na + sp->nb);
+        c->nold[i] = q;
     }
-    cold = malloc(sizeof(int) * (slots ? slots : 1) * (size_t)q);
-    cnew = malloc(sizeof(int) * (slots ? slots : 1) * (size_t)q);
-    ccoef = malloc(sizeof(double) * (slots ? slots : 1) * (size_t)q);
-    ctab = calloc(slots ? slots : 1, sizeof *ctab);
-    vcc = malloc(sizeof(int) * 2 * (vslots ? vslots : 1));
-    pass_na = malloc(sizeof(int) * (size_t)(maxch ? maxch : 1));
-    pass_nvc = malloc(sizeof(int) * (size_t)(maxch ? maxch : 1));
-    if (!cold || !cnew || !ccoef || !ctab || !vcc || !pass_na || !pass_nvc) {
-        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
-        goto cleanup;
-    }
-    tm[1] = gs_now();
-    if ((st = gs_dev_buf_ensure(&s->dev, &dp->cgx, total * sizeof(double), NULL, "exact gradients")) ||
-        (st = gs_dev_buf_ensure(&s->dev, &dp->cmx, total * sizeof(double), NULL, "gradient bounds")) ||
-        (st = gs_dev_buf_fill(&s->dev, &dp->cgx, 0, total * sizeof(double))) ||
-        (st = gs_dev_buf_fill(&s->dev, &dp->cmx, 0, total * sizeof(double))))
-        goto cleanup;
-    /* each U block holds its problem's last working set: cleared as the SVs come in */
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->u_pos.mem, CL_TRUE, 0, nq * sizeof(int), old, 0, NULL, NULL));
-    tm[2] = gs_now();
-    const cl_long uq = (cl_long)(((size_t)cl->n_ucols + 1) * (size_t)q);
-    SETARG(K_CERT_GATHER, 3, dp->data.col_off.mem); SETARG(K_CERT_GATHER, 4, dp->data.cols.mem); SETARG(K_CERT_GATHER, 5, dp->data.vals.mem);
-    SETARG(K_CERT_GATHER, 6, dp->data.ell_w.mem); SETARG(K_CERT_GATHER, 7, dp->data.ell_off.mem); SETARG(K_CERT_GATHER, 8, dp->data.ell_idx.mem);
-    SETARG(K_CERT_GATHER, 9, dp->data.ell_val.mem); SETARG(K_CERT_GATHER, 10, dp->U.mem); SETARG(K_CERT_GATHER, 11, q);
-    SETARG(K_CERT_GATHER, 12, uq);
-    SETARG(K_CERT, 0, dp->data.col_off.mem); SETARG(K_CERT, 1, dp->data.cols.mem); SETARG(K_CERT, 2, dp->data.vals.mem);
-    SETARG(K_CERT, 3, dp->data.norm2.mem); SETARG(K_CERT, 4, dp->U.mem); SETARG(K_CERT, 7, q); SETARG(K_CERT, 8, s->gamma); SETARG(K_CERT, 9, s->coef0); SETARG(K_CERT, 10, s->degree);
-    SETARG(K_CERT, 11, dp->data.ell_w.mem); SETARG(K_CERT, 12, dp->data.ell_off.mem); SETARG(K_CERT, 13, dp->data.ell_idx.mem);
-    SETARG(K_CERT, 14, dp->data.ell_val.mem); SETARG(K_CERT, 15, dp->ptab.mem);
-    SETARG(K_CERT, 19, uq); SETARG(K_CERT, 20, cl->exact_float_dots);
-    SETARG(K_CERT_SUM, 3, dp->ptab.mem); SETARG(K_CERT_SUM, 4, dp->cgx.mem); SETARG(K_CERT_SUM, 5, dp->cmx.mem);
-    /* every pass's tables first (host), then one upload, then the passes' launches */
+    const size_t slots = c->slots ? c->slots : 1, passes = (size_t)(c->maxch ? c->maxch : 1);
+    c->cold = malloc(sizeof(int) * slots * (size_t)q);
+    c->cnew = malloc(sizeof(int) * slots * (size_t)q);
+    c->ccoef = malloc(sizeof(double) * slots * (size_t)q);
+    c->ctab = calloc(slots, sizeof *c->ctab);
+    c->vcc = malloc(sizeof(int) * 2 * (c->vslots ? c->vslots : 1));
+    c->pass_na = malloc(sizeof(int) * passes);
+    c->pass_nvc = malloc(sizeof(int) * passes);
+    if (!c->cold || !c->cnew || !c->ccoef || !c->ctab || !c->vcc || !c->pass_na || !c->pass_nvc)
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
+    return GS_OK;
+}
+
+/* Every pass's tables, from the rows the U blocks hold (c->old, read from the device) on. */
+static void cert_tables(const gs_solver *s, const prob *pr, int np, cert *c)
+{
+    const int q = s->q;
     size_t base = 0, vbase = 0;
     int min_nvc = INT32_MAX;
-    for (int ci = 0; ci < maxch; ci++) {
+    for (int ci = 0; ci < c->maxch; ci++) {
         int na = 0, nvc = 0;
-        int *const cold_p = cold + base * q, *const cnew_p = cnew + base * q;
-        gs_abi_cert *const ctab_p = ctab + base;
-        int *const vcc_p = vcc + 2 * vbase;
-        double *const ccoef_p = ccoef + base * q;
+        int *const cold_p = c->cold + base * q, *const cnew_p = c->cnew + base * q;
+        gs_abi_cert *const ctab_p = c->ctab + base;
+        int *const vcc_p = c->vcc + 2 * vbase;
+        double *const ccoef_p = c->ccoef + base * q;
         for (int i = 0; i < np; i++) {
-            const int nsv = svoff[i + 1] - svoff[i];
+            const int nsv = c->svoff[i + 1] - c->svoff[i];
             if (!pr[i].spec->g_exact || ci * q >= nsv) continue;
             const int n = nsv - ci * q < q ? nsv - ci * q : q;
-            ctab_p[na] = (gs_abi_cert){.prob = i, .n = n, .nold = nold[i]};
-            memcpy(cold_p + (size_t)na * q, old + (size_t)i * q, sizeof(int) * (size_t)q);
-            memcpy(cnew_p + (size_t)na * q, svpos + svoff[i] + (size_t)ci * q, sizeof(int) * (size_t)n);
-            memcpy(ccoef_p + (size_t)na * q, svcoef + svoff[i] + (size_t)ci * q, sizeof(double) * (size_t)n);
-            for (int c = 0; c < pr[i].spec->na + pr[i].spec->nb; c++, nvc++) {
+            ctab_p[na] = (gs_abi_cert){.prob = i, .n = n, .nold = c->nold[i]};
+            memcpy(cold_p + (size_t)na * q, c->old + (size_t)i * q, sizeof(int) * (size_t)q);
+            memcpy(cnew_p + (size_t)na * q, c->svpos + c->svoff[i] + (size_t)ci * q, sizeof(int) * (size_t)n);
+            memcpy(ccoef_p + (size_t)na * q, c->svcoef + c->svoff[i] + (size_t)ci * q, sizeof(double) * (size_t)n);
+            for (int cc = 0; cc < pr[i].spec->na + pr[i].spec->nb; cc++, nvc++) {
                 vcc_p[2 * nvc] = na;
-                vcc_p[2 * nvc + 1] = c;
+                vcc_p[2 * nvc + 1] = cc;
             }
             /* after the pass the block holds these n rows, its other columns cleared */
-            memcpy(old + (size_t)i * q, cnew_p + (size_t)na * q, sizeof(int) * (size_t)n);
-            nold[i] = n;
+            memcpy(c->old + (size_t)i * q, cnew_p + (size_t)na * q, sizeof(int) * (size_t)n);
+            c->nold[i] = n;
             na++;
         }
-        pass_na[ci] = na;
-        pass_nvc[ci] = nvc;
+        c->pass_na[ci] = na;
+        c->pass_nvc[ci] = nvc;
         if (nvc < min_nvc) min_nvc = nvc;
         base += (size_t)na;
         vbase += (size_t)nvc;
     }
-    const int gmax = maxch == 0 ? 1 : min_nvc >= CERT_WGS ? 1 : (CERT_WGS / min_nvc < CERT_GROUPS ? CERT_WGS / min_nvc : CERT_GROUPS);
-    if ((st = gs_dev_buf_ensure(&s->dev, &dp->cold, base * q * sizeof(int), cold, "certification positions")) ||
-        (st = gs_dev_buf_ensure(&s->dev, &dp->cnew, base * q * sizeof(int), cnew, "certification positions")) ||
-        (st = gs_dev_buf_ensure(&s->dev, &dp->ccoef, base * q * sizeof(double), ccoef, "certification coefficients")) ||
-        (st = gs_dev_buf_ensure(&s->dev, &dp->certtab, base * sizeof *ctab, ctab, "certification table")) ||
-        (st = gs_dev_buf_ensure(&s->dev, &dp->cvcc, 2 * vbase * sizeof(int), vcc, "certification clusters")) ||
-        (st = gs_dev_buf_ensure(&s->dev, &dp->cpart, 2 * (size_t)gmax * total * sizeof(double), NULL, "certification sums")))
-        goto cleanup;
-    SETARG(K_CERT_GATHER, 0, dp->cold.mem); SETARG(K_CERT_GATHER, 1, dp->cnew.mem); SETARG(K_CERT_GATHER, 2, dp->certtab.mem);
-    SETARG(K_CERT, 5, dp->cnew.mem); SETARG(K_CERT, 6, dp->ccoef.mem); SETARG(K_CERT, 16, dp->cpart.mem);
-    SETARG(K_CERT, 17, dp->certtab.mem); SETARG(K_CERT, 18, dp->cvcc.mem);
-    SETARG(K_CERT_SUM, 0, dp->cpart.mem); SETARG(K_CERT_SUM, 1, dp->certtab.mem); SETARG(K_CERT_SUM, 2, dp->cvcc.mem);
-    base = 0;
-    vbase = 0;
-    for (int ci = 0; ci < maxch; ci++) {
-        const int na = pass_na[ci], nvc = pass_nvc[ci], sb = (int)base, vb = (int)vbase;
+    c->slots = base;
+    c->vslots = vbase;
+    c->gmax = c->maxch == 0 ? 1
+              : min_nvc >= CERT_WGS ? 1 : (CERT_WGS / min_nvc < CERT_GROUPS ? CERT_WGS / min_nvc : CERT_GROUPS);
+}
+
+/* The certification kernels' arguments but for the passes' offsets. */
+static gs_status cert_args(gs_solver *s, const gs_clustered *cl)
+{
+    gs_status st = GS_OK;
+    const dev *const dp = &s->d;
+    const int q = s->q;
+    const cl_long uq = (cl_long)(((size_t)cl->n_ucols + 1) * (size_t)q);
+    const int zero = 0;
+    const gs_dev_karg a_gather[] = {GS_KARG_BUF(dp->cold), GS_KARG_BUF(dp->cnew), GS_KARG_BUF(dp->certtab),
+                                    GS_KARG_BUF(dp->data.col_off), GS_KARG_BUF(dp->data.cols),
+                                    GS_KARG_BUF(dp->data.vals), GS_KARG_BUF(dp->data.ell_w),
+                                    GS_KARG_BUF(dp->data.ell_off), GS_KARG_BUF(dp->data.ell_idx),
+                                    GS_KARG_BUF(dp->data.ell_val), GS_KARG_BUF(dp->U), GS_KARG(q), GS_KARG(uq),
+                                    GS_KARG(zero)};
+    const gs_dev_karg a_cert[] = {GS_KARG_BUF(dp->data.col_off), GS_KARG_BUF(dp->data.cols),
+                                  GS_KARG_BUF(dp->data.vals), GS_KARG_BUF(dp->data.norm2), GS_KARG_BUF(dp->U),
+                                  GS_KARG_BUF(dp->cnew), GS_KARG_BUF(dp->ccoef), GS_KARG(q), GS_KARG(s->gamma),
+                                  GS_KARG(s->coef0), GS_KARG(s->degree), GS_KARG_BUF(dp->data.ell_w),
+                                  GS_KARG_BUF(dp->data.ell_off), GS_KARG_BUF(dp->data.ell_idx),
+                                  GS_KARG_BUF(dp->data.ell_val), GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->cpart),
+                                  GS_KARG_BUF(dp->certtab), GS_KARG_BUF(dp->cvcc), GS_KARG(uq),
+                                  GS_KARG(cl->exact_float_dots), GS_KARG(zero), GS_KARG(zero)};
+    const gs_dev_karg a_sum[] = {GS_KARG_BUF(dp->cpart), GS_KARG_BUF(dp->certtab), GS_KARG_BUF(dp->cvcc),
+                                 GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->cgx), GS_KARG_BUF(dp->cmx), GS_KARG(zero),
+                                 GS_KARG(zero), GS_KARG(zero)};
+    if ((st = GS_DEV_ARGS(&s->ks, K_CERT_GATHER, a_gather)) || (st = GS_DEV_ARGS(&s->ks, K_CERT, a_cert)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_CERT_SUM, a_sum)))
+        return st;
+    return GS_OK;
+}
+
+/* Every pass's launches: its offsets, then k_cert_gather, k_cert, k_cert_sum. */
+static gs_status cert_passes(gs_solver *s, const cert *c, gs_dev_prof *pf, double *ph, double *per_kernel)
+{
+    gs_status st = GS_OK;
+    const int q = s->q, wg = s->wg;
+    int sb = 0, vb = 0;
+    for (int ci = 0; ci < c->maxch; ci++) {
+        const int na = c->pass_na[ci], nvc = c->pass_nvc[ci];
         const int ngrp = nvc >= CERT_WGS ? 1 : (CERT_WGS / nvc < CERT_GROUPS ? CERT_WGS / nvc : CERT_GROUPS);
         SETARG(K_CERT_GATHER, 13, sb);
         SETARG(K_CERT, 21, sb); SETARG(K_CERT, 22, vb);
@@ -788,31 +812,71 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
             GS_CL_CHECK(clFinish(s->queue));
             gs_dev_prof_collect(pf, k_phase, ph, per_kernel, 0);
         }
-        base += (size_t)na;
-        vbase += (size_t)nvc;
+        sb += na;
+        vb += nvc;
     }
+cleanup:
+    return st;
+}
+
+/* The exact gradients (kernels/solver.cl k_cert) of the batch's problems that ask for them, at
+ * their final alphas, into spec->g_exact / spec->g_err (alpha order): each problem's support
+ * vectors q at a time in its U block (free once the rounds are over), all problems in the same
+ * launches. The bound: rounding of the dot products (at most ucols terms each), of the kernel and
+ * of the sum over nsv terms, each a few units of 2^-53 times the magnitudes k_cert adds up. */
+static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob *pr, int np, size_t total,
+                               gs_dev_prof *pf, double *ph, double *per_kernel)
+{
+    gs_status st = GS_OK;
+    dev *const dp = &s->d;
+    const gs_dev *d = &s->dev;
+    const int q = s->q;
+    cert c;
+    memset(&c, 0, sizeof c);
+    double tm[4] = {gs_now(), 0, 0, 0}; /* start, lists built, buffers ready, passes done */
+    if ((st = cert_lists(s, pr, np, total, &c))) goto cleanup;
+    tm[1] = gs_now();
+    if ((st = gs_dev_buf_ensure(d, &dp->cgx, total * sizeof(double), NULL, "exact gradients")) ||
+        (st = gs_dev_buf_ensure(d, &dp->cmx, total * sizeof(double), NULL, "gradient bounds")) ||
+        (st = gs_dev_buf_fill(d, &dp->cgx, 0, total * sizeof(double))) ||
+        (st = gs_dev_buf_fill(d, &dp->cmx, 0, total * sizeof(double))))
+        goto cleanup;
+    /* each U block holds its problem's last working set: cleared as the SVs come in */
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->u_pos.mem, CL_TRUE, 0, (size_t)np * q * sizeof(int), c.old, 0,
+                                    NULL, NULL));
+    tm[2] = gs_now();
+    /* every pass's tables first (host), then one upload, then the passes' launches */
+    cert_tables(s, pr, np, &c);
+    if ((st = gs_dev_buf_ensure(d, &dp->cold, c.slots * q * sizeof(int), c.cold, "certification positions")) ||
+        (st = gs_dev_buf_ensure(d, &dp->cnew, c.slots * q * sizeof(int), c.cnew, "certification positions")) ||
+        (st = gs_dev_buf_ensure(d, &dp->ccoef, c.slots * q * sizeof(double), c.ccoef, "certification coefficients")) ||
+        (st = gs_dev_buf_ensure(d, &dp->certtab, c.slots * sizeof *c.ctab, c.ctab, "certification table")) ||
+        (st = gs_dev_buf_ensure(d, &dp->cvcc, 2 * c.vslots * sizeof(int), c.vcc, "certification clusters")) ||
+        (st = gs_dev_buf_ensure(d, &dp->cpart, 2 * (size_t)c.gmax * total * sizeof(double), NULL,
+                                "certification sums")) ||
+        (st = cert_args(s, cl)) || (st = cert_passes(s, &c, pf, ph, per_kernel)))
+        goto cleanup;
     tm[3] = gs_now();
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cgx.mem, CL_FALSE, 0, sizeof(double) * total, gx, 0, NULL, NULL));
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cmx.mem, CL_TRUE, 0, sizeof(double) * total, mx, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cgx.mem, CL_FALSE, 0, sizeof(double) * total, c.gx, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cmx.mem, CL_TRUE, 0, sizeof(double) * total, c.mx, 0, NULL, NULL));
     for (int i = 0; i < np; i++) {
         const prob *p = &pr[i];
         const gs_binary_spec *sp = p->spec;
         if (!sp->g_exact) continue;
-        const double f = ((double)cl->n_ucols + (double)(svoff[i + 1] - svoff[i]) + 16) * ldexp(1.0, -53) * 1.01;
+        const double f = ((double)cl->n_ucols + (double)(c.svoff[i + 1] - c.svoff[i]) + 16) * ldexp(1.0, -53) * 1.01;
         for (int t = 0; t < p->npos; t++) {
-            const int64_t k = p->y[t] ? pos_index(cl, sp, wg, t) : -1;
+            const int64_t k = p->y[t] ? pos_index(cl, sp, s->wg, t) : -1;
             if (k < 0) continue;
-            sp->g_exact[k] = p->y[t] * gx[p->pos_off + t] + (sp->p_lin ? sp->p_lin[k] : -1.0);
-            sp->g_err[k] = f * mx[p->pos_off + t] + 1e-300;
+            sp->g_exact[k] = p->y[t] * c.gx[p->pos_off + t] + (sp->p_lin ? sp->p_lin[k] : -1.0);
+            sp->g_err[k] = f * c.mx[p->pos_off + t] + 1e-300;
         }
     }
     gs_log_verbose(s->log, "gpusvm: certification of %d problem(s): SV lists %.4f s, buffers %.4f s, %d pass(es) "
-                   "%.4f s, gradients back %.4f s\n", np, tm[1] - tm[0], tm[2] - tm[1], maxch, tm[3] - tm[2],
+                   "%.4f s, gradients back %.4f s\n", np, tm[1] - tm[0], tm[2] - tm[1], c.maxch, tm[3] - tm[2],
                    gs_now() - tm[3]);
 cleanup:
     clFinish(s->queue); /* the writes read the tables freed below (done already when all went well) */
-    free(svpos); free(svoff); free(svcoef); free(old); free(nold); free(cold); free(cnew); free(ctab);
-    free(ccoef); free(gx); free(mx); free(vcc); free(pass_na); free(pass_nvc);
+    cert_free(&c);
     return st;
 }
 
