@@ -149,9 +149,11 @@ void svm_set_print_string_function(void (*print_func)(const char *));
 /* ---- gpusvm extensions ---------------------------------------------------------------------
  * Not in LIBSVM: a program that uses them needs gpusvm (test GPUSVM_VERSION with #ifdef). */
 
-#define GPUSVM_VERSION "0.1.0"
+/* gpusvm's version, written in this one place: the library reports it (gpusvm_version), both
+ * CLIs' --version print it and the Makefile names the shared library after it. */
+#define GPUSVM_VERSION "0.9.0"
 
-/* gpusvm's version, "0.1.0" (the library's; GPUSVM_VERSION is the header's). */
+/* gpusvm's version, GPUSVM_VERSION of the header the library was built with. */
 const char *gpusvm_version(void);
 
 /* Chooses the OpenCL device the first svm_train opens: spec as gpusvm-train --device (an index

@@ -7,7 +7,7 @@
  * and field offsets (GS_ABI_LAYOUTS below) and compares them with the host's. Layouts of variable
  * length (the Crammer-Singer readback and update buffers) are offset macros, which both languages
  * evaluate alike. Names start with gs_abi_ / GS_ so that they cannot clash with a kernel file's
- * own (solver.cl's PT and RT, predict.cl's RT). */
+ * own (predict.cl's RT). */
 #ifndef GS_ABI_H
 #define GS_ABI_H
 
@@ -69,21 +69,18 @@ typedef struct gs_abi_cs_state {
 #define GS_CS_UPD_ALPHAS(nupd, k) ((nupd) * (k) + (nupd))
 #define GS_CS_UPD_DOUBLES(nupd, q, k) (GS_CS_UPD_ALPHAS(nupd, k) + (q) * (k))
 
-/* ---- the two-class solver (src/train/solver.c, kernels/solver.cl) ---------------------------- */
-/* Not used yet: solver.c and solver.cl still spell these as PT_INTS / RT_INTS / CT_INTS and the
- * P_*, R_* and CT index names, which these structs mirror field for field (same sizes, same
- * order), so switching to them changes no byte. */
+/* ---- the working-set solver (src/train/solver.c, kernels/solver.cl) -------------------------- */
 
-/* Problem table entry (solver.cl's PT): problem p of a batch. */
+/* Problem table entry (ptab[p]): problem p of a batch. */
 typedef struct gs_abi_problem {
     gs_abi_i32 a0, na;    /* clusters [a0, a0 + na) of the shared layout, then */
     gs_abi_i32 b0, nb;    /* clusters [b0, b0 + nb) */
     gs_abi_i32 npos;      /* its positions, (na + nb) * WG */
     gs_abi_i32 poff;      /* where its per-position arrays (y, G, alpha, in_ws, slot_of) start */
-    gs_abi_i32 unused[2]; /* PT is 8 ints */
+    gs_abi_i32 unused[2]; /* padding: no field reads them */
 } gs_abi_problem;
 
-/* Round table entry (solver.cl's RT): active problem a of a round. The host sends the table at the
+/* Round table entry (rt[a]): active problem a of a round. The host sends the table at the
  * head of the update buffer (doubles), so the table and the updates are one transfer. */
 typedef struct gs_abi_round {
     gs_abi_i32 pid;       /* its problem */
@@ -100,12 +97,12 @@ typedef struct gs_abi_round {
                            * alone (the nu rule, one sign a round), the gap also that sign's */
 } gs_abi_round;
 
-/* Certification table entry (solver.cl's CT): problem a of a certification pass. */
+/* Certification table entry (ctab[a]): problem a of a certification pass. */
 typedef struct gs_abi_cert {
     gs_abi_i32 prob;      /* its batch index */
     gs_abi_i32 n;         /* its SVs this pass */
     gs_abi_i32 nold;      /* columns its U block held before */
-    gs_abi_i32 unused;    /* CT is 4 ints */
+    gs_abi_i32 unused;    /* padding: no field reads it */
 } gs_abi_cert;
 
 /* Every struct above and its fields, for the layout check: S(type) names a struct, F(type, field)

@@ -219,20 +219,28 @@ int gs_block_scan(__local int *v, __local int *part, int lid)
 }
 #endif
 
+/* LIBSVM's powi: base^times by squaring (the same products in the same order); times <= 0 gives 1.
+ * The polynomial kernel of training (gs_kfun) and of prediction (predict.cl). */
+double gs_powi(double base, int times)
+{
+    double tmp = base, ret = 1.0;
+    for (int t = times; t > 0; t /= 2) {
+        if (t % 2 == 1) ret *= tmp;
+        tmp = tmp * tmp;
+    }
+    return ret;
+}
+
 #ifdef KTYPE
 /* K from the dot product and the squared norms, for -DKTYPE = 0 linear, 1 poly, 2 RBF, 3 sigmoid
- * (4, precomputed, reads K from the data instead: solver.cl gs_pre_serial). */
+ * (4, precomputed, reads K from the data instead: solver.cl gs_pre_serial; training's kernel rows;
+ * prediction's, from the merged rows in LIBSVM's order, is predict.cl's). */
 double gs_kfun(double dot, double ni, double nj, double gamma, double coef0, int degree)
 {
 #if KTYPE == 0
     return dot;
 #elif KTYPE == 1
-    double base = gamma * dot + coef0, r = 1.0;
-    for (int d = degree; d > 0; d >>= 1) {
-        if (d & 1) r *= base;
-        base *= base;
-    }
-    return r;
+    return gs_powi(gamma * dot + coef0, degree);
 #elif KTYPE == 2
     return exp(-gamma * fmax(ni + nj - 2.0 * dot, 0.0));
 #elif KTYPE == 4

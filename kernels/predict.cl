@@ -34,24 +34,13 @@
 #define KT_RBF 2
 #define KT_SIGMOID 3
 
-/* LIBSVM's powi: exponentiation by squaring; times <= 0 gives 1. */
-static double pred_powi(double base, int times)
-{
-    double tmp = base, ret = 1.0;
-    for (int t = times; t > 0; t /= 2) {
-        if (t % 2 == 1) ret *= tmp;
-        tmp = tmp * tmp;
-    }
-    return ret;
-}
-
 /* K from the squared distance (RBF) or the dot product (the others), as LIBSVM's k_function. */
 static inline double pred_kval(const int ktype, const double sum, const double gamma, const double coef0,
                                const int degree)
 {
     if (ktype == KT_RBF) return exp(-gamma * sum);
     if (ktype == KT_LINEAR) return sum;
-    if (ktype == KT_POLY) return pred_powi(gamma * sum + coef0, degree);
+    if (ktype == KT_POLY) return gs_powi(gamma * sum + coef0, degree);
     return tanh(gamma * sum + coef0);
 }
 

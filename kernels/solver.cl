@@ -2,11 +2,11 @@
  * problems that share one clustered data set (one problem for a two-class set; every one-vs-one pair
  * of a multiclass set, each over its two classes' clusters), all advanced by the same launches.
  *
- * Problem p (ptab[p*PT ..]): clusters [a0, a0+na) then [b0, b0+nb) of the shared layout, local
+ * Problem p (ptab[p], kernels/abi.h gs_abi_problem): clusters [a0, a0+na) then [b0, b0+nb) of the shared layout, local
  * positions t in [0, npos) = cluster t / WG of that list, row t % WG; its per-position arrays (y, G,
  * alpha, in_ws, slot_of) start at pos_off, its kernel rows at koff[p], its working-set vectors at
  * p * uq in U, and its small per-round arrays at p * (their size). Padding rows have y = 0 and never
- * enter a working set. A round's active problems are listed in rt (RT ints each: see the R_ names);
+ * enter a working set. A round's active problems are listed in rt (gs_abi_round);
  * element-wise kernels run over virtual clusters vc[] = (active index, local cluster) or virtual
  * chunks vch[] = (active index, local chunk of WG*ITEMS positions), per-problem reductions over one
  * work-group per active problem. Per round the host enqueues:
@@ -61,29 +61,9 @@
 #define NBINS 2048
 #define EXCLUDED 0u
 
-/* problem table: ints per problem */
-#define PT 8
-#define P_A0 0
-#define P_NA 1
-#define P_B0 2
-#define P_NB 3
-#define P_NPOS 4
-#define P_POFF 5
-/* round table: ints per active problem (the host sends it at the head of the update buffer, so
- * rt and upd are one buffer: one transfer a round) */
-#define RT 11
-#define R_PID 0
-#define R_NUPD 1
-#define R_UOFF 2   /* offset of the problem's updates in upd (doubles, past the round table) */
-#define R_QNEW 3
-#define R_QNEXT 4
-#define R_HEAD 5
-#define R_KUP 6
-#define R_KLOW 7
-#define R_CH0 8    /* its first virtual chunk */
-#define R_NCH 9    /* its chunks */
-#define R_SEL 10   /* 0: select over every row (LIBSVM's C rule); +1 / -1: over the rows of that sign
-                    * alone (the nu rule, one sign a round), the gap also that sign's */
+/* The problem table (ptab: gs_abi_problem), the round table (rt: gs_abi_round, sent at the head of
+ * the update buffer, so rt and upd are one transfer a round) and the certification table (ctab:
+ * gs_abi_cert) are kernels/abi.h's, shared with src/train/solver.c. */
 
 #if KTYPE == 4
 /* -t 4 (src/data/precomputed.h): each row is stored by position, column 0 holding its serial number
@@ -96,13 +76,13 @@ inline int gs_pre_serial(__global const long *col_off, __global const float *val
 #endif
 
 /* Global cluster of problem p's local cluster c. */
-inline int gcl(__global const int *pt, int c)
+inline int gcl(__global const gs_abi_problem *pt, int c)
 {
-    return c < pt[P_NA] ? pt[P_A0] + c : pt[P_B0] + (c - pt[P_NA]);
+    return c < pt->na ? pt->a0 + c : pt->b0 + (c - pt->na);
 }
 
 /* Global position of local position t. */
-inline int gpos(__global const int *pt, int t)
+inline int gpos(__global const gs_abi_problem *pt, int t)
 {
     return gcl(pt, t / WG) * WG + t % WG;
 }
@@ -117,7 +97,7 @@ inline uint key_of(float f)
 }
 
 /* Heuristic keys of row t for both lists; up_v and low_v receive the violation values (or -INF).
- * The arrays are the problem's (offset by pos_off); Cp / Cn bound the +1 / -1 rows; sel (R_SEL)
+ * The arrays are the problem's (offset by pos_off); Cp / Cn bound the +1 / -1 rows; sel (gs_abi_round.sel)
  * leaves out the rows of the other sign. */
 inline void row_keys(int t, __global const char *y, __global const double *G,
                      __global const double *alpha, double Cp, double Cn, int sel,
@@ -172,7 +152,7 @@ __kernel void k_init(__global double *G, __global double *alpha, __global uchar 
  * sums the updates slice, slice + USPLIT, ... for its row, and the slices' partial sums are added
  * in slice order (deterministic). Splitting the update list gives the device USPLIT times as many
  * threads as rows, which a set of a few ten thousand rows needs to keep its loads in flight.
- * upd (doubles, per problem from R_UOFF, nupd entries each, nupd <= q): [coef = y*dalpha][new
+ * upd (doubles, per problem from its round entry's uoff, nupd entries each, nupd <= q): [coef = y*dalpha][new
  * alpha][kernel row of the slot (see ws_row)][position]. The problem's local cluster 0 (first
  * group) also stores the new alphas and resets the selection state for this round (k_up and k_low
  * rows wanted). */
@@ -208,7 +188,7 @@ inline double upd_sum(__local const double *lc, __local const int *lr, int nupd,
 
 __kernel void k_update(__global double *G, __global double *alpha, __global const char *y,
                        __global const float *K, __global const long *koff, __global const double *upd,
-                       __global const int *rt, __global const int *ptab, __global const int *vc,
+                       __global const gs_abi_round *rt, __global const gs_abi_problem *ptab, __global const int *vc,
                        __global uint *state)
 {
     __local double part[WG];
@@ -216,19 +196,19 @@ __kernel void k_update(__global double *G, __global double *alpha, __global cons
     __local int lr[QMAX];
     const int g = get_group_id(0), lid = get_local_id(0);
     const int v = g / USPLIT, sub = g % USPLIT;
-    __global const int *r = rt + vc[2 * v] * RT;
-    const int c = vc[2 * v + 1], pid = r[R_PID], nupd = r[R_NUPD];
-    __global const int *pt = ptab + pid * PT;
-    const int npos = pt[P_NPOS], poff = pt[P_POFF];
-    __global const double *u = upd + r[R_UOFF];
+    __global const gs_abi_round *r = rt + vc[2 * v];
+    const int c = vc[2 * v + 1], pid = r->pid, nupd = r->nupd;
+    __global const gs_abi_problem *pt = ptab + pid;
+    const int npos = pt->npos, poff = pt->poff;
+    __global const double *u = upd + r->uoff;
     G += poff; alpha += poff; y += poff;
     K += koff[pid];
     if (c == 0 && sub == 0) {
         for (int i = lid; i < nupd; i += WG) alpha[(int)u[3 * nupd + i]] = u[nupd + i];
         if (lid == 0) {
             __global uint *st = state + 8 * pid;
-            st[0] = 0; st[1] = 0; st[2] = (uint)r[R_KUP]; st[3] = 0;
-            st[4] = 0; st[5] = 0; st[6] = (uint)r[R_KLOW]; st[7] = 0;
+            st[0] = 0; st[1] = 0; st[2] = (uint)r->k_up; st[3] = 0;
+            st[4] = 0; st[5] = 0; st[6] = (uint)r->k_low; st[7] = 0;
         }
     }
     upd_stage(u, nupd, lc, lr, lid, WG);
@@ -253,16 +233,16 @@ __kernel void k_hist(__global const char *y, __global const double *G,
                      __global const double *alpha, __global const double *ctab,
                      __global const uchar *in_ws, __global const uint *state,
                      __global uint *hist, __global double *gmax, int round,
-                     __global const int *rt, __global const int *ptab, __global const int *vch,
+                     __global const gs_abi_round *rt, __global const gs_abi_problem *ptab, __global const int *vch,
                      __global uint2 *keys, int store_keys)
 {
     __local uint lh[2 * NBINS];
     __local double lmax[2 * WG];
     const int gid = get_group_id(0), lid = get_local_id(0);
     const int v = gid / HSPLIT, i0 = gid % HSPLIT * (ITEMS / HSPLIT);
-    const int pid = rt[vch[2 * v] * RT + R_PID], j = vch[2 * v + 1], sel = rt[vch[2 * v] * RT + R_SEL];
-    __global const int *pt = ptab + pid * PT;
-    const int npos = pt[P_NPOS], poff = pt[P_POFF];
+    const int pid = rt[vch[2 * v]].pid, j = vch[2 * v + 1], sel = rt[vch[2 * v]].sel;
+    __global const gs_abi_problem *pt = ptab + pid;
+    const int npos = pt->npos, poff = pt->poff;
     const double Cp = ctab[2 * pid], Cn = ctab[2 * pid + 1];
     y += poff; G += poff; alpha += poff; in_ws += poff; keys += poff;
     state += 8 * pid;
@@ -335,14 +315,14 @@ void gap_reduce(__global const double *gmax, __global double *gap, int ch0, int 
 /* One work-group of WG per active problem: finds the digit holding the k-th largest key of each
  * list; round 0 also reduces the problem's chunks' maxima to its gap[2 * pid ..]. */
 __kernel void k_pick(__global uint *state, __global uint *hist, __global const double *gmax,
-                     __global double *gap, int round, __global const int *rt)
+                     __global double *gap, int round, __global const gs_abi_round *rt)
 {
     __local uint h[NBINS];
     __local uint part[WG];
     __local double lm[2 * WG];
     const int lid = get_local_id(0);
-    __global const int *r = rt + get_group_id(0) * RT;
-    const int pid = r[R_PID], ch0 = r[R_CH0], nch = r[R_NCH];
+    __global const gs_abi_round *r = rt + get_group_id(0);
+    const int pid = r->pid, ch0 = r->ch0, nch = r->nch;
     state += 8 * pid;
     hist += 2 * NBINS * pid;
     const int shift = round == 0 ? 21 : (round == 1 ? 10 : 0);
@@ -408,14 +388,14 @@ inline void count_items(int base, int npos, __global const char *y, __global con
 __kernel void k_count(__global const char *y, __global const double *G,
                       __global const double *alpha, __global const double *ctab,
                       __global const uchar *in_ws, __global const uint *state,
-                      __global uint *gcnt, __global const int *rt, __global const int *ptab,
+                      __global uint *gcnt, __global const gs_abi_round *rt, __global const gs_abi_problem *ptab,
                       __global const int *vch)
 {
     __local uint red[4 * WG];
     const int v = get_group_id(0), lid = get_local_id(0);
-    const int pid = rt[vch[2 * v] * RT + R_PID], j = vch[2 * v + 1], sel = rt[vch[2 * v] * RT + R_SEL];
-    __global const int *pt = ptab + pid * PT;
-    const int npos = pt[P_NPOS], poff = pt[P_POFF];
+    const int pid = rt[vch[2 * v]].pid, j = vch[2 * v + 1], sel = rt[vch[2 * v]].sel;
+    __global const gs_abi_problem *pt = ptab + pid;
+    const int npos = pt->npos, poff = pt->poff;
     y += poff; G += poff; alpha += poff; in_ws += poff;
     state += 8 * pid;
     const int base = j * WG * ITEMS + lid * ITEMS;
@@ -445,13 +425,13 @@ inline void scan4(__local uint *part, int lid, int n)
 }
 
 /* One work-group per active problem: exclusive prefix sums of gcnt over its chunks, in place. */
-__kernel void k_scan(__global uint *gcnt, __global const int *rt)
+__kernel void k_scan(__global uint *gcnt, __global const gs_abi_round *rt)
 {
     __local uint part[4 * WG];
     const int lid = get_local_id(0);
-    __global const int *r = rt + get_group_id(0) * RT;
-    const int nchunks = r[R_NCH];
-    gcnt += 4 * r[R_CH0];
+    __global const gs_abi_round *r = rt + get_group_id(0);
+    const int nchunks = r->nch;
+    gcnt += 4 * r->ch0;
     const int per = (nchunks + WG - 1) / WG;
     const int b = lid * per;
     for (int j = 0; j < 4; j++) {
@@ -475,14 +455,14 @@ __kernel void k_write(__global const char *y, __global const double *G,
                       __global const double *alpha, __global const double *ctab,
                       __global const uchar *in_ws, __global const uint *state,
                       __global const uint *gcnt, __global int *cand, int qh,
-                      __global const int *rt, __global const int *ptab, __global const int *vch)
+                      __global const gs_abi_round *rt, __global const gs_abi_problem *ptab, __global const int *vch)
 {
     __local uint part[4 * WG];
     const int lid = get_local_id(0);
     const int g = get_group_id(0);
-    const int pid = rt[vch[2 * g] * RT + R_PID], jc = vch[2 * g + 1], sel = rt[vch[2 * g] * RT + R_SEL];
-    __global const int *pt = ptab + pid * PT;
-    const int npos = pt[P_NPOS], poff = pt[P_POFF];
+    const int pid = rt[vch[2 * g]].pid, jc = vch[2 * g + 1], sel = rt[vch[2 * g]].sel;
+    __global const gs_abi_problem *pt = ptab + pid;
+    const int npos = pt->npos, poff = pt->poff;
     const double Cp = ctab[2 * pid], Cn = ctab[2 * pid + 1];
     y += poff; G += poff; alpha += poff; in_ws += poff;
     state += 8 * pid;
@@ -630,15 +610,15 @@ void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int 
 /* The merge after the multi-kernel selection: one work-group of MWG per active problem. */
 __kernel void k_merge(__global const uint *state, __global const int *cand, int qh,
                       __global int *ws_pos, __global int *slot_of, __global uchar *in_ws,
-                      __global int *new_slots, __global int *n_new, int q, __global const int *rt,
-                      __global const int *ptab, __global int *ws_row, int nbank)
+                      __global int *new_slots, __global int *n_new, int q, __global const gs_abi_round *rt,
+                      __global const gs_abi_problem *ptab, __global int *ws_row, int nbank)
 {
     __local int lcand[2 * QMAX];
     __local int scr[6 * QMAX + MWG];
     const int lid = get_local_id(0);
-    __global const int *r = rt + get_group_id(0) * RT;
-    const int pid = r[R_PID];
-    const int poff = ptab[pid * PT + P_POFF];
+    __global const gs_abi_round *r = rt + get_group_id(0);
+    const int pid = r->pid;
+    const int poff = ptab[pid].poff;
     state += 8 * pid;
     cand += 2 * qh * pid;
     const int n_up = (int)state[3], n_low = (int)state[7];
@@ -647,7 +627,7 @@ __kernel void k_merge(__global const uint *state, __global const int *cand, int 
         lcand[QMAX + e] = e < n_low ? cand[qh + e] : -1;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    ws_merge(lcand, QMAX, n_up, n_low, scr, lid, r[R_HEAD], r[R_QNEW], r[R_QNEXT], q, ws_pos + q * pid,
+    ws_merge(lcand, QMAX, n_up, n_low, scr, lid, r->head, r->q_new, r->q_next, q, ws_pos + q * pid,
              slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid, ws_row + q * pid, nbank);
 }
 
@@ -710,17 +690,17 @@ void pick_bins(__local const uint *h, __local uint *part, __local uint *res, int
 __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global const double *gmax,
                        __global double *gap, __global int *ws_pos, __global int *slot_of,
                        __global uchar *in_ws, __global int *new_slots, __global int *n_new, int q,
-                       __global const int *rt, __global const int *ptab, __global int *ws_row, int nbank)
+                       __global const gs_abi_round *rt, __global const gs_abi_problem *ptab, __global int *ws_row, int nbank)
 {
     /* one pool, reused by the phases: 2 * MWG doubles for the gap, 2 * NBINS + 2 * MWG + 6 uints
      * for the digits, 4 * MWG for the compaction's scans, 6 * QMAX + MWG ints for the merge */
     __local ulong pool[(SEL_POOL + 1) / 2];
     __local int lcand[2 * QMAX];
     const int lid = get_local_id(0);
-    __global const int *r = rt + get_group_id(0) * RT;
-    const int pid = r[R_PID], ch0 = r[R_CH0], nch = r[R_NCH];
-    __global const int *pt = ptab + pid * PT;
-    const int npos = pt[P_NPOS], poff = pt[P_POFF];
+    __global const gs_abi_round *r = rt + get_group_id(0);
+    const int pid = r->pid, ch0 = r->ch0, nch = r->nch;
+    __global const gs_abi_problem *pt = ptab + pid;
+    const int npos = pt->npos, poff = pt->poff;
     keys += poff;
     hist += 2 * NBINS * pid;
     gap_reduce(gmax, gap, ch0 * HSPLIT, nch * HSPLIT, pid, (__local double *)pool, lid, MWG);
@@ -728,7 +708,7 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
     __local uint *h = (__local uint *)pool;
     __local uint *part = h + 2 * NBINS;
     __local uint *res = part + 2 * MWG;
-    uint need[2] = {(uint)r[R_KUP], (uint)r[R_KLOW]}, pre[2] = {0u, 0u}, msk[2] = {0u, 0u}, taken[2] = {0u, 0u};
+    uint need[2] = {(uint)r->k_up, (uint)r->k_low}, pre[2] = {0u, 0u}, msk[2] = {0u, 0u}, taken[2] = {0u, 0u};
     /* A list is settled once the bin just picked holds exactly the keys still needed: they are
      * all taken whatever their lower digits, so the threshold stays a prefix (compared under msk)
      * and the list's later passes are skipped (the same picks as three passes). */
@@ -818,8 +798,8 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
         for (int j = 0; j < 4; j++) base[j] += (uint)(tot >> (16 * j) & 0xFFFFu);
         barrier(CLK_LOCAL_MEM_FENCE); /* fl and sc are rewritten by the next tile; lcand is read next */
     }
-    ws_merge(lcand, QMAX, (int)taken[0], (int)taken[1], (__local int *)pool, lid, r[R_HEAD], r[R_QNEW],
-             r[R_QNEXT], q, ws_pos + q * pid, slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid,
+    ws_merge(lcand, QMAX, (int)taken[0], (int)taken[1], (__local int *)pool, lid, r->head, r->q_new,
+             r->q_next, q, ws_pos + q * pid, slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid,
              ws_row + q * pid, nbank);
 }
 
@@ -831,11 +811,11 @@ __kernel void k_gather_u(__global const int *ws_pos, __global const int *new_slo
                          __global const float *vals, __global float *U, int qn,
                          __global const int *ell_w, __global const long *ell_off,
                          __global const int *ell_idx, __global const float *ell_val,
-                         __global const int *rt, __global const int *ptab, long uq)
+                         __global const gs_abi_round *rt, __global const gs_abi_problem *ptab, long uq)
 {
     const int k = get_group_id(0), lid = get_local_id(0);
-    const int pid = rt[get_group_id(1) * RT + R_PID];
-    __global const int *pt = ptab + pid * PT;
+    const int pid = rt[get_group_id(1)].pid;
+    __global const gs_abi_problem *pt = ptab + pid;
     if (k >= n_new[pid]) return;
     ws_pos += qn * pid;
     new_slots += qn * pid;
@@ -858,17 +838,17 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
                      __global float *K, __global const long *koff, int qn, double gamma, double coef0,
                      int degree, __global const int *ell_w, __global const long *ell_off,
                      __global const int *ell_idx, __global const float *ell_val,
-                     __global const int *rt, __global const int *ptab, __global const int *vc, long uq,
+                     __global const gs_abi_round *rt, __global const gs_abi_problem *ptab, __global const int *vc, long uq,
                      __global const int *ws_row)
 {
     __local float4 lu[GS_LU_FLOAT4S];
     const int v = get_group_id(0), t = get_local_id(0);
-    const int pid = rt[vc[2 * v] * RT + R_PID], lc = vc[2 * v + 1];
-    __global const int *pt = ptab + pid * PT;
+    const int pid = rt[vc[2 * v]].pid, lc = vc[2 * v + 1];
+    __global const gs_abi_problem *pt = ptab + pid;
     const int w0 = get_group_id(1) * WCH;
     const int nn = n_new[pid];
     if (w0 >= nn) return;
-    const int npos = pt[P_NPOS];
+    const int npos = pt->npos;
     const int c = gcl(pt, lc);
     ws_pos += qn * pid;
     new_slots += qn * pid;
@@ -925,23 +905,23 @@ inline void head_slot(__global double *h, int q, int s, int p, double g, int nn,
  * G. Work-group (256 work-items, a multiple of USPLIT) row = active problem. */
 __kernel void k_heads(__global const double *gap, __global const int *n_new, __global const int *ws_pos,
                       __global const int *new_slots, __global const double *G, __global const float *K,
-                      __global const long *koff, __global double *rb, int q, __global const int *rt,
-                      __global const int *ptab, __global const double *upd, __global const char *y)
+                      __global const long *koff, __global double *rb, int q, __global const gs_abi_round *rt,
+                      __global const gs_abi_problem *ptab, __global const double *upd, __global const char *y)
 {
     __local double lc[QMAX];
     __local int lr[QMAX];
     __local double part[256];
     const int i = get_global_id(0), ai = get_group_id(1), lid = get_local_id(0);
-    __global const int *r = rt + ai * RT;
-    const int pid = r[R_PID], nupd = r[R_NUPD];
-    __global const int *pt = ptab + pid * PT;
-    const int npos = pt[P_NPOS], poff = pt[P_POFF];
+    __global const gs_abi_round *r = rt + ai;
+    const int pid = r->pid, nupd = r->nupd;
+    __global const gs_abi_problem *pt = ptab + pid;
+    const int npos = pt->npos, poff = pt->poff;
     G += poff;
     y += poff;
     K += koff[pid];
     ws_pos += q * pid;
     new_slots += q * pid;
-    upd_stage(upd + r[R_UOFF], nupd, lc, lr, lid, (int)get_local_size(0));
+    upd_stage(upd + r->uoff, nupd, lc, lr, lid, (int)get_local_size(0));
     const int sl = i / USPLIT, slice = i % USPLIT;
     const int p = sl < q ? ws_pos[sl] : -1;
     part[lid] = p >= 0 && y[p] != 0 ? upd_sum(lc, lr, nupd, slice, K, npos, p) : 0.0;
@@ -972,16 +952,16 @@ __kernel void k_heads(__global const double *gap, __global const int *n_new, __g
 __kernel void k_readback(__global const double *gap, __global const int *n_new,
                          __global const int *ws_pos, __global const int *new_slots,
                          __global const double *G, __global const float *K, __global const long *koff,
-                         __global double *rb, int q, __global const int *rt, __global const int *ptab,
+                         __global double *rb, int q, __global const gs_abi_round *rt, __global const gs_abi_problem *ptab,
                          __global float *kws, __global const int *ws_row, int parts,
                          __global const uchar *fresh)
 {
     const int i = get_global_id(0), ai = get_group_id(1);
-    __global const int *r = rt + ai * RT;
-    const int pid = r[R_PID], head = r[R_HEAD], q_new = r[R_QNEW];
-    __global const int *pt = ptab + pid * PT;
-    const int npos = pt[P_NPOS];
-    G += pt[P_POFF];
+    __global const gs_abi_round *r = rt + ai;
+    const int pid = r->pid, head = r->head, q_new = r->q_new;
+    __global const gs_abi_problem *pt = ptab + pid;
+    const int npos = pt->npos;
+    G += pt->poff;
     K += koff[pid];
     ws_pos += q * pid;
     new_slots += q * pid;
@@ -1033,16 +1013,16 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
             __global const double *norm2, __global const float *U, __global const int *ws_pos,
             __global const int *new_slots, __global const int *n_new, int q, double gamma, double coef0,
             int degree, __global const int *ell_w, __global const long *ell_off, __global const int *ell_idx,
-            __global const float *ell_val, __global const int *rt, __global const int *ptab, long uq,
+            __global const float *ell_val, __global const gs_abi_round *rt, __global const gs_abi_problem *ptab, long uq,
             __global double *rb, __global float *kws, __global uchar *fresh, int skip0)
 {
     __local int lcol[GRAM_CH];
     __local float lx[GRAM_CH];
     __local int lm;
     const int a = get_group_id(0), ai = get_group_id(1), lid = get_local_id(0);
-    __global const int *r = rt + ai * RT;
-    const int pid = r[R_PID], head = r[R_HEAD], q_new = r[R_QNEW];
-    __global const int *pt = ptab + pid * PT;
+    __global const gs_abi_round *r = rt + ai;
+    const int pid = r->pid, head = r->head, q_new = r->q_new;
+    __global const gs_abi_problem *pt = ptab + pid;
     const int nn = n_new[pid];
     ws_pos += q * pid;
     new_slots += q * pid;
@@ -1146,7 +1126,7 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
 /* Certification (src/train/solver.c, certify_batch): every row's exact gradient from its problem's
  * support vectors, in double, for all the batch's problems at once, q SVs per problem a pass.
  * Every pass's tables are uploaded at once, a pass's at slot sbase and cluster vbase:
- * ctab[a * CT ..] = problem a of the pass: its batch index, its SVs this pass (n), the columns its
+ * ctab[a] (gs_abi_cert) = problem a of the pass: its batch index, its SVs this pass (n), the columns its
  * U block held before (nold); their global positions in cold / cnew[a * q + k] and coefficients
  * y alpha in ccoef[a * q + k]; vcc[2 v ..] = (a - sbase, local cluster) as vc is for the rounds.
  * k_cert_gather (k, a): SV k's vector into column k of problem a's U block, after clearing the
@@ -1158,36 +1138,35 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
  * s_w the kernel's sensitivity to the dot product (RBF gamma K, linear 1, polynomial
  * d gamma |base|^(d-1), sigmoid gamma), into part[(poff + t) * 2 ngrp + grp] and [.. + ngrp + grp].
  * k_cert_sum adds a row's ngrp groups in order to its running sums gx and mx. */
-#define CT 4
-__kernel void k_cert_gather(__global const int *cold, __global const int *cnew, __global const int *ctab,
+__kernel void k_cert_gather(__global const int *cold, __global const int *cnew, __global const gs_abi_cert *ctab,
                             __global const long *col_off, __global const int *cols, __global const float *vals,
                             __global const int *ell_w, __global const long *ell_off, __global const int *ell_idx,
                             __global const float *ell_val, __global float *U, int q, long uq, int sbase)
 {
     const int k = get_group_id(0), a = sbase + get_group_id(1);
-    __global const int *ct = ctab + a * CT;
-    U += uq * ct[0];
-    if (k < ct[2] && cold[a * q + k] >= 0)
+    __global const gs_abi_cert *ct = ctab + a;
+    U += uq * ct->prob;
+    if (k < ct->nold && cold[a * q + k] >= 0)
         gs_put_row(cold[a * q + k], 1, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, k);
     barrier(CLK_GLOBAL_MEM_FENCE);
-    if (k < ct[1]) gs_put_row(cnew[a * q + k], 0, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, k);
+    if (k < ct->n) gs_put_row(cnew[a * q + k], 0, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, k);
 }
 
 __kernel void k_cert(__global const long *col_off, __global const int *cols, __global const float *vals,
                      __global const double *norm2, __global const float *U, __global const int *cnew,
                      __global const double *ccoef, int q, double gamma, double coef0, int degree,
                      __global const int *ell_w, __global const long *ell_off, __global const int *ell_idx,
-                     __global const float *ell_val, __global const int *ptab, __global double *part,
-                     __global const int *ctab, __global const int *vcc, long uq, int fdots, int sbase, int vbase)
+                     __global const float *ell_val, __global const gs_abi_problem *ptab, __global double *part,
+                     __global const gs_abi_cert *ctab, __global const int *vcc, long uq, int fdots, int sbase, int vbase)
 {
     __local double4 lu[GS_LU_FLOAT4S]; /* U staged as double (as float4s by gs_row_dots_f) */
     __local double lc[WCH], ln[WCH];
     __local int lp[WCH];
     const int v = vbase + get_group_id(0), t = get_local_id(0), grp = get_group_id(1), ngrp = get_num_groups(1);
     const int a = sbase + vcc[2 * v], lcl = vcc[2 * v + 1];
-    __global const int *ct = ctab + a * CT;
-    const int pid = ct[0], n = ct[1];
-    __global const int *pt = ptab + pid * PT;
+    __global const gs_abi_cert *ct = ctab + a;
+    const int pid = ct->prob, n = ct->n;
+    __global const gs_abi_problem *pt = ptab + pid;
     const int c = gcl(pt, lcl), gp = c * WG + t;
     U += uq * pid;
     cnew += a * q;
@@ -1240,19 +1219,19 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
             mag += fabs(lc[w]) * (fabs(k) + fabs(sens) * (ni + ln[w]));
         }
     }
-    const long r = (long)(pt[P_POFF] + lcl * WG + t) * (2 * ngrp);
+    const long r = (long)(pt->poff + lcl * WG + t) * (2 * ngrp);
     part[r + grp] = sum;
     part[r + ngrp + grp] = mag;
 }
 
-__kernel void k_cert_sum(__global const double *part, __global const int *ctab, __global const int *vcc,
-                         __global const int *ptab, __global double *gx, __global double *mx, int ngrp, int sbase,
+__kernel void k_cert_sum(__global const double *part, __global const gs_abi_cert *ctab, __global const int *vcc,
+                         __global const gs_abi_problem *ptab, __global double *gx, __global double *mx, int ngrp, int sbase,
                          int vbase)
 {
     const int v = vbase + get_group_id(0), t = get_local_id(0);
     const int a = sbase + vcc[2 * v], lcl = vcc[2 * v + 1];
-    __global const int *pt = ptab + ctab[a * CT] * PT;
-    const int pos = pt[P_POFF] + lcl * WG + t;
+    __global const gs_abi_problem *pt = ptab + ctab[a].prob;
+    const int pos = pt->poff + lcl * WG + t;
     double s = 0.0, m = 0.0;
     for (int g = 0; g < ngrp; g++) {
         s += part[(long)pos * (2 * ngrp) + g];

@@ -10,7 +10,7 @@
 
 #include "api/param.h"
 #include "device/ocl.h" /* CL_TARGET_OPENCL_VERSION, the OpenCL API gpusvm is built against */
-#include "util/version.h"
+#include "svm.h" /* GPUSVM_VERSION, what the library reports too */
 
 int gs_cli_parse_double(const char *s, double *out)
 {
@@ -215,7 +215,7 @@ void gs_cli_help_predict(FILE *f)
 
 void gs_cli_version(FILE *f)
 {
-    fprintf(f, "gpusvm %s\n", GS_VERSION);
+    fprintf(f, "gpusvm %s\n", GPUSVM_VERSION);
     /* the headers' versions; zlib's library can be newer than its header (zlibVersion) */
     fprintf(f, "built with the OpenCL %d.%d API and zlib %s", CL_TARGET_OPENCL_VERSION / 100,
             CL_TARGET_OPENCL_VERSION / 10 % 10, ZLIB_VERSION);

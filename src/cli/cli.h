@@ -47,7 +47,7 @@ void gs_cli_usage_predict(FILE *f);
  * (--device, --list-devices, --verbose, --device-memory, --fast-exit, --version, --help) and notes
  * on gpusvm-predict's own behaviour. */
 void gs_cli_help_predict(FILE *f);
-/* --version: "gpusvm <GS_VERSION>" and a line with the OpenCL API and zlib it was built with. */
+/* --version: "gpusvm <GPUSVM_VERSION>" (include/svm.h) and a line with the OpenCL API and zlib it was built with. */
 void gs_cli_version(FILE *f);
 
 #endif

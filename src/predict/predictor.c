@@ -103,8 +103,8 @@ static double cpu_powi(double base, int times)
     return ret;
 }
 
-static double cpu_kernel(const gs_model *m, const int32_t *xi, const double *xv, int64_t xn,
-                         const int32_t *yi, const double *yv, int64_t yn)
+double gs_pred_kernel(const gs_model *m, const int32_t *xi, const double *xv, int64_t xn, const int32_t *yi,
+                      const double *yv, int64_t yn)
 {
     switch (m->kernel_type) {
     case GS_KERNEL_LINEAR:
@@ -198,7 +198,7 @@ gs_status gs_pred_cpu_dec(const gs_model *m, const gs_rows *rows, int32_t r, dou
             }
             kv[s] = xv[(int64_t)id];
         } else {
-            kv[s] = cpu_kernel(m, xi, xv, xn, m->sv_idx + y0, m->sv_val + y0, yn);
+            kv[s] = gs_pred_kernel(m, xi, xv, xn, m->sv_idx + y0, m->sv_val + y0, yn);
         }
     }
     pred_sums(m, kv, dec);

@@ -29,6 +29,12 @@ void gs_rows_free(gs_rows *r);
  * (f_c(x) = sum_s coef[s][c] K(s,x) - rho[c] per class, SVs in model order), 1 otherwise. */
 int gs_pred_n_dec(const gs_model *m);
 
+/* K(x, y) of m's kernel (not precomputed) for the sparse rows x (xn values at columns xi, ascending)
+ * and y, computed as LIBSVM's k_function does (the merged loop, powi, exp and tanh of glibc): the
+ * host's one kernel function. */
+double gs_pred_kernel(const gs_model *m, const int32_t *xi, const double *xv, int64_t xn, const int32_t *yi,
+                      const double *yv, int64_t yn);
+
 /* LIBSVM's decision values for row r of rows, in double exactly as svm_predict_values computes them
  * (merged sparse kernels, sequential sums in SV order, minus rho). dec has gs_pred_n_dec(m) slots.
  * Precomputed kernels read the row's value at array position ID.

@@ -7,12 +7,13 @@
  * its gap; r1 / r2 are the means of G over each sign's free variables (else the midpoint of its
  * bound variables' limits), as LIBSVM's Solver_NU::calculate_rho. */
 static gs_cert_pair certify_nu(const double *alpha, const double *G, const double *err, int32_t n, int32_t ni,
-                               double Cp, double Cn, const double *p)
+                               double Cp, double Cn, const double *p, const uint8_t *skip)
 {
     double up[2] = {-INFINITY, -INFINITY}, low[2] = {-INFINITY, -INFINITY}, emax = 0;
     double ub[2] = {INFINITY, INFINITY}, lb[2] = {-INFINITY, -INFINITY}, sum[2] = {0, 0}, obj2 = 0;
     long nfree[2] = {0, 0};
     for (int32_t t = 0; t < n; t++) {
+        if (skip && skip[t]) continue;
         const int pos = t < ni, s = !pos;
         const double a = alpha[t], C = pos ? Cp : Cn, yg = pos ? G[t] : -G[t], e = err[t];
         if (pos ? a < C : a > 0) up[s] = fmax(up[s], -yg + e);
@@ -38,13 +39,14 @@ static gs_cert_pair certify_nu(const double *alpha, const double *G, const doubl
 }
 
 gs_cert_pair gs_certify_pair(const double *alpha, const double *G, const double *err, int32_t n, int32_t ni,
-                             double Cp, double Cn, const double *p, int nu)
+                             double Cp, double Cn, const double *p, int nu, const uint8_t *skip)
 {
-    if (nu) return certify_nu(alpha, G, err, n, ni, Cp, Cn, p);
+    if (nu) return certify_nu(alpha, G, err, n, ni, Cp, Cn, p, skip);
     double m = -INFINITY, M = INFINITY, emax = 0;
     double ub = INFINITY, lb = -INFINITY, sum_free = 0, obj2 = 0;
     long nfree = 0;
     for (int32_t t = 0; t < n; t++) {
+        if (skip && skip[t]) continue;
         const int pos = t < ni;
         const double a = alpha[t], C = pos ? Cp : Cn, yg = pos ? G[t] : -G[t], e = err[t];
         /* LIBSVM's I_up and I_low */

@@ -21,8 +21,9 @@ typedef struct gs_cert_pair {
  * n variables, the first ni with y = +1 and C = Cp (class i of a pair, alpha of epsilon-SVR), the
  * rest with y = -1 and C = Cn; p its linear term (NULL: -1 for every variable, C-SVC). nu: LIBSVM's
  * Solver_NU (the larger of the two signs' gaps; rho = (r1 - r2) / 2 and r = (r1 + r2) / 2 from
- * each sign's G, compat §6.6). */
+ * each sign's G, compat §6.6). skip (may be NULL): the variables left out of the problem
+ * (solver.h's spec->skip), whose G and err are not read. */
 gs_cert_pair gs_certify_pair(const double *alpha, const double *G, const double *err, int32_t n, int32_t ni,
-                             double Cp, double Cn, const double *p, int nu);
+                             double Cp, double Cn, const double *p, int nu, const uint8_t *skip);
 
 #endif

@@ -186,10 +186,27 @@ static gs_status cross_validate(const gs_device_provider *dev, const gs_problem 
     int *train_rows = malloc(sizeof *train_rows * (size_t)(l ? l : 1));
     gs_problem sub = {0};
     gs_model *m = calloc((size_t)nm, sizeof *m);
+    gs_model *models = NULL;
     if (!perm || !start || !train_rows || !m) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d folds", nr_fold); goto cleanup; }
     if ((st = make_folds(prob, param, nr_fold, rng, perm, start))) goto cleanup;
     /* svm_cross_validation predicts with svm_predict_probability for a probability classifier */
     const int classify_prob = param->probability && (param->svm_type == GS_C_SVC || param->svm_type == GS_NU_SVC);
+    /* one C value without -b 1: every fold over one upload (trainer.h gs_svm_train_folds); else,
+     * or for non-finite values, fold by fold on its own rows */
+    if (!C && !param->probability) {
+        if (!(models = calloc((size_t)nr_fold, sizeof *models))) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+        st = gs_svm_train_folds(dev, prob, param, log, nr_fold, perm, start, models);
+        if (st == GS_OK) {
+            for (int f = 0; f < nr_fold && st == GS_OK; f++) {
+                const pred_job job = {.m = &models[f], .target = target};
+                int exceeded = 0;
+                st = predict_fold(prob, perm + start[f], start[f + 1] - start[f], job, &exceeded);
+            }
+            goto cleanup;
+        }
+        if (st != GS_ERR_UNSUPPORTED) goto cleanup;
+        st = GS_OK;
+    }
     for (int f = 0; f < nr_fold; f++) {
         const int b = start[f], e = start[f + 1];
         int n = 0;
@@ -210,6 +227,9 @@ static gs_status cross_validate(const gs_device_provider *dev, const gs_problem 
         if (st != GS_OK) goto cleanup;
     }
 cleanup:
+    if (models)
+        for (int f = 0; f < nr_fold; f++) gs_model_free(&models[f]);
+    free(models);
     gs_problem_free(&sub);
     free(m);
     free(perm); free(start); free(train_rows);

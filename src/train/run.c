@@ -25,7 +25,7 @@ static gs_status certify_and_resume(gs_solver *s, const struct gs_clustered *cl,
             gs_run_item *it = &items[i];
             const gs_binary_spec *sp = &it->spec;
             const gs_cert_pair c = gs_certify_pair(sp->alpha, sp->g_exact, sp->g_err, it->n, it->ni, sp->Cp, sp->Cn,
-                                                   sp->p_lin, sp->nu_rule);
+                                                   sp->p_lin, sp->nu_rule, sp->skip);
             it->res.rho = c.rho;
             it->res.obj = c.obj;
             it->res.r = c.r;

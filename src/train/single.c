@@ -225,3 +225,93 @@ cleanup:
     free(alpha); free(p); free(gx); free(ex); free(coef);
     return st;
 }
+
+/* Fold f of cross-validation over the whole set's clustering cl: the problem set_up gives for the
+ * fold's rows sub (rows[i]: sub's row i in prob; LIBSVM's start over them in fold order), moved
+ * onto the whole set's rows with the other rows left out (skip). alpha, p, skip have room for
+ * the whole set's variables (l or 2l). */
+static void set_up_fold(const gs_problem *prob, const gs_problem *sub, const int32_t *rows, const gs_param *param,
+                        const gs_clustered *cl, double *alpha, double *p, uint8_t *skip, double *scratch,
+                        gs_run_item *it)
+{
+    const int32_t l = prob->l, lf = sub->l, two = param->svm_type != GS_ONE_CLASS;
+    double *af = scratch, *pf = scratch + 2 * (size_t)lf;
+    set_up(sub, param, cl, af, pf, it);
+    for (int32_t t = 0; t < (two ? 2 * l : l); t++) { alpha[t] = 0; p[t] = 0; skip[t] = 1; }
+    for (int32_t i = 0; i < lf; i++)
+        for (int h = 0; h <= two; h++) {
+            const int64_t t = (int64_t)h * l + rows[i];
+            alpha[t] = af[(int64_t)h * lf + i];
+            p[t] = pf[(int64_t)h * lf + i];
+            skip[t] = 0;
+        }
+    gs_binary_spec *sp = &it->spec;
+    sp->nrowA = l;
+    sp->rowB0 = two ? 0 : l;
+    sp->alpha = alpha;
+    sp->p_lin = p;
+    sp->skip = skip;
+    it->n = two ? 2 * l : l;
+    it->ni = l;
+}
+
+gs_status gs_train_single_folds(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                                const gs_log *log, int nr_fold, const int *perm, const int *start, gs_model *models)
+{
+    gs_status st = GS_OK;
+    const int32_t l = prob->l, n = param->svm_type == GS_ONE_CLASS ? l : 2 * l;
+    const size_t nn = (size_t)nr_fold * (size_t)(n ? n : 1);
+    gs_clustered cl = {0};
+    gs_solver *solver = NULL;
+    gs_problem *subs = calloc((size_t)nr_fold, sizeof *subs);
+    gs_run_item *items = calloc((size_t)nr_fold, sizeof *items);
+    int32_t *rows = malloc(sizeof *rows * (size_t)nr_fold * (size_t)(l ? l : 1));
+    int8_t *ysign = malloc((size_t)(l ? l : 1));
+    uint8_t *skip = malloc(nn);
+    double *alpha = malloc(sizeof *alpha * nn), *p = malloc(sizeof *p * nn), *gx = malloc(sizeof *gx * nn);
+    double *ex = malloc(sizeof *ex * nn), *scratch = malloc(sizeof *scratch * 4 * (size_t)(l ? l : 1));
+    double *coef = malloc(sizeof *coef * (size_t)(l ? l : 1));
+    if (!subs || !items || !rows || !ysign || !skip || !alpha || !p || !gx || !ex || !scratch || !coef) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d folds", nr_fold);
+        goto cleanup;
+    }
+    int usable = 1; /* else fold by fold: LIBSVM's answers for non-finite values or an empty fold */
+    for (int64_t e = 0; e < prob->nnz && usable; e++) usable = isfinite(prob->val[e]) != 0;
+    for (int f = 0; f < nr_fold && usable; f++) usable = start[f + 1] - start[f] < l;
+    if (!usable) { st = GS_ERR_UNSUPPORTED; goto cleanup; }
+    const int32_t one_seg[2] = {0, l};
+    if ((st = gs_solver_cluster(param, prob->row_ptr, prob->idx, prob->val, l, 1, one_seg, &cl))) goto cleanup;
+    for (int f = 0; f < nr_fold; f++) {
+        int32_t *rf = rows + (size_t)f * l, m = 0;
+        for (int j = 0; j < start[f]; j++) rf[m++] = perm[j];
+        for (int j = start[f + 1]; j < start[nr_fold]; j++) rf[m++] = perm[j];
+        if ((st = gs_problem_subset(prob, rf, m, &subs[f]))) goto cleanup;
+        const size_t o = (size_t)f * n;
+        set_up_fold(prob, &subs[f], rf, param, &cl, alpha + o, p + o, skip + o, scratch, &items[f]);
+        items[f].spec.g_exact = gx + o;
+        items[f].spec.g_err = ex + o;
+        snprintf(items[f].name, sizeof items[f].name, "fold %d", f + 1);
+        if (param->svm_type == GS_EPSILON_SVR) items[f].spec.g_init = items[f].spec.p_lin; /* alpha = 0: G = p */
+    }
+    memset(ysign, 1, (size_t)l);
+    if ((st = gs_run_open_solver(dev, param, 2, l, prob->row_ptr, &cl, log, NULL, &solver)) ||
+        (param->svm_type != GS_EPSILON_SVR && (st = gs_run_start_gradients(solver, &cl, ysign, items, nr_fold, NULL))) ||
+        (st = gs_run_certified(solver, &cl, ysign, items, nr_fold, param->eps, log, NULL)))
+        goto cleanup;
+    for (int f = 0; f < nr_fold; f++) {
+        const int32_t *rf = rows + (size_t)f * l;
+        const double *a = alpha + (size_t)f * n;
+        for (int32_t i = 0; i < subs[f].l; i++)
+            coef[i] = param->svm_type == GS_ONE_CLASS ? a[rf[i]] : a[rf[i]] - a[l + rf[i]];
+        print_result(param, &subs[f], coef, &items[f], log);
+        if ((st = build_model(&subs[f], param, coef, items[f].res.rho, &models[f]))) goto cleanup;
+    }
+cleanup:
+    gs_solver_free(solver);
+    gs_clustered_free(&cl);
+    if (subs)
+        for (int f = 0; f < nr_fold; f++) gs_problem_free(&subs[f]);
+    free(subs); free(items); free(rows); free(ysign); free(skip); free(alpha); free(p); free(gx); free(ex);
+    free(scratch); free(coef);
+    return st;
+}

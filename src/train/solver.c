@@ -27,6 +27,8 @@
 
 #include "data/cluster.h"
 #include "data/precomputed.h"
+#include "device/dev.h"
+#include "kernels/abi.h" /* the problem, round and certification tables (gs_abi_*) */
 #include "util/courier.h"
 #include "train/subproblem.h"
 
@@ -60,8 +62,6 @@ _Static_assert(ITEMS % HSPLIT == 0, "k_hist splits a chunk's ITEMS evenly");
 #define REL 0.1
 #define SPLIT_REL 0.2
 #define SPLIT_AT 0.3
-#define PT_INTS 8  /* problem table entry (kernels/solver.cl PT) */
-#define RT_INTS 11 /* round table entry (RT) */
 
 enum { K_INIT, K_UPDATE, K_HIST, K_PICK, K_COUNT, K_SCAN, K_WRITE, K_MERGE, K_SELECT, K_GATHER, K_ROWS,
        K_READBACK, K_HEADS, K_GRAM, K_CERT_GATHER, K_CERT, K_CERT_SUM, K_COUNT_ALL };
@@ -75,23 +75,15 @@ static const int k_phase[K_COUNT_ALL] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SEL
     PH_CERT, PH_CERT};
 
 /* Device buffers of a batch, kept by the solver and reused (grown when needed) from one batch to
- * the next: NVIDIA allocations synchronise the device. */
+ * the next: NVIDIA allocations synchronise the device. Only gs_dev_buf fields (released as an array). */
 typedef struct dev {
-    cl_mem cols, col_off, vals, ell_w, ell_off, ell_idx, ell_val, norm2, y, ctab, ptab, koff, vc, vch, G,
-        alpha, in_ws, slot_of, state, hist, gmax, gap, gcnt, cand, ws_pos, ws_row, new_slots, n_new, u_pos, U, K, upd, rb,
-        kws, keys, fresh, cold, cnew, ccoef, certtab, cvcc, cpart, cgx, cmx;
+    gs_dev_clustered data; /* the clustered rows (gs_dev_upload_clustered) */
+    gs_dev_buf y, ctab, ptab, koff, vc, vch, G, alpha, in_ws, slot_of, state, hist, gmax, gap, gcnt, cand, ws_pos,
+        ws_row, new_slots, n_new, u_pos, U, K, upd, rb, kws, keys, fresh, cold, cnew, ccoef, certtab, cvcc, cpart, cgx,
+        cmx;
 } dev;
 
-#define N_BUFS (sizeof(dev) / sizeof(cl_mem))
-
-static void dev_release(dev *d, size_t *cap)
-{
-    cl_mem *m = (cl_mem *)d;
-    for (size_t i = 0; i < N_BUFS; i++)
-        if (m[i]) clReleaseMemObject(m[i]);
-    memset(d, 0, sizeof *d);
-    memset(cap, 0, sizeof(size_t) * N_BUFS);
-}
+#define N_BUFS (sizeof(dev) / sizeof(gs_dev_buf))
 
 struct gs_solver {
     gs_ocl *ocl;
@@ -99,28 +91,23 @@ struct gs_solver {
     int kernel_type, degree;
     double gamma, coef0, eps;
     int q, keep, wg;
-    int profile;
     int split;             /* split rounds (see solve_batch): -1 for lone problems that fit, 0 never,
                             * 1 always (GPUSVM_SPLIT) */
     gs_tuning tuning;      /* param->tuning: the forced paths and the batch cap (util/tuning.h) */
     cl_command_queue queue; /* each solver has its own, so pairs can run on several threads */
     cl_command_queue xfer;  /* split rounds: the kernel matrices' reads, beside the heads' kernels */
-    cl_program prog;
-    cl_kernel k[K_COUNT_ALL];
+    gs_dev dev;             /* buffers, launches and profiling on queue (dev.profile: --verbose's) */
+    gs_dev_kernels ks;      /* kernels/solver.cl, k_names order */
     double build_seconds;
-    dev d;                 /* this solver's buffers (see dev) */
-    size_t cap[N_BUFS];    /* their sizes in bytes */
-    /* pinned, persistently mapped host memory for the per-round readback and update: transfers
-     * from pageable memory go through a staging copy in the driver */
-    cl_mem pin[2];
-    void *pin_host[2];
-    size_t pin_cap[2];
+    dev d;                  /* this solver's buffers (see dev) */
+    /* the per-round readback [0] and update [1] in pinned, mapped host memory */
+    gs_dev_pinned pin[2];
 };
 
-static gs_status make_queue(gs_solver *s)
+static gs_status make_queue(gs_solver *s, int profile)
 {
     cl_int e;
-    const cl_command_queue_properties props = s->profile ? CL_QUEUE_PROFILING_ENABLE : 0;
+    const cl_command_queue_properties props = profile ? CL_QUEUE_PROFILING_ENABLE : 0;
     s->queue = clCreateCommandQueue(s->ocl->ctx, s->ocl->device, props, &e);
     if (e != CL_SUCCESS) return GS_FAIL(GS_ERR_OCL, "clCreateCommandQueue failed: %s", gs_cl_error_name(e));
     s->xfer = clCreateCommandQueue(s->ocl->ctx, s->ocl->device, props, &e);
@@ -131,15 +118,10 @@ static gs_status make_queue(gs_solver *s)
 void gs_solver_free(gs_solver *s)
 {
     if (!s) return;
-    for (int i = 0; i < K_COUNT_ALL; i++)
-        if (s->k[i]) clReleaseKernel(s->k[i]);
-    if (s->prog) clReleaseProgram(s->prog);
-    dev_release(&s->d, s->cap);
-    for (int i = 0; i < 2; i++)
-        if (s->pin[i]) {
-            if (s->pin_host[i]) clEnqueueUnmapMemObject(s->queue, s->pin[i], s->pin_host[i], 0, NULL, NULL);
-            clReleaseMemObject(s->pin[i]);
-        }
+    gs_dev_kernels_release(&s->ks);
+    gs_dev_bufs_release((gs_dev_buf *)&s->d, N_BUFS);
+    if (s->queue)
+        for (int i = 0; i < 2; i++) gs_dev_pinned_release(&s->dev, &s->pin[i]);
     if (s->xfer) { clFinish(s->xfer); clReleaseCommandQueue(s->xfer); }
     if (s->queue) { clFinish(s->queue); clReleaseCommandQueue(s->queue); }
     free(s);
@@ -174,27 +156,22 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, cons
     }
     cl_command_queue_properties props = 0;
     clGetCommandQueueInfo(ocl->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
-    s->profile = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
     s->split = s->tuning.split; /* 0 or 1: force either round form (the tests run both); -1 auto */
-    if ((st = make_queue(s))) goto cleanup;
+    if ((st = make_queue(s, (props & CL_QUEUE_PROFILING_ENABLE) != 0)) || (st = gs_dev_init(&s->dev, ocl, s->queue)))
+        goto cleanup;
     double t0 = gs_now();
     char opts[256];
     snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d -DMWG=%d -DUSPLIT=%d "
              "-DHSPLIT=%d -DGRAM_WG=%d -DGS_PRECISE=%d",
              s->wg, s->kernel_type, WCH, CCH, ITEMS, (s->q + MWG - 1) / MWG * MWG, MWG, USPLIT,
              HSPLIT, GRAM_WG, precise != 0);
-    st = gs_ocl_build(ocl, "solver", opts, &s->prog);
-    if (st != GS_OK) goto cleanup;
-    for (int i = 0; i < K_COUNT_ALL; i++) {
-        st = gs_ocl_kernel(s->prog, k_names[i], &s->k[i]);
-        if (st != GS_OK) goto cleanup;
-    }
+    if ((st = gs_dev_kernels_build(ocl, "solver", opts, k_names, K_COUNT_ALL, &s->ks))) goto cleanup;
     size_t wm = 0, ws = 0;
     cl_ulong lm = 0, ls = 0;
-    clGetKernelWorkGroupInfo(s->k[K_MERGE], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wm, &wm, NULL);
-    clGetKernelWorkGroupInfo(s->k[K_SELECT], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof ws, &ws, NULL);
-    clGetKernelWorkGroupInfo(s->k[K_MERGE], ocl->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lm, &lm, NULL);
-    clGetKernelWorkGroupInfo(s->k[K_SELECT], ocl->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof ls, &ls, NULL);
+    clGetKernelWorkGroupInfo(s->ks.k[K_MERGE], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wm, &wm, NULL);
+    clGetKernelWorkGroupInfo(s->ks.k[K_SELECT], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof ws, &ws, NULL);
+    clGetKernelWorkGroupInfo(s->ks.k[K_MERGE], ocl->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lm, &lm, NULL);
+    clGetKernelWorkGroupInfo(s->ks.k[K_SELECT], ocl->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof ls, &ls, NULL);
     const cl_ulong lmax = lm > ls ? lm : ls;
     const int fits = !ocl->local_mem || lmax <= ocl->local_mem;
     if (wm < MWG || ws < MWG || !fits) {
@@ -211,142 +188,22 @@ cleanup:
     return st;
 }
 
-/* Makes *m hold at least `bytes` (reallocating only to grow) and, when host is given, queues a
- * non-blocking upload of it (host must stay valid until the queue passes that point). */
-static gs_status ensure_buf(gs_solver *s, cl_mem *m, size_t bytes, const void *host, const char *what)
-{
-    const size_t i = (size_t)(m - (cl_mem *)&s->d);
-    const size_t want = bytes;
-    if (bytes == 0) bytes = 16; /* OpenCL refuses empty buffers */
-    if (!*m || s->cap[i] < bytes) {
-        if (*m) clReleaseMemObject(*m);
-        *m = NULL;
-        s->cap[i] = 0;
-        cl_int e;
-        *m = clCreateBuffer(s->ocl->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e);
-        if (e != CL_SUCCESS)
-            return GS_FAIL(GS_ERR_OCL, "clCreateBuffer(%s, %zu bytes) failed: %s", what, bytes, gs_cl_error_name(e));
-        s->cap[i] = bytes;
-    }
-    if (host && want > 0) { /* only the caller's bytes: host may be shorter than the rounded size */
-        cl_int e = clEnqueueWriteBuffer(s->queue, *m, CL_FALSE, 0, want, host, 0, NULL, NULL);
-        if (e != CL_SUCCESS)
-            return GS_FAIL(GS_ERR_OCL, "clEnqueueWriteBuffer(%s, %zu bytes) failed: %s", what, bytes, gs_cl_error_name(e));
-    }
-    return GS_OK;
-}
-
-/* Pinned host memory i of at least `bytes`, mapped for the solver's lifetime. */
-static gs_status ensure_pinned(gs_solver *s, int i, size_t bytes, void **host)
-{
-    if (!s->pin[i] || s->pin_cap[i] < bytes) {
-        if (s->pin[i]) {
-            if (s->pin_host[i]) clEnqueueUnmapMemObject(s->queue, s->pin[i], s->pin_host[i], 0, NULL, NULL);
-            clFinish(s->queue);
-            clReleaseMemObject(s->pin[i]);
-            s->pin[i] = NULL;
-            s->pin_host[i] = NULL;
-            s->pin_cap[i] = 0;
-        }
-        cl_int e;
-        s->pin[i] = clCreateBuffer(s->ocl->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &e);
-        if (e != CL_SUCCESS)
-            return GS_FAIL(GS_ERR_OCL, "clCreateBuffer(pinned, %zu bytes) failed: %s", bytes, gs_cl_error_name(e));
-        s->pin_host[i] = clEnqueueMapBuffer(s->queue, s->pin[i], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
-                                            NULL, NULL, &e);
-        if (e != CL_SUCCESS) {
-            s->pin_host[i] = NULL;
-            return GS_FAIL(GS_ERR_OCL, "clEnqueueMapBuffer(pinned, %zu bytes) failed: %s", bytes, gs_cl_error_name(e));
-        }
-        s->pin_cap[i] = bytes;
-    }
-    *host = s->pin_host[i];
-    return GS_OK;
-}
-
-static gs_status fill(cl_command_queue q, cl_mem m, int pattern, size_t bytes)
-{
-    cl_int e = clEnqueueFillBuffer(q, m, &pattern, sizeof pattern, 0, bytes, 0, NULL, NULL);
-    if (e != CL_SUCCESS) return GS_FAIL(GS_ERR_OCL, "clEnqueueFillBuffer failed: %s", gs_cl_error_name(e));
-    return GS_OK;
-}
-
-#define SETARG(kern, i, v)                                                                 \
-    do {                                                                                   \
-        cl_int e_ = clSetKernelArg(s->k[kern], (i), sizeof(v), &(v));                      \
-        if (e_ != CL_SUCCESS) {                                                            \
-            st = GS_FAIL(GS_ERR_OCL, "clSetKernelArg(%s, %d) failed: %s", k_names[kern], i, \
-                         gs_cl_error_name(e_));                                            \
-            goto cleanup;                                                                  \
-        }                                                                                  \
+/* Sets argument i of kernel kern to v, or leaves through cleanup with st set. */
+#define SETARG(kern, i, v)                                                          \
+    do {                                                                            \
+        if ((st = gs_dev_arg(&s->ks, (kern), (i), sizeof(v), &(v))) != GS_OK) goto cleanup; \
     } while (0)
 
-/* Events of one round when profiling (--verbose with GPUSVM_PROFILE=1). */
-typedef struct prof {
-    cl_event ev[32];
-    int kern[32];
-    int n;
-} prof;
-
-static gs_status launch(gs_solver *s, prof *pf, int kern, size_t global, size_t local)
+/* gs_dev_launch of kernel k of the solver's program, without a completion event. */
+static gs_status launch(gs_solver *s, gs_dev_prof *pf, int k, size_t g0, size_t g1, size_t local)
 {
-    cl_event *evp = NULL;
-    if (s->profile && pf->n < 32) { pf->kern[pf->n] = kern; evp = &pf->ev[pf->n++]; }
-    cl_int e = clEnqueueNDRangeKernel(s->queue, s->k[kern], 1, NULL, &global, local ? &local : NULL, 0,
-                                      NULL, evp);
-    if (e != CL_SUCCESS) {
-        if (evp) pf->n--;
-        return GS_FAIL(GS_ERR_OCL, "clEnqueueNDRangeKernel(%s, global %zu, local %zu) failed: %s",
-                       k_names[kern], global, local, gs_cl_error_name(e));
-    }
-    return GS_OK;
-}
-
-/* A 2-D launch; done, when given, receives an event for its completion (released by the caller). */
-static gs_status launch2_ev(gs_solver *s, prof *pf, int kern, size_t g0, size_t g1, size_t local, cl_event *done)
-{
-    cl_event *evp = done;
-    const int prof_it = s->profile && pf->n < 32;
-    if (prof_it) { pf->kern[pf->n] = kern; evp = &pf->ev[pf->n++]; }
-    const size_t global[2] = {g0, g1}, loc[2] = {local, 1};
-    cl_int e = clEnqueueNDRangeKernel(s->queue, s->k[kern], 2, NULL, global, loc, 0, NULL, evp);
-    if (e != CL_SUCCESS) {
-        if (prof_it) pf->n--;
-        return GS_FAIL(GS_ERR_OCL, "clEnqueueNDRangeKernel(%s, %zu x %zu) failed: %s", k_names[kern], g0, g1,
-                       gs_cl_error_name(e));
-    }
-    if (prof_it && done) { *done = *evp; clRetainEvent(*done); }
-    return GS_OK;
-}
-
-static gs_status launch2(gs_solver *s, prof *pf, int kern, size_t g0, size_t g1, size_t local)
-{
-    return launch2_ev(s, pf, kern, g0, g1, local, NULL);
+    return gs_dev_launch(&s->dev, &s->ks, k, pf, g0, g1, local, NULL);
 }
 
 /* k_rows over the nvc virtual clusters for up to q_new new slots (WCH a work-group). */
-static gs_status launch_rows(gs_solver *s, prof *pf, int nvc, int q_new)
+static gs_status launch_rows(gs_solver *s, gs_dev_prof *pf, int nvc, int q_new)
 {
-    return launch2(s, pf, K_ROWS, (size_t)nvc * s->wg, (size_t)((q_new + WCH - 1) / WCH), (size_t)s->wg);
-}
-
-/* Adds the round's kernel times to ph and per_kernel; returns the time of its first `upto`. */
-static double prof_collect(prof *pf, double *ph, double *per_kernel, int upto)
-{
-    double first = 0;
-    for (int i = 0; i < pf->n; i++) {
-        cl_ulong a = 0, b = 0;
-        clGetEventProfilingInfo(pf->ev[i], CL_PROFILING_COMMAND_START, sizeof a, &a, NULL);
-        clGetEventProfilingInfo(pf->ev[i], CL_PROFILING_COMMAND_END, sizeof b, &b, NULL);
-        if (b > a) {
-            ph[k_phase[pf->kern[i]]] += (double)(b - a) * 1e-9;
-            per_kernel[pf->kern[i]] += (double)(b - a) * 1e-9;
-            if (i < upto) first += (double)(b - a) * 1e-9;
-        }
-        clReleaseEvent(pf->ev[i]);
-    }
-    pf->n = 0;
-    return first;
+    return launch(s, pf, K_ROWS, (size_t)nvc * s->wg, (size_t)((q_new + WCH - 1) / WCH), (size_t)s->wg);
 }
 
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
@@ -608,7 +465,7 @@ static void prob_bytes(const gs_solver *s, size_t npos, size_t ucols, size_t nba
     const size_t q = (size_t)s->q;
     *dev_b = nbank * q * npos * sizeof(float) + ucols * q * sizeof(float) + npos * 30 + q * 36 + 2 * 2048 * 4 +
              q * q * sizeof(float) + rb_doubles(s->q) * sizeof(double);
-    *pin_b = nbank * (rb_doubles(s->q) + 4 * q + RT_INTS) * sizeof(double);
+    *pin_b = nbank * (rb_doubles(s->q) + 4 * q + sizeof(gs_abi_round) / sizeof(int32_t)) * sizeof(double);
     *host_b = npos * 17 + 11 * q * sizeof(double) + 2 * q * sizeof(int) + q;
 }
 
@@ -616,20 +473,19 @@ static void prob_bytes(const gs_solver *s, size_t npos, size_t ucols, size_t nba
  * filled in here) and their pending changes into the pinned host memory at host, which must stay
  * untouched until the queue has passed its transfer. rtd: doubles the table takes.
  * @return the doubles to send */
-static size_t pack_changes(prob *pr, const int *act, int nact, int *rt, size_t rtd, double *host,
+static size_t pack_changes(prob *pr, const int *act, int nact, gs_abi_round *rt, size_t rtd, double *host,
                            double *bytes_update)
 {
     size_t uoff = 0;
     for (int a = 0; a < nact; a++) {
         prob *p = &pr[act[a]];
-        int *r = rt + a * RT_INTS;
-        r[1] = p->nupd;
-        r[2] = (int)(rtd + uoff);
+        rt[a].nupd = p->nupd;
+        rt[a].uoff = (int)(rtd + uoff);
         if (p->nupd) memcpy(host + rtd + uoff, p->upd, sizeof(double) * 4 * (size_t)p->nupd);
         uoff += 4 * (size_t)p->nupd;
         *bytes_update += (double)p->nupd * p->npos * sizeof(float) + (double)p->npos * 16;
     }
-    memcpy(host, rt, (size_t)nact * RT_INTS * sizeof(int));
+    memcpy(host, rt, (size_t)nact * sizeof *rt);
     return rtd + uoff;
 }
 
@@ -637,7 +493,7 @@ static size_t pack_changes(prob *pr, const int *act, int nact, int *rt, size_t r
  * the jobs read it, on the courier thread when there is one. */
 typedef struct round_jobs {
     gs_solver *s;
-    prof *pf;
+    gs_dev_prof *pf;
     int one_group, split, nact, nvc, nvch, q, q_new;
     int late_update;           /* split: the second parts' changes go through k_heads and k_update */
     int tables;                /* write the cluster and chunk tables first */
@@ -662,14 +518,14 @@ static gs_status enqueue_select(void *arg)
     gs_status st = GS_OK;
     cl_event kws_done = NULL;
     if (r->tables) {
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vc, CL_FALSE, 0, 2 * (size_t)r->nvc * sizeof(int), r->vc, 0, NULL, NULL));
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vch, CL_FALSE, 0, 2 * (size_t)r->nvch * sizeof(int), r->vch, 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vc.mem, CL_FALSE, 0, 2 * (size_t)r->nvc * sizeof(int), r->vc, 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vch.mem, CL_FALSE, 0, 2 * (size_t)r->nvch * sizeof(int), r->vch, 0, NULL, NULL));
     }
-    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd, CL_FALSE, 0, r->upd_a_n * sizeof(double), r->upd_a, 0, NULL, NULL));
-    if ((st = launch(s, r->pf, K_UPDATE, (size_t)r->nvc * s->wg * USPLIT, (size_t)s->wg))) goto cleanup;
+    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd.mem, CL_FALSE, 0, r->upd_a_n * sizeof(double), r->upd_a, 0, NULL, NULL));
+    if ((st = launch(s, r->pf, K_UPDATE, (size_t)r->nvc * s->wg * USPLIT, 1, (size_t)s->wg))) goto cleanup;
     if (r->one_group) { /* the top digit's histogram and the keys (arguments set once), then k_select */
-        if ((st = launch(s, r->pf, K_HIST, (size_t)r->nvch * s->wg * HSPLIT, (size_t)s->wg)) ||
-            (st = launch(s, r->pf, K_SELECT, (size_t)r->nact * MWG, MWG)))
+        if ((st = launch(s, r->pf, K_HIST, (size_t)r->nvch * s->wg * HSPLIT, 1, (size_t)s->wg)) ||
+            (st = launch(s, r->pf, K_SELECT, (size_t)r->nact * MWG, 1, MWG)))
             goto cleanup;
     } else {
         const int store = 0;
@@ -677,33 +533,33 @@ static gs_status enqueue_select(void *arg)
         for (int d = 0; d < 3; d++) {
             SETARG(K_HIST, 8, d);
             SETARG(K_PICK, 4, d);
-            if ((st = launch(s, r->pf, K_HIST, (size_t)r->nvch * s->wg * HSPLIT, (size_t)s->wg)) ||
-                (st = launch(s, r->pf, K_PICK, (size_t)r->nact * s->wg, (size_t)s->wg)))
+            if ((st = launch(s, r->pf, K_HIST, (size_t)r->nvch * s->wg * HSPLIT, 1, (size_t)s->wg)) ||
+                (st = launch(s, r->pf, K_PICK, (size_t)r->nact * s->wg, 1, (size_t)s->wg)))
                 goto cleanup;
         }
-        if ((st = launch(s, r->pf, K_COUNT, (size_t)r->nvch * s->wg, (size_t)s->wg)) ||
-            (st = launch(s, r->pf, K_SCAN, (size_t)r->nact * s->wg, (size_t)s->wg)) ||
-            (st = launch(s, r->pf, K_WRITE, (size_t)r->nvch * s->wg, (size_t)s->wg)) ||
-            (st = launch(s, r->pf, K_MERGE, (size_t)r->nact * MWG, MWG)))
+        if ((st = launch(s, r->pf, K_COUNT, (size_t)r->nvch * s->wg, 1, (size_t)s->wg)) ||
+            (st = launch(s, r->pf, K_SCAN, (size_t)r->nact * s->wg, 1, (size_t)s->wg)) ||
+            (st = launch(s, r->pf, K_WRITE, (size_t)r->nvch * s->wg, 1, (size_t)s->wg)) ||
+            (st = launch(s, r->pf, K_MERGE, (size_t)r->nact * MWG, 1, MWG)))
             goto cleanup;
     }
     /* split: the set's new matrix entries now, the full rows after the read; unsplit (one-vs-one
      * batches of small problems, where k_gram took longer than k_rows: letter 2.4 against 1.5
      * ms a run on the H100), the rows now and the matrix from them (fresh stays 0) */
-    if ((st = launch2(s, r->pf, K_GATHER, (size_t)r->q_new * s->wg, (size_t)r->nact, (size_t)s->wg)) ||
-        (st = r->split ? launch2(s, r->pf, K_GRAM, (size_t)r->q * GRAM_WG, (size_t)r->nact, GRAM_WG)
+    if ((st = launch(s, r->pf, K_GATHER, (size_t)r->q_new * s->wg, (size_t)r->nact, (size_t)s->wg)) ||
+        (st = r->split ? launch(s, r->pf, K_GRAM, (size_t)r->q * GRAM_WG, (size_t)r->nact, GRAM_WG)
                        : launch_rows(s, r->pf, r->nvc, r->q_new)))
         goto cleanup;
     /* both parts of the readback in one read later, or (split) the kernel matrices now (its part
      * argument set once: RB_ALL, or RB_KWS split) */
-    if ((st = launch2_ev(s, r->pf, K_READBACK, round_up((size_t)r->q * r->q / 4, 256), (size_t)r->nact, 256,
-                         r->split ? &kws_done : NULL)))
+    if ((st = gs_dev_launch(&s->dev, &s->ks, K_READBACK, r->pf, round_up((size_t)r->q * r->q / 4, 256),
+                            (size_t)r->nact, 256, r->split ? &kws_done : NULL)))
         goto cleanup;
     if (r->split) {
         /* on the transfer queue, so the heads' kernel and read need not wait for them (device-to-
          * host copies and kernels run side by side); into the other half of the pinned memory, as
          * the second parts still read the last ones */
-        GS_CL_CHECK(clEnqueueReadBuffer(s->xfer, dp->rb, CL_FALSE, r->nhd * sizeof(double),
+        GS_CL_CHECK(clEnqueueReadBuffer(s->xfer, dp->rb.mem, CL_FALSE, r->nhd * sizeof(double),
                                         r->rkd * (size_t)r->nact * sizeof(double), r->rbx + r->nhd, 1, &kws_done,
                                         &r->kws_read));
         GS_CL_CHECK(clFlush(s->xfer));
@@ -723,17 +579,17 @@ static gs_status enqueue_heads(round_jobs *r, cl_event *read)
     dev *const dp = &s->d;
     gs_status st = GS_OK;
     if (r->late_update) {
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd, CL_FALSE, 0, r->upd_b_n * sizeof(double), r->upd_b, 0,
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd.mem, CL_FALSE, 0, r->upd_b_n * sizeof(double), r->upd_b, 0,
                                          NULL, NULL));
-        if ((st = launch2(s, r->pf, K_HEADS, round_up((size_t)r->q * USPLIT, 256), (size_t)r->nact, 256))) goto cleanup;
+        if ((st = launch(s, r->pf, K_HEADS, round_up((size_t)r->q * USPLIT, 256), (size_t)r->nact, 256))) goto cleanup;
     } else if (r->split) { /* the first round: the heads alone, then back to the matrices */
         const int head_part = RB_HEAD, kws_part = RB_KWS;
         SETARG(K_READBACK, 13, head_part);
-        st = launch2(s, r->pf, K_READBACK, round_up((size_t)r->q, 256), (size_t)r->nact, 256);
+        st = launch(s, r->pf, K_READBACK, round_up((size_t)r->q, 256), (size_t)r->nact, 256);
         SETARG(K_READBACK, 13, kws_part);
         if (st) goto cleanup;
     }
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb, CL_FALSE, 0,
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb.mem, CL_FALSE, 0,
                                     (r->split ? r->nhd : r->rbd * (size_t)r->nact) * sizeof(double), r->rbx, 0, NULL,
                                     read));
 cleanup:
@@ -748,7 +604,7 @@ static gs_status enqueue_rows(void *arg)
     round_jobs *r = arg;
     gs_solver *s = r->s;
     gs_status st = GS_OK;
-    if (r->late_update && (st = launch(s, r->pf, K_UPDATE, (size_t)r->nvc * s->wg * USPLIT, (size_t)s->wg)))
+    if (r->late_update && (st = launch(s, r->pf, K_UPDATE, (size_t)r->nvc * s->wg * USPLIT, 1, (size_t)s->wg)))
         goto cleanup;
     if (r->split && (st = launch_rows(s, r->pf, r->nvc, r->q_new))) goto cleanup;
     GS_CL_CHECK(clFlush(s->queue));
@@ -756,7 +612,6 @@ cleanup:
     return st;
 }
 
-/* Solves specs[0..np) (one batch: they fit the device together), in split rounds if split. */
 /* Index of position t of problem sp in its alpha array (range A's rows first, then range B's), or
  * -1 for a padding position. */
 static int64_t pos_index(const gs_clustered *cl, const gs_binary_spec *sp, int wg, int t)
@@ -790,18 +645,183 @@ static gs_status warm_start(gs_solver *s, const gs_clustered *cl, prob *pr, int 
             p->ah[t] = sp->alpha[k];
         }
     }
-    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, s->d.G, CL_TRUE, 0, total * sizeof(double), Gh, 0, NULL, NULL));
-    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, s->d.alpha, CL_TRUE, 0, total * sizeof(double), ahb, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, s->d.G.mem, CL_TRUE, 0, total * sizeof(double), Gh, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, s->d.alpha.mem, CL_TRUE, 0, total * sizeof(double), ahb, 0, NULL, NULL));
 cleanup:
     return st;
 }
 
 /* k_cert's groups per row at most (each a partial sum per row: enough work-groups for a small
- * batch, CERT_WGS of them, without a large partials buffer for a big one), and the
- * certification table's ints per problem (kernels/solver.cl CT). */
+ * batch, CERT_WGS of them, without a large partials buffer for a big one). */
 #define CERT_GROUPS 8
 #define CERT_WGS 2048
-#define CT_INTS 4
+
+/* The certification's host side (certify_batch): each problem's support vectors, and every pass's
+ * tables (problem a of a pass at slot base + a), built before the first launch so that no pass
+ * waits for the device before it writes its own. */
+typedef struct cert {
+    int *svpos, *svoff;    /* [total], [np + 1]: each problem's SVs' clustered positions */
+    double *svcoef;        /* [total] their y alpha */
+    int *old, *nold;       /* [np q], [np]: the rows each problem's U block holds, how many */
+    int maxch;             /* passes: q SVs of each problem a pass */
+    size_t slots, vslots;  /* problem slots and virtual clusters of all passes */
+    int *cold, *cnew;      /* [slots q] a slot's U rows before and after its pass */
+    double *ccoef;         /* [slots q] their coefficients */
+    gs_abi_cert *ctab;     /* [slots] */
+    int *vcc;              /* [2 vslots] (slot in its pass, local cluster) */
+    int *pass_na, *pass_nvc; /* [maxch] each pass's slots and clusters */
+    int gmax;              /* k_cert's groups per row at most */
+    double *gx, *mx;       /* [total] exact gradients' sums and magnitudes, read back */
+} cert;
+
+static void cert_free(cert *c)
+{
+    free(c->svpos); free(c->svoff); free(c->svcoef); free(c->old); free(c->nold); free(c->cold); free(c->cnew);
+    free(c->ctab); free(c->ccoef); free(c->gx); free(c->mx); free(c->vcc); free(c->pass_na); free(c->pass_nvc);
+}
+
+/* Each problem that asks for exact gradients: its SVs (positions and coefficients) and passes. */
+static gs_status cert_lists(const gs_solver *s, const prob *pr, int np, size_t total, cert *c)
+{
+    const int q = s->q, wg = s->wg;
+    c->svpos = malloc(sizeof(int) * (total ? total : 1));
+    c->svoff = calloc((size_t)np + 1, sizeof(int));
+    c->svcoef = malloc(sizeof(double) * (total ? total : 1));
+    c->old = malloc(sizeof(int) * (size_t)np * q);
+    c->nold = malloc(sizeof(int) * (size_t)np);
+    c->gx = malloc(sizeof(double) * (total ? total : 1));
+    c->mx = malloc(sizeof(double) * (total ? total : 1));
+    if (!c->svpos || !c->svoff || !c->svcoef || !c->old || !c->nold || !c->gx || !c->mx)
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
+    for (int i = 0; i < np; i++) {
+        const prob *p = &pr[i];
+        const gs_binary_spec *sp = p->spec;
+        int *const off = c->svoff;
+        off[i + 1] = off[i];
+        if (!sp->g_exact) continue;
+        for (int t = 0; t < p->npos; t++)
+            if (p->y[t] && p->ah[t] > 0) {
+                const int lc = t / wg;
+                c->svpos[off[i + 1]] = (lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na)) * wg + t % wg;
+                c->svcoef[off[i + 1]++] = p->y[t] * p->ah[t];
+            }
+        const int nch = (off[i + 1] - off[i] + q - 1) / q;
+        if (nch > c->maxch) c->maxch = nch;
+        c->slots += (size_t)nch;
+        c->vslots += (size_t)nch * (size_t)(sp->na + sp->nb);
+        c->nold[i] = q;
+    }
+    const size_t slots = c->slots ? c->slots : 1, passes = (size_t)(c->maxch ? c->maxch : 1);
+    c->cold = malloc(sizeof(int) * slots * (size_t)q);
+    c->cnew = malloc(sizeof(int) * slots * (size_t)q);
+    c->ccoef = malloc(sizeof(double) * slots * (size_t)q);
+    c->ctab = calloc(slots, sizeof *c->ctab);
+    c->vcc = malloc(sizeof(int) * 2 * (c->vslots ? c->vslots : 1));
+    c->pass_na = malloc(sizeof(int) * passes);
+    c->pass_nvc = malloc(sizeof(int) * passes);
+    if (!c->cold || !c->cnew || !c->ccoef || !c->ctab || !c->vcc || !c->pass_na || !c->pass_nvc)
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
+    return GS_OK;
+}
+
+/* Every pass's tables, from the rows the U blocks hold (c->old, read from the device) on. */
+static void cert_tables(const gs_solver *s, const prob *pr, int np, cert *c)
+{
+    const int q = s->q;
+    size_t base = 0, vbase = 0;
+    int min_nvc = INT32_MAX;
+    for (int ci = 0; ci < c->maxch; ci++) {
+        int na = 0, nvc = 0;
+        int *const cold_p = c->cold + base * q, *const cnew_p = c->cnew + base * q;
+        gs_abi_cert *const ctab_p = c->ctab + base;
+        int *const vcc_p = c->vcc + 2 * vbase;
+        double *const ccoef_p = c->ccoef + base * q;
+        for (int i = 0; i < np; i++) {
+            const int nsv = c->svoff[i + 1] - c->svoff[i];
+            if (!pr[i].spec->g_exact || ci * q >= nsv) continue;
+            const int n = nsv - ci * q < q ? nsv - ci * q : q;
+            ctab_p[na] = (gs_abi_cert){.prob = i, .n = n, .nold = c->nold[i]};
+            memcpy(cold_p + (size_t)na * q, c->old + (size_t)i * q, sizeof(int) * (size_t)q);
+            memcpy(cnew_p + (size_t)na * q, c->svpos + c->svoff[i] + (size_t)ci * q, sizeof(int) * (size_t)n);
+            memcpy(ccoef_p + (size_t)na * q, c->svcoef + c->svoff[i] + (size_t)ci * q, sizeof(double) * (size_t)n);
+            for (int cc = 0; cc < pr[i].spec->na + pr[i].spec->nb; cc++, nvc++) {
+                vcc_p[2 * nvc] = na;
+                vcc_p[2 * nvc + 1] = cc;
+            }
+            /* after the pass the block holds these n rows, its other columns cleared */
+            memcpy(c->old + (size_t)i * q, cnew_p + (size_t)na * q, sizeof(int) * (size_t)n);
+            c->nold[i] = n;
+            na++;
+        }
+        c->pass_na[ci] = na;
+        c->pass_nvc[ci] = nvc;
+        if (nvc < min_nvc) min_nvc = nvc;
+        base += (size_t)na;
+        vbase += (size_t)nvc;
+    }
+    c->slots = base;
+    c->vslots = vbase;
+    c->gmax = c->maxch == 0 ? 1
+              : min_nvc >= CERT_WGS ? 1 : (CERT_WGS / min_nvc < CERT_GROUPS ? CERT_WGS / min_nvc : CERT_GROUPS);
+}
+
+/* The certification kernels' arguments but for the passes' offsets. */
+static gs_status cert_args(gs_solver *s, const gs_clustered *cl)
+{
+    gs_status st = GS_OK;
+    const dev *const dp = &s->d;
+    const int q = s->q;
+    const cl_long uq = (cl_long)(((size_t)cl->n_ucols + 1) * (size_t)q);
+    const int zero = 0;
+    const gs_dev_karg a_gather[] = {GS_KARG_BUF(dp->cold), GS_KARG_BUF(dp->cnew), GS_KARG_BUF(dp->certtab),
+                                    GS_KARG_BUF(dp->data.col_off), GS_KARG_BUF(dp->data.cols),
+                                    GS_KARG_BUF(dp->data.vals), GS_KARG_BUF(dp->data.ell_w),
+                                    GS_KARG_BUF(dp->data.ell_off), GS_KARG_BUF(dp->data.ell_idx),
+                                    GS_KARG_BUF(dp->data.ell_val), GS_KARG_BUF(dp->U), GS_KARG(q), GS_KARG(uq),
+                                    GS_KARG(zero)};
+    const gs_dev_karg a_cert[] = {GS_KARG_BUF(dp->data.col_off), GS_KARG_BUF(dp->data.cols),
+                                  GS_KARG_BUF(dp->data.vals), GS_KARG_BUF(dp->data.norm2), GS_KARG_BUF(dp->U),
+                                  GS_KARG_BUF(dp->cnew), GS_KARG_BUF(dp->ccoef), GS_KARG(q), GS_KARG(s->gamma),
+                                  GS_KARG(s->coef0), GS_KARG(s->degree), GS_KARG_BUF(dp->data.ell_w),
+                                  GS_KARG_BUF(dp->data.ell_off), GS_KARG_BUF(dp->data.ell_idx),
+                                  GS_KARG_BUF(dp->data.ell_val), GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->cpart),
+                                  GS_KARG_BUF(dp->certtab), GS_KARG_BUF(dp->cvcc), GS_KARG(uq),
+                                  GS_KARG(cl->exact_float_dots), GS_KARG(zero), GS_KARG(zero)};
+    const gs_dev_karg a_sum[] = {GS_KARG_BUF(dp->cpart), GS_KARG_BUF(dp->certtab), GS_KARG_BUF(dp->cvcc),
+                                 GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->cgx), GS_KARG_BUF(dp->cmx), GS_KARG(zero),
+                                 GS_KARG(zero), GS_KARG(zero)};
+    if ((st = GS_DEV_ARGS(&s->ks, K_CERT_GATHER, a_gather)) || (st = GS_DEV_ARGS(&s->ks, K_CERT, a_cert)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_CERT_SUM, a_sum)))
+        return st;
+    return GS_OK;
+}
+
+/* Every pass's launches: its offsets, then k_cert_gather, k_cert, k_cert_sum. */
+static gs_status cert_passes(gs_solver *s, const cert *c, gs_dev_prof *pf, double *ph, double *per_kernel)
+{
+    gs_status st = GS_OK;
+    const int q = s->q, wg = s->wg;
+    int sb = 0, vb = 0;
+    for (int ci = 0; ci < c->maxch; ci++) {
+        const int na = c->pass_na[ci], nvc = c->pass_nvc[ci];
+        const int ngrp = nvc >= CERT_WGS ? 1 : (CERT_WGS / nvc < CERT_GROUPS ? CERT_WGS / nvc : CERT_GROUPS);
+        SETARG(K_CERT_GATHER, 13, sb);
+        SETARG(K_CERT, 21, sb); SETARG(K_CERT, 22, vb);
+        SETARG(K_CERT_SUM, 6, ngrp); SETARG(K_CERT_SUM, 7, sb); SETARG(K_CERT_SUM, 8, vb);
+        if ((st = launch(s, pf, K_CERT_GATHER, (size_t)q * wg, (size_t)na, (size_t)wg)) ||
+            (st = launch(s, pf, K_CERT, (size_t)nvc * wg, (size_t)ngrp, (size_t)wg)) ||
+            (st = launch(s, pf, K_CERT_SUM, (size_t)nvc * wg, 1, (size_t)wg)))
+            goto cleanup;
+        if (s->dev.profile) {
+            GS_CL_CHECK(clFinish(s->queue));
+            gs_dev_prof_collect(pf, k_phase, ph, per_kernel, 0);
+        }
+        sb += na;
+        vb += nvc;
+    }
+cleanup:
+    return st;
+}
 
 /* The exact gradients (kernels/solver.cl k_cert) of the batch's problems that ask for them, at
  * their final alphas, into spec->g_exact / spec->g_err (alpha order): each problem's support
@@ -809,204 +829,119 @@ cleanup:
  * launches. The bound: rounding of the dot products (at most ucols terms each), of the kernel and
  * of the sum over nsv terms, each a few units of 2^-53 times the magnitudes k_cert adds up. */
 static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob *pr, int np, size_t total,
-                               prof *pf, double *ph, double *per_kernel)
+                               gs_dev_prof *pf, double *ph, double *per_kernel)
 {
     gs_status st = GS_OK;
     dev *const dp = &s->d;
-    const int q = s->q, wg = s->wg;
-    const size_t nq = (size_t)np * q;
-    int *svpos = malloc(sizeof(int) * (total ? total : 1)), *svoff = calloc((size_t)np + 1, sizeof(int));
-    double *svcoef = malloc(sizeof(double) * (total ? total : 1));
-    int *old = malloc(sizeof(int) * nq), *nold = malloc(sizeof(int) * (size_t)np);
-    double *gx = malloc(sizeof(double) * total), *mx = malloc(sizeof(double) * total);
-    /* every pass's tables (problem a of a pass at slot base + a), so that no pass waits for the
-     * device before it writes its own */
-    int *cold = NULL, *cnew = NULL, *ctab = NULL, *vcc = NULL, *pass_na = NULL, *pass_nvc = NULL;
-    double *ccoef = NULL;
-    if (!svpos || !svoff || !svcoef || !old || !nold || !gx || !mx) {
-        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
-        goto cleanup;
-    }
-    int maxch = 0;
-    size_t slots = 0, vslots = 0;
+    const gs_dev *d = &s->dev;
+    const int q = s->q;
+    cert c;
+    memset(&c, 0, sizeof c);
     double tm[4] = {gs_now(), 0, 0, 0}; /* start, lists built, buffers ready, passes done */
-    for (int i = 0; i < np; i++) {
-        const prob *p = &pr[i];
-        const gs_binary_spec *sp = p->spec;
-        svoff[i + 1] = svoff[i];
-        if (!sp->g_exact) continue;
-        for (int t = 0; t < p->npos; t++)
-            if (p->y[t] && p->ah[t] > 0) {
-                const int lc = t / wg;
-                svpos[svoff[i + 1]] = (lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na)) * wg + t % wg;
-                svcoef[svoff[i + 1]++] = p->y[t] * p->ah[t];
-            }
-        const int nch = (svoff[i + 1] - svoff[i] + q - 1) / q;
-        if (nch > maxch) maxch = nch;
-        slots += (size_t)nch;
-        vslots += (size_t)nch * (size_t)(sp->na + sp->nb);
-        nold[i] = q;
-    }
-    cold = malloc(sizeof(int) * (slots ? slots : 1) * (size_t)q);
-    cnew = malloc(sizeof(int) * (slots ? slots : 1) * (size_t)q);
-    ccoef = malloc(sizeof(double) * (slots ? slots : 1) * (size_t)q);
-    ctab = malloc(sizeof(int) * CT_INTS * (slots ? slots : 1));
-    vcc = malloc(sizeof(int) * 2 * (vslots ? vslots : 1));
-    pass_na = malloc(sizeof(int) * (size_t)(maxch ? maxch : 1));
-    pass_nvc = malloc(sizeof(int) * (size_t)(maxch ? maxch : 1));
-    if (!cold || !cnew || !ccoef || !ctab || !vcc || !pass_na || !pass_nvc) {
-        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
-        goto cleanup;
-    }
+    if ((st = cert_lists(s, pr, np, total, &c))) goto cleanup;
     tm[1] = gs_now();
-    if ((st = ensure_buf(s, &dp->cgx, total * sizeof(double), NULL, "exact gradients")) ||
-        (st = ensure_buf(s, &dp->cmx, total * sizeof(double), NULL, "gradient bounds")) ||
-        (st = fill(s->queue, dp->cgx, 0, total * sizeof(double))) ||
-        (st = fill(s->queue, dp->cmx, 0, total * sizeof(double))))
+    if ((st = gs_dev_buf_ensure(d, &dp->cgx, total * sizeof(double), NULL, "exact gradients")) ||
+        (st = gs_dev_buf_ensure(d, &dp->cmx, total * sizeof(double), NULL, "gradient bounds")) ||
+        (st = gs_dev_buf_fill(d, &dp->cgx, 0, total * sizeof(double))) ||
+        (st = gs_dev_buf_fill(d, &dp->cmx, 0, total * sizeof(double))))
         goto cleanup;
     /* each U block holds its problem's last working set: cleared as the SVs come in */
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->u_pos, CL_TRUE, 0, nq * sizeof(int), old, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->u_pos.mem, CL_TRUE, 0, (size_t)np * q * sizeof(int), c.old, 0,
+                                    NULL, NULL));
     tm[2] = gs_now();
-    const cl_long uq = (cl_long)(((size_t)cl->n_ucols + 1) * (size_t)q);
-    SETARG(K_CERT_GATHER, 3, dp->col_off); SETARG(K_CERT_GATHER, 4, dp->cols); SETARG(K_CERT_GATHER, 5, dp->vals);
-    SETARG(K_CERT_GATHER, 6, dp->ell_w); SETARG(K_CERT_GATHER, 7, dp->ell_off); SETARG(K_CERT_GATHER, 8, dp->ell_idx);
-    SETARG(K_CERT_GATHER, 9, dp->ell_val); SETARG(K_CERT_GATHER, 10, dp->U); SETARG(K_CERT_GATHER, 11, q);
-    SETARG(K_CERT_GATHER, 12, uq);
-    SETARG(K_CERT, 0, dp->col_off); SETARG(K_CERT, 1, dp->cols); SETARG(K_CERT, 2, dp->vals);
-    SETARG(K_CERT, 3, dp->norm2); SETARG(K_CERT, 4, dp->U); SETARG(K_CERT, 7, q); SETARG(K_CERT, 8, s->gamma); SETARG(K_CERT, 9, s->coef0); SETARG(K_CERT, 10, s->degree);
-    SETARG(K_CERT, 11, dp->ell_w); SETARG(K_CERT, 12, dp->ell_off); SETARG(K_CERT, 13, dp->ell_idx);
-    SETARG(K_CERT, 14, dp->ell_val); SETARG(K_CERT, 15, dp->ptab);
-    SETARG(K_CERT, 19, uq); SETARG(K_CERT, 20, cl->exact_float_dots);
-    SETARG(K_CERT_SUM, 3, dp->ptab); SETARG(K_CERT_SUM, 4, dp->cgx); SETARG(K_CERT_SUM, 5, dp->cmx);
     /* every pass's tables first (host), then one upload, then the passes' launches */
-    size_t base = 0, vbase = 0;
-    int min_nvc = INT32_MAX;
-    for (int ci = 0; ci < maxch; ci++) {
-        int na = 0, nvc = 0;
-        int *const cold_p = cold + base * q, *const cnew_p = cnew + base * q, *const ctab_p = ctab + base * CT_INTS;
-        int *const vcc_p = vcc + 2 * vbase;
-        double *const ccoef_p = ccoef + base * q;
-        for (int i = 0; i < np; i++) {
-            const int nsv = svoff[i + 1] - svoff[i];
-            if (!pr[i].spec->g_exact || ci * q >= nsv) continue;
-            const int n = nsv - ci * q < q ? nsv - ci * q : q;
-            int *ct = ctab_p + (size_t)na * CT_INTS;
-            ct[0] = i; ct[1] = n; ct[2] = nold[i]; ct[3] = 0;
-            memcpy(cold_p + (size_t)na * q, old + (size_t)i * q, sizeof(int) * (size_t)q);
-            memcpy(cnew_p + (size_t)na * q, svpos + svoff[i] + (size_t)ci * q, sizeof(int) * (size_t)n);
-            memcpy(ccoef_p + (size_t)na * q, svcoef + svoff[i] + (size_t)ci * q, sizeof(double) * (size_t)n);
-            for (int c = 0; c < pr[i].spec->na + pr[i].spec->nb; c++, nvc++) {
-                vcc_p[2 * nvc] = na;
-                vcc_p[2 * nvc + 1] = c;
-            }
-            /* after the pass the block holds these n rows, its other columns cleared */
-            memcpy(old + (size_t)i * q, cnew_p + (size_t)na * q, sizeof(int) * (size_t)n);
-            nold[i] = n;
-            na++;
-        }
-        pass_na[ci] = na;
-        pass_nvc[ci] = nvc;
-        if (nvc < min_nvc) min_nvc = nvc;
-        base += (size_t)na;
-        vbase += (size_t)nvc;
-    }
-    const int gmax = maxch == 0 ? 1 : min_nvc >= CERT_WGS ? 1 : (CERT_WGS / min_nvc < CERT_GROUPS ? CERT_WGS / min_nvc : CERT_GROUPS);
-    if ((st = ensure_buf(s, &dp->cold, base * q * sizeof(int), cold, "certification positions")) ||
-        (st = ensure_buf(s, &dp->cnew, base * q * sizeof(int), cnew, "certification positions")) ||
-        (st = ensure_buf(s, &dp->ccoef, base * q * sizeof(double), ccoef, "certification coefficients")) ||
-        (st = ensure_buf(s, &dp->certtab, base * CT_INTS * sizeof(int), ctab, "certification table")) ||
-        (st = ensure_buf(s, &dp->cvcc, 2 * vbase * sizeof(int), vcc, "certification clusters")) ||
-        (st = ensure_buf(s, &dp->cpart, 2 * (size_t)gmax * total * sizeof(double), NULL, "certification sums")))
+    cert_tables(s, pr, np, &c);
+    if ((st = gs_dev_buf_ensure(d, &dp->cold, c.slots * q * sizeof(int), c.cold, "certification positions")) ||
+        (st = gs_dev_buf_ensure(d, &dp->cnew, c.slots * q * sizeof(int), c.cnew, "certification positions")) ||
+        (st = gs_dev_buf_ensure(d, &dp->ccoef, c.slots * q * sizeof(double), c.ccoef, "certification coefficients")) ||
+        (st = gs_dev_buf_ensure(d, &dp->certtab, c.slots * sizeof *c.ctab, c.ctab, "certification table")) ||
+        (st = gs_dev_buf_ensure(d, &dp->cvcc, 2 * c.vslots * sizeof(int), c.vcc, "certification clusters")) ||
+        (st = gs_dev_buf_ensure(d, &dp->cpart, 2 * (size_t)c.gmax * total * sizeof(double), NULL,
+                                "certification sums")) ||
+        (st = cert_args(s, cl)) || (st = cert_passes(s, &c, pf, ph, per_kernel)))
         goto cleanup;
-    SETARG(K_CERT_GATHER, 0, dp->cold); SETARG(K_CERT_GATHER, 1, dp->cnew); SETARG(K_CERT_GATHER, 2, dp->certtab);
-    SETARG(K_CERT, 5, dp->cnew); SETARG(K_CERT, 6, dp->ccoef); SETARG(K_CERT, 16, dp->cpart);
-    SETARG(K_CERT, 17, dp->certtab); SETARG(K_CERT, 18, dp->cvcc);
-    SETARG(K_CERT_SUM, 0, dp->cpart); SETARG(K_CERT_SUM, 1, dp->certtab); SETARG(K_CERT_SUM, 2, dp->cvcc);
-    base = 0;
-    vbase = 0;
-    for (int ci = 0; ci < maxch; ci++) {
-        const int na = pass_na[ci], nvc = pass_nvc[ci], sb = (int)base, vb = (int)vbase;
-        const int ngrp = nvc >= CERT_WGS ? 1 : (CERT_WGS / nvc < CERT_GROUPS ? CERT_WGS / nvc : CERT_GROUPS);
-        SETARG(K_CERT_GATHER, 13, sb);
-        SETARG(K_CERT, 21, sb); SETARG(K_CERT, 22, vb);
-        SETARG(K_CERT_SUM, 6, ngrp); SETARG(K_CERT_SUM, 7, sb); SETARG(K_CERT_SUM, 8, vb);
-        if ((st = launch2(s, pf, K_CERT_GATHER, (size_t)q * wg, (size_t)na, (size_t)wg)) ||
-            (st = launch2(s, pf, K_CERT, (size_t)nvc * wg, (size_t)ngrp, (size_t)wg)) ||
-            (st = launch(s, pf, K_CERT_SUM, (size_t)nvc * wg, (size_t)wg)))
-            goto cleanup;
-        if (s->profile) {
-            GS_CL_CHECK(clFinish(s->queue));
-            prof_collect(pf, ph, per_kernel, 0);
-        }
-        base += (size_t)na;
-        vbase += (size_t)nvc;
-    }
     tm[3] = gs_now();
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cgx, CL_FALSE, 0, sizeof(double) * total, gx, 0, NULL, NULL));
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cmx, CL_TRUE, 0, sizeof(double) * total, mx, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cgx.mem, CL_FALSE, 0, sizeof(double) * total, c.gx, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cmx.mem, CL_TRUE, 0, sizeof(double) * total, c.mx, 0, NULL, NULL));
     for (int i = 0; i < np; i++) {
         const prob *p = &pr[i];
         const gs_binary_spec *sp = p->spec;
         if (!sp->g_exact) continue;
-        const double f = ((double)cl->n_ucols + (double)(svoff[i + 1] - svoff[i]) + 16) * ldexp(1.0, -53) * 1.01;
+        const double f = ((double)cl->n_ucols + (double)(c.svoff[i + 1] - c.svoff[i]) + 16) * ldexp(1.0, -53) * 1.01;
         for (int t = 0; t < p->npos; t++) {
-            const int64_t k = p->y[t] ? pos_index(cl, sp, wg, t) : -1;
+            const int64_t k = p->y[t] ? pos_index(cl, sp, s->wg, t) : -1;
             if (k < 0) continue;
-            sp->g_exact[k] = p->y[t] * gx[p->pos_off + t] + (sp->p_lin ? sp->p_lin[k] : -1.0);
-            sp->g_err[k] = f * mx[p->pos_off + t] + 1e-300;
+            sp->g_exact[k] = p->y[t] * c.gx[p->pos_off + t] + (sp->p_lin ? sp->p_lin[k] : -1.0);
+            sp->g_err[k] = f * c.mx[p->pos_off + t] + 1e-300;
         }
     }
     gs_log_verbose(s->log, "gpusvm: certification of %d problem(s): SV lists %.4f s, buffers %.4f s, %d pass(es) "
-                   "%.4f s, gradients back %.4f s\n", np, tm[1] - tm[0], tm[2] - tm[1], maxch, tm[3] - tm[2],
+                   "%.4f s, gradients back %.4f s\n", np, tm[1] - tm[0], tm[2] - tm[1], c.maxch, tm[3] - tm[2],
                    gs_now() - tm[3]);
 cleanup:
     clFinish(s->queue); /* the writes read the tables freed below (done already when all went well) */
-    free(svpos); free(svoff); free(svcoef); free(old); free(nold); free(cold); free(cnew); free(ctab);
-    free(ccoef); free(gx); free(mx); free(vcc); free(pass_na); free(pass_nvc);
+    cert_free(&c);
     return st;
 }
 
-static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ysign, gs_binary_spec *specs,
-                             int np, int split, gs_train_stats *stats)
-{
-    gs_status st = GS_OK;
-    dev *const dp = &s->d;
-    prof pf = {.n = 0};
-    const int q = s->q, keep = s->keep, wg = s->wg, nbank = split ? 2 : 1;
-    const size_t ucols = (size_t)cl->n_ucols + 1;
-    /* the round table (ints) heads the update buffer, whose records start rtd doubles in */
-    const size_t rtd = ((size_t)np * RT_INTS + 1) / 2;
-    prob *pr = calloc((size_t)np, sizeof *pr);
-    int *ptab = calloc((size_t)np * PT_INTS, sizeof *ptab);
-    cl_long *koff = calloc((size_t)np, sizeof *koff);
-    double *ctab = calloc(2 * (size_t)np, sizeof *ctab);
-    int *act = malloc(sizeof *act * (size_t)np);
-    int *rt = calloc((size_t)np * RT_INTS, sizeof *rt);
-    int8_t *yb = NULL;
-    double *ahb = NULL, *Gh = NULL, *rb = NULL, *updp = NULL;
-    int *wsps = NULL, *rowmap = NULL, *vc = NULL, *vch = NULL;
-    double *upds = NULL, *subs = NULL;
-    int8_t *ysubs = NULL;
+/* A batch of problems being solved (solve_batch): its host arrays, pinned memory, crew and round
+ * state, and what --verbose reports of it. Zero-initialised by solve_batch; batch_free releases it
+ * whatever was reached. */
+typedef struct batch {
+    const gs_clustered *cl;
+    int np, split, nbank;
+    int one_group;         /* the selection's path (see ONE_GROUP_MAX) */
+    size_t rtd;            /* doubles the round table takes at the head of the update buffer */
+    int64_t total, ktotal; /* positions of all problems; floats of their kernel rows */
+    int64_t nvc_all, nvch_all; /* virtual clusters and chunks of all problems */
+    prob *pr;              /* [np] */
+    gs_abi_problem *ptab;  /* [np] problem table */
+    cl_long *koff;         /* [np] where each problem's kernel rows start */
+    double *ctab;          /* [2 np] Cp, Cn */
+    int *act;              /* [np] the active problems */
+    gs_abi_round *rt;      /* [np] round table (of the active problems) */
+    int8_t *yb;            /* [total] labels */
+    double *ahb, *Gh;      /* [total] alphas; gradients (read at the end) */
+    int *wsps, *rowmap;    /* [np * q] prob.wsp, prob.row */
+    double *upds, *subs;   /* [np * 4q] prob.upd; [np * 3q] prob.asub, gsub, csub */
+    int8_t *ysubs;         /* [np * q] prob.ysub */
+    int *vc, *vch;         /* [2 nvc_all], [2 nvch_all] virtual cluster and chunk tables */
+    double *rb, *updp;     /* pinned: the readbacks; the round tables and alpha changes */
     crew cw;
-    round_jobs rj = {.s = s};
-    gs_courier *cour = NULL; /* split rounds' enqueueing thread (see use_courier) */
-    crew_arg *cargs = NULL;
-    pthread_t *th = NULL;
-    int nth = 1, crew_ready = 0;
-    double ph[PH_N] = {0}, per_kernel[K_COUNT_ALL] = {0};
-    double t_wait = 0, t_enq = 0, t_abs = 0, t_setup0 = gs_now(), t_loop0 = 0;
-    double t_overlap = 0; /* split, profiled: device time during the second parts (estimate) */
-    double bytes_rows = 0, bytes_update = 0;
-    memset(&cw, 0, sizeof cw);
-    atomic_init(&cw.next, 0);
-    if (!pr || !ptab || !koff || !ctab || !act || !rt) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    int nth, crew_ready;
+    crew_arg *cargs;
+    pthread_t *th;
+    gs_courier *cour;      /* split rounds' enqueueing thread (see use_courier) */
+    round_jobs rj;
+    gs_dev_prof pf;
+    /* the rounds */
+    int nact, nvc, nvch, tables_dirty, head;
+    long round;
+    /* times (s) and bytes for --verbose and the stats */
+    double ph[PH_N], per_kernel[K_COUNT_ALL];
+    double t_wait, t_enq, t_abs, t_loop0;
+    double t_overlap;      /* split, profiled: device time during the second parts (estimate) */
+    double bytes_rows, bytes_update, clustered_bytes_per_pos;
+} batch;
 
-    /* problem table and the per-position layout */
+/* The problem table, the per-position labels and each problem's host state. */
+static gs_status batch_layout(const gs_solver *s, batch *b, const int8_t *ysign, gs_binary_spec *specs)
+{
+    const gs_clustered *cl = b->cl;
+    const int np = b->np, q = s->q, wg = s->wg;
+    b->rtd = ((size_t)np * sizeof *b->rt + sizeof(double) - 1) / sizeof(double);
+    b->pr = calloc((size_t)np, sizeof *b->pr);
+    b->ptab = calloc((size_t)np, sizeof *b->ptab);
+    b->koff = calloc((size_t)np, sizeof *b->koff);
+    b->ctab = calloc(2 * (size_t)np, sizeof *b->ctab);
+    b->act = malloc(sizeof *b->act * (size_t)np);
+    b->rt = calloc((size_t)np, sizeof *b->rt);
+    if (!b->pr || !b->ptab || !b->koff || !b->ctab || !b->act || !b->rt) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     int64_t total = 0, ktotal = 0, nvc_all = 0, nvch_all = 0;
     for (int i = 0; i < np; i++) {
         gs_binary_spec *sp = &specs[i];
         memset(&sp->res, 0, sizeof sp->res);
-        prob *p = &pr[i];
+        prob *p = &b->pr[i];
         p->spec = sp;
         p->nu = sp->nu_rule != 0;
         p->sel = 1;
@@ -1014,380 +949,469 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         p->prev_nupd = 1;
         p->npos = (sp->na + sp->nb) * wg;
         p->pos_off = (int)total;
-        int *t = ptab + (size_t)i * PT_INTS;
-        t[0] = sp->a0; t[1] = sp->na; t[2] = sp->b0; t[3] = sp->nb; t[4] = p->npos; t[5] = p->pos_off;
-        koff[i] = ktotal;
-        ctab[2 * i] = sp->Cp;
-        ctab[2 * i + 1] = sp->Cn;
+        b->ptab[i] = (gs_abi_problem){.a0 = sp->a0, .na = sp->na, .b0 = sp->b0, .nb = sp->nb, .npos = p->npos,
+                                      .poff = p->pos_off};
+        b->koff[i] = ktotal;
+        b->ctab[2 * i] = sp->Cp;
+        b->ctab[2 * i + 1] = sp->Cn;
         total += p->npos;
-        ktotal += (int64_t)nbank * q * p->npos;
+        ktotal += (int64_t)b->nbank * q * p->npos;
         nvc_all += sp->na + sp->nb;
         nvch_all += (p->npos + wg * ITEMS - 1) / (wg * ITEMS);
     }
-    if (total > INT32_MAX - 1) { st = GS_FAIL(GS_ERR_ARG, "batch of %lld positions is too large", (long long)total); goto cleanup; }
-    yb = calloc((size_t)total, 1);
-    ahb = calloc((size_t)total, sizeof *ahb);
-    Gh = malloc(sizeof *Gh * (size_t)total);
-    wsps = malloc(sizeof *wsps * (size_t)np * q);
-    rowmap = malloc(sizeof *rowmap * (size_t)np * q);
-    upds = malloc(sizeof *upds * (size_t)np * 4 * q);
-    subs = malloc(sizeof *subs * (size_t)np * 3 * q);
-    ysubs = malloc((size_t)np * q);
-    vc = malloc(sizeof *vc * 2 * (size_t)nvc_all);
-    vch = malloc(sizeof *vch * 2 * (size_t)nvch_all);
-    if (!yb || !ahb || !Gh || !wsps || !rowmap || !upds || !subs || !ysubs || !vc || !vch) {
-        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the solver's host arrays (%d problems)", np);
-        goto cleanup;
-    }
+    if (total > INT32_MAX - 1) return GS_FAIL(GS_ERR_ARG, "batch of %lld positions is too large", (long long)total);
+    b->total = total;
+    b->ktotal = ktotal;
+    b->nvc_all = nvc_all;
+    b->nvch_all = nvch_all;
+    b->yb = calloc((size_t)total, 1);
+    b->ahb = calloc((size_t)total, sizeof *b->ahb);
+    b->Gh = malloc(sizeof *b->Gh * (size_t)total);
+    b->wsps = malloc(sizeof *b->wsps * (size_t)np * q);
+    b->rowmap = malloc(sizeof *b->rowmap * (size_t)np * q);
+    b->upds = malloc(sizeof *b->upds * (size_t)np * 4 * q);
+    b->subs = malloc(sizeof *b->subs * (size_t)np * 3 * q);
+    b->ysubs = malloc((size_t)np * q);
+    b->vc = malloc(sizeof *b->vc * 2 * (size_t)nvc_all);
+    b->vch = malloc(sizeof *b->vch * 2 * (size_t)nvch_all);
+    if (!b->yb || !b->ahb || !b->Gh || !b->wsps || !b->rowmap || !b->upds || !b->subs || !b->ysubs || !b->vc ||
+        !b->vch)
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory for the solver's host arrays (%d problems)", np);
     for (int i = 0; i < np; i++) {
-        prob *p = &pr[i];
+        prob *p = &b->pr[i];
         const gs_binary_spec *sp = p->spec;
-        int8_t *y = yb + p->pos_off;
+        int8_t *y = b->yb + p->pos_off;
         int nrows = 0;
         for (int t = 0; t < p->npos; t++) {
             const int lc = t / wg;
             const int c = lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na);
             const int r = cl->perm[(size_t)c * wg + t % wg];
             if (r < 0) continue;
+            /* a left-out variable is padding to this problem (y = 0) */
+            if (sp->skip && sp->skip[lc < sp->na ? (int64_t)r - sp->rowA0 : (int64_t)sp->nrowA + (r - sp->rowB0)])
+                continue;
             y[t] = (int8_t)((lc < sp->na ? 1 : -1) * ysign[r]);
             nrows++;
         }
         p->y = y;
-        p->ah = ahb + p->pos_off;
-        p->wsp = wsps + (size_t)i * q;
-        p->upd = upds + (size_t)i * 4 * q;
-        p->row = rowmap + (size_t)i * q;
-        p->asub = subs + (size_t)i * 3 * q;
+        p->ah = b->ahb + p->pos_off;
+        p->wsp = b->wsps + (size_t)i * q;
+        p->upd = b->upds + (size_t)i * 4 * q;
+        p->row = b->rowmap + (size_t)i * q;
+        p->asub = b->subs + (size_t)i * 3 * q;
         p->gsub = p->asub + q;
         p->csub = p->gsub + q;
-        p->ysub = ysubs + (size_t)i * q;
+        p->ysub = b->ysubs + (size_t)i * q;
         p->max_inner = nrows > 100000 ? 100L * nrows : 10000000L;
         p->eps = sp->eps > 0 ? sp->eps : s->eps;
         for (int k = 0; k < q; k++) { p->wsp[k] = -1; p->row[k] = k; }
     }
+    b->one_group = 1;
+    for (int i = 0; i < np; i++)
+        if (b->pr[i].npos > ONE_GROUP_MAX) b->one_group = 0;
+    if (s->tuning.select == GS_SELECT_ONE) b->one_group = 1;
+    if (s->tuning.select == GS_SELECT_MULTI) b->one_group = 0;
+    return GS_OK;
+}
+
+/* The pinned memory and the device buffers of the batch: the clustered data, the tables and the
+ * solver's state uploaded or cleared; returns once the queue has done it. */
+static gs_status batch_upload(gs_solver *s, batch *b)
+{
+    gs_status st = GS_OK;
+    dev *const dp = &s->d;
+    const gs_clustered *cl = b->cl;
+    const int np = b->np, q = s->q;
+    const size_t total = (size_t)b->total, ucols = (size_t)cl->n_ucols + 1, rtd = b->rtd;
     const size_t rb_prob = rb_doubles(q) * sizeof(double);
-    {
-        void *h0 = NULL, *h1 = NULL;
-        if ((st = ensure_pinned(s, 0, nbank * rb_prob * (size_t)np, &h0)) ||
-            (st = ensure_pinned(s, 1, nbank * (rtd + 4 * (size_t)q * np) * sizeof(double), &h1)))
-            goto cleanup;
-        rb = h0;
-        updp = h1;
-    }
-    int *neg = malloc(sizeof *neg * (size_t)np * q);
+    int *neg = NULL;
+    void *h0 = NULL, *h1 = NULL;
+    if ((st = gs_dev_pinned_ensure(&s->dev, &s->pin[0], b->nbank * rb_prob * (size_t)np, &h0)) ||
+        (st = gs_dev_pinned_ensure(&s->dev, &s->pin[1], b->nbank * (rtd + 4 * (size_t)q * np) * sizeof(double), &h1)))
+        goto cleanup;
+    b->rb = h0;
+    b->updp = h1;
+    neg = malloc(sizeof *neg * (size_t)np * q);
     if (!neg) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
     for (size_t k = 0; k < (size_t)np * q; k++) neg[k] = -1;
-
-    /* the selection's path (see ONE_GROUP_MAX) */
-    int one_group = 1;
-    for (int i = 0; i < np; i++)
-        if (pr[i].npos > ONE_GROUP_MAX) one_group = 0;
-    if (s->tuning.select == GS_SELECT_ONE) one_group = 1;
-    if (s->tuning.select == GS_SELECT_MULTI) one_group = 0;
-
-    const int ncl = cl->n_clusters;
-    const size_t ncols_total = (size_t)cl->col_off[ncl];
-    const int nposg = cl->n_pos;
-    if ((st = ensure_buf(s, &dp->cols, ncols_total * sizeof(int32_t), cl->cols, "cols")) ||
-        (st = ensure_buf(s, &dp->col_off, ((size_t)ncl + 1) * sizeof(int64_t), cl->col_off, "col_off")) ||
-        (st = ensure_buf(s, &dp->vals, ncols_total * (size_t)wg * sizeof(float), cl->vals, "vals")) ||
-        (st = ensure_buf(s, &dp->ell_w, (size_t)ncl * sizeof(int32_t), cl->ell_w, "ell_w")) ||
-        (st = ensure_buf(s, &dp->ell_off, ((size_t)ncl + 1) * sizeof(int64_t), cl->ell_off, "ell_off")) ||
-        (st = ensure_buf(s, &dp->ell_idx, (size_t)cl->ell_off[ncl] * sizeof(int32_t), cl->ell_off[ncl] ? cl->ell_idx : NULL, "ell_idx")) ||
-        (st = ensure_buf(s, &dp->ell_val, (size_t)cl->ell_off[ncl] * sizeof(float), cl->ell_off[ncl] ? cl->ell_val : NULL, "ell_val")) ||
-        (st = ensure_buf(s, &dp->norm2, (size_t)nposg * sizeof(double), cl->norm2, "norm2")) ||
-        (st = ensure_buf(s, &dp->y, (size_t)total, yb, "y")) ||
-        (st = ensure_buf(s, &dp->ctab, 2 * (size_t)np * sizeof(double), ctab, "C table")) ||
-        (st = ensure_buf(s, &dp->ptab, (size_t)np * PT_INTS * sizeof(int), ptab, "problem table")) ||
-        (st = ensure_buf(s, &dp->koff, (size_t)np * sizeof(cl_long), koff, "kernel row offsets")) ||
-        (st = ensure_buf(s, &dp->vc, 2 * (size_t)nvc_all * sizeof(int), NULL, "cluster table")) ||
-        (st = ensure_buf(s, &dp->vch, 2 * (size_t)nvch_all * sizeof(int), NULL, "chunk table")) ||
-        (st = ensure_buf(s, &dp->G, (size_t)total * sizeof(double), NULL, "G")) ||
-        (st = ensure_buf(s, &dp->alpha, (size_t)total * sizeof(double), NULL, "alpha")) ||
-        (st = ensure_buf(s, &dp->in_ws, (size_t)total, NULL, "in_ws")) ||
-        (st = ensure_buf(s, &dp->slot_of, (size_t)total * sizeof(int), NULL, "slot_of")) ||
-        (st = ensure_buf(s, &dp->state, 8 * (size_t)np * sizeof(cl_uint), NULL, "state")) ||
-        (st = ensure_buf(s, &dp->hist, 2 * 2048 * (size_t)np * sizeof(cl_uint), NULL, "hist")) ||
-        (st = ensure_buf(s, &dp->gmax, 2 * (size_t)nvch_all * HSPLIT * sizeof(double), NULL, "gmax")) ||
-        (st = ensure_buf(s, &dp->gap, 2 * (size_t)np * sizeof(double), NULL, "gap")) ||
-        (st = ensure_buf(s, &dp->gcnt, 4 * (size_t)nvch_all * sizeof(cl_uint), NULL, "gcnt")) ||
-        (st = ensure_buf(s, &dp->cand, 2 * (size_t)q * np * sizeof(int), NULL, "cand")) ||
-        (st = ensure_buf(s, &dp->ws_pos, (size_t)q * np * sizeof(int), neg, "ws_pos")) ||
-        (st = ensure_buf(s, &dp->ws_row, (size_t)q * np * sizeof(int), rowmap, "kernel row map")) ||
-        (st = ensure_buf(s, &dp->new_slots, (size_t)q * np * sizeof(int), NULL, "new_slots")) ||
-        (st = ensure_buf(s, &dp->n_new, (size_t)np * sizeof(int), NULL, "n_new")) ||
-        (st = ensure_buf(s, &dp->u_pos, (size_t)q * np * sizeof(int), neg, "u_pos")) ||
-        (st = ensure_buf(s, &dp->U, ucols * (size_t)q * np * sizeof(float), NULL, "U")) ||
-        (st = ensure_buf(s, &dp->K, (size_t)ktotal * sizeof(float), NULL, "kernel rows")) ||
-        (st = ensure_buf(s, &dp->upd, (rtd + 4 * (size_t)q * np) * sizeof(double), NULL, "round table and updates")) ||
-        (st = ensure_buf(s, &dp->rb, rb_prob * (size_t)np, NULL, "readback")) ||
-        (st = ensure_buf(s, &dp->kws, (size_t)q * q * np * sizeof(float), NULL, "working-set kernel matrices")) ||
-        (st = ensure_buf(s, &dp->keys, (size_t)total * 2 * sizeof(cl_uint), NULL, "selection keys")) ||
-        (st = ensure_buf(s, &dp->fresh, (size_t)q * np, NULL, "new-row flags"))) {
-        free(neg);
+    if ((st = gs_dev_upload_clustered(&s->dev, cl, &dp->data)) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->y, total, b->yb, "y")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->ctab, 2 * (size_t)np * sizeof(double), b->ctab, "C table")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->ptab, (size_t)np * sizeof *b->ptab, b->ptab, "problem table")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->koff, (size_t)np * sizeof(cl_long), b->koff, "kernel row offsets")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->vc, 2 * (size_t)b->nvc_all * sizeof(int), NULL, "cluster table")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->vch, 2 * (size_t)b->nvch_all * sizeof(int), NULL, "chunk table")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->G, total * sizeof(double), NULL, "G")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->alpha, total * sizeof(double), NULL, "alpha")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->in_ws, total, NULL, "in_ws")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->slot_of, total * sizeof(int), NULL, "slot_of")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->state, 8 * (size_t)np * sizeof(cl_uint), NULL, "state")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->hist, 2 * 2048 * (size_t)np * sizeof(cl_uint), NULL, "hist")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->gmax, 2 * (size_t)b->nvch_all * HSPLIT * sizeof(double), NULL, "gmax")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->gap, 2 * (size_t)np * sizeof(double), NULL, "gap")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->gcnt, 4 * (size_t)b->nvch_all * sizeof(cl_uint), NULL, "gcnt")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->cand, 2 * (size_t)q * np * sizeof(int), NULL, "cand")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->ws_pos, (size_t)q * np * sizeof(int), neg, "ws_pos")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->ws_row, (size_t)q * np * sizeof(int), b->rowmap, "kernel row map")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->new_slots, (size_t)q * np * sizeof(int), NULL, "new_slots")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->n_new, (size_t)np * sizeof(int), NULL, "n_new")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->u_pos, (size_t)q * np * sizeof(int), neg, "u_pos")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->U, ucols * (size_t)q * np * sizeof(float), NULL, "U")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->K, (size_t)b->ktotal * sizeof(float), NULL, "kernel rows")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->upd, (rtd + 4 * (size_t)q * np) * sizeof(double), NULL, "round table and updates")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->rb, rb_prob * (size_t)np, NULL, "readback")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->kws, (size_t)q * q * np * sizeof(float), NULL, "working-set kernel matrices")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->keys, total * 2 * sizeof(cl_uint), NULL, "selection keys")) ||
+        (st = gs_dev_buf_ensure(&s->dev, &dp->fresh, (size_t)q * np, NULL, "new-row flags")))
         goto cleanup;
-    }
-    /* the uploads above are queued; neg must live until they are done */
-    if ((st = fill(s->queue, dp->hist, 0, 2 * 2048 * (size_t)np * sizeof(cl_uint))) ||
-        (st = fill(s->queue, dp->U, 0, ucols * (size_t)q * np * sizeof(float))) ||
-        (st = fill(s->queue, dp->kws, 0, (size_t)q * q * np * sizeof(float))) ||
-        (st = fill(s->queue, dp->fresh, 0, (size_t)q * np))) {
-        free(neg);
+    if ((st = gs_dev_buf_fill(&s->dev, &dp->hist, 0, 2 * 2048 * (size_t)np * sizeof(cl_uint))) ||
+        (st = gs_dev_buf_fill(&s->dev, &dp->U, 0, ucols * (size_t)q * np * sizeof(float))) ||
+        (st = gs_dev_buf_fill(&s->dev, &dp->kws, 0, (size_t)q * q * np * sizeof(float))) ||
+        (st = gs_dev_buf_fill(&s->dev, &dp->fresh, 0, (size_t)q * np)))
         goto cleanup;
+cleanup:
+    { /* the uploads above are queued; neg must live until they are done */
+        const cl_int e = clFinish(s->queue);
+        if (st == GS_OK && e != CL_SUCCESS) st = GS_FAIL(GS_ERR_OCL, "clFinish failed: %s", gs_cl_error_name(e));
     }
-    {
-        cl_int e = clFinish(s->queue);
-        free(neg);
-        if (e != CL_SUCCESS) { st = GS_FAIL(GS_ERR_OCL, "clFinish failed: %s", gs_cl_error_name(e)); goto cleanup; }
-    }
+    free(neg);
+    return st;
+}
 
-    /* fixed kernel arguments */
-    const cl_long uq = (cl_long)(ucols * (size_t)q);
-    const int itotal = (int)total, qh = q;
-    SETARG(K_INIT, 0, dp->G); SETARG(K_INIT, 1, dp->alpha); SETARG(K_INIT, 2, dp->in_ws);
-    SETARG(K_INIT, 3, dp->slot_of); SETARG(K_INIT, 4, dp->y); SETARG(K_INIT, 5, itotal);
-    SETARG(K_UPDATE, 0, dp->G); SETARG(K_UPDATE, 1, dp->alpha); SETARG(K_UPDATE, 2, dp->y);
-    SETARG(K_UPDATE, 3, dp->K); SETARG(K_UPDATE, 4, dp->koff); SETARG(K_UPDATE, 5, dp->upd);
-    SETARG(K_UPDATE, 6, dp->upd); SETARG(K_UPDATE, 7, dp->ptab); SETARG(K_UPDATE, 8, dp->vc);
-    SETARG(K_UPDATE, 9, dp->state);
-    SETARG(K_HIST, 0, dp->y); SETARG(K_HIST, 1, dp->G); SETARG(K_HIST, 2, dp->alpha); SETARG(K_HIST, 3, dp->ctab);
-    SETARG(K_HIST, 4, dp->in_ws); SETARG(K_HIST, 5, dp->state); SETARG(K_HIST, 6, dp->hist);
-    SETARG(K_HIST, 7, dp->gmax); SETARG(K_HIST, 9, dp->upd); SETARG(K_HIST, 10, dp->ptab); SETARG(K_HIST, 11, dp->vch);
-    SETARG(K_HIST, 12, dp->keys);
-    SETARG(K_SELECT, 0, dp->keys); SETARG(K_SELECT, 1, dp->hist); SETARG(K_SELECT, 2, dp->gmax);
-    SETARG(K_SELECT, 3, dp->gap); SETARG(K_SELECT, 4, dp->ws_pos); SETARG(K_SELECT, 5, dp->slot_of);
-    SETARG(K_SELECT, 6, dp->in_ws); SETARG(K_SELECT, 7, dp->new_slots); SETARG(K_SELECT, 8, dp->n_new);
-    SETARG(K_SELECT, 9, q); SETARG(K_SELECT, 10, dp->upd); SETARG(K_SELECT, 11, dp->ptab);
-    SETARG(K_SELECT, 12, dp->ws_row); SETARG(K_SELECT, 13, nbank);
-    SETARG(K_PICK, 0, dp->state); SETARG(K_PICK, 1, dp->hist); SETARG(K_PICK, 2, dp->gmax);
-    SETARG(K_PICK, 3, dp->gap); SETARG(K_PICK, 5, dp->upd);
-    SETARG(K_COUNT, 0, dp->y); SETARG(K_COUNT, 1, dp->G); SETARG(K_COUNT, 2, dp->alpha); SETARG(K_COUNT, 3, dp->ctab);
-    SETARG(K_COUNT, 4, dp->in_ws); SETARG(K_COUNT, 5, dp->state); SETARG(K_COUNT, 6, dp->gcnt);
-    SETARG(K_COUNT, 7, dp->upd); SETARG(K_COUNT, 8, dp->ptab); SETARG(K_COUNT, 9, dp->vch);
-    SETARG(K_SCAN, 0, dp->gcnt); SETARG(K_SCAN, 1, dp->upd);
-    SETARG(K_WRITE, 0, dp->y); SETARG(K_WRITE, 1, dp->G); SETARG(K_WRITE, 2, dp->alpha); SETARG(K_WRITE, 3, dp->ctab);
-    SETARG(K_WRITE, 4, dp->in_ws); SETARG(K_WRITE, 5, dp->state); SETARG(K_WRITE, 6, dp->gcnt);
-    SETARG(K_WRITE, 7, dp->cand); SETARG(K_WRITE, 8, qh); SETARG(K_WRITE, 9, dp->upd);
-    SETARG(K_WRITE, 10, dp->ptab); SETARG(K_WRITE, 11, dp->vch);
-    SETARG(K_MERGE, 0, dp->state); SETARG(K_MERGE, 1, dp->cand); SETARG(K_MERGE, 2, qh);
-    SETARG(K_MERGE, 3, dp->ws_pos); SETARG(K_MERGE, 4, dp->slot_of); SETARG(K_MERGE, 5, dp->in_ws);
-    SETARG(K_MERGE, 6, dp->new_slots); SETARG(K_MERGE, 7, dp->n_new); SETARG(K_MERGE, 8, q);
-    SETARG(K_MERGE, 9, dp->upd); SETARG(K_MERGE, 10, dp->ptab); SETARG(K_MERGE, 11, dp->ws_row);
-    SETARG(K_MERGE, 12, nbank);
-    SETARG(K_GATHER, 0, dp->ws_pos); SETARG(K_GATHER, 1, dp->new_slots); SETARG(K_GATHER, 2, dp->n_new);
-    SETARG(K_GATHER, 3, dp->u_pos); SETARG(K_GATHER, 4, dp->col_off); SETARG(K_GATHER, 5, dp->cols);
-    SETARG(K_GATHER, 6, dp->vals); SETARG(K_GATHER, 7, dp->U); SETARG(K_GATHER, 8, q);
-    SETARG(K_GATHER, 9, dp->ell_w); SETARG(K_GATHER, 10, dp->ell_off); SETARG(K_GATHER, 11, dp->ell_idx);
-    SETARG(K_GATHER, 12, dp->ell_val); SETARG(K_GATHER, 13, dp->upd); SETARG(K_GATHER, 14, dp->ptab);
-    SETARG(K_GATHER, 15, uq);
-    SETARG(K_ROWS, 0, dp->col_off); SETARG(K_ROWS, 1, dp->cols); SETARG(K_ROWS, 2, dp->vals);
-    SETARG(K_ROWS, 3, dp->norm2); SETARG(K_ROWS, 4, dp->U); SETARG(K_ROWS, 5, dp->ws_pos);
-    SETARG(K_ROWS, 6, dp->new_slots); SETARG(K_ROWS, 7, dp->n_new); SETARG(K_ROWS, 8, dp->K);
-    SETARG(K_ROWS, 9, dp->koff); SETARG(K_ROWS, 10, q); SETARG(K_ROWS, 11, s->gamma);
-    SETARG(K_ROWS, 12, s->coef0); SETARG(K_ROWS, 13, s->degree);
-    SETARG(K_ROWS, 14, dp->ell_w); SETARG(K_ROWS, 15, dp->ell_off); SETARG(K_ROWS, 16, dp->ell_idx);
-    SETARG(K_ROWS, 17, dp->ell_val); SETARG(K_ROWS, 18, dp->upd); SETARG(K_ROWS, 19, dp->ptab);
-    SETARG(K_ROWS, 20, dp->vc); SETARG(K_ROWS, 21, uq); SETARG(K_ROWS, 22, dp->ws_row);
-    SETARG(K_READBACK, 0, dp->gap); SETARG(K_READBACK, 1, dp->n_new); SETARG(K_READBACK, 2, dp->ws_pos);
-    SETARG(K_READBACK, 3, dp->new_slots); SETARG(K_READBACK, 4, dp->G); SETARG(K_READBACK, 5, dp->K);
-    SETARG(K_READBACK, 6, dp->koff); SETARG(K_READBACK, 7, dp->rb); SETARG(K_READBACK, 8, q);
-    SETARG(K_READBACK, 9, dp->upd); SETARG(K_READBACK, 10, dp->ptab);
-    SETARG(K_READBACK, 11, dp->kws); SETARG(K_READBACK, 12, dp->ws_row); SETARG(K_READBACK, 14, dp->fresh);
-    SETARG(K_GRAM, 0, dp->col_off); SETARG(K_GRAM, 1, dp->cols); SETARG(K_GRAM, 2, dp->vals);
-    SETARG(K_GRAM, 3, dp->norm2); SETARG(K_GRAM, 4, dp->U); SETARG(K_GRAM, 5, dp->ws_pos);
-    SETARG(K_GRAM, 6, dp->new_slots); SETARG(K_GRAM, 7, dp->n_new); SETARG(K_GRAM, 8, q);
-    SETARG(K_GRAM, 9, s->gamma); SETARG(K_GRAM, 10, s->coef0); SETARG(K_GRAM, 11, s->degree);
-    SETARG(K_GRAM, 12, dp->ell_w); SETARG(K_GRAM, 13, dp->ell_off); SETARG(K_GRAM, 14, dp->ell_idx);
-    SETARG(K_GRAM, 15, dp->ell_val); SETARG(K_GRAM, 16, dp->upd); SETARG(K_GRAM, 17, dp->ptab);
-    SETARG(K_GRAM, 18, uq); SETARG(K_GRAM, 19, dp->rb); SETARG(K_GRAM, 20, dp->kws);
-    SETARG(K_GRAM, 21, dp->fresh);
-    { /* k_gram may skip a dense row's zeros only if every value is finite (then every norm is) */
-        int skip0 = 1;
-        for (int t = 0; t < nposg && skip0; t++) skip0 = isfinite(cl->norm2[t]) != 0;
-        SETARG(K_GRAM, 22, skip0);
-    }
-    SETARG(K_HEADS, 0, dp->gap); SETARG(K_HEADS, 1, dp->n_new); SETARG(K_HEADS, 2, dp->ws_pos);
-    SETARG(K_HEADS, 3, dp->new_slots); SETARG(K_HEADS, 4, dp->G); SETARG(K_HEADS, 5, dp->K);
-    SETARG(K_HEADS, 6, dp->koff); SETARG(K_HEADS, 7, dp->rb); SETARG(K_HEADS, 8, q);
-    SETARG(K_HEADS, 9, dp->upd); SETARG(K_HEADS, 10, dp->ptab); SETARG(K_HEADS, 11, dp->upd);
-    SETARG(K_HEADS, 12, dp->y);
-    {
-        const int part = split ? RB_KWS : RB_ALL;
-        SETARG(K_READBACK, 13, part);
-    }
-
-    if ((st = launch(s, &pf, K_INIT, round_up((size_t)total, (size_t)wg), (size_t)wg)) ||
-        (st = warm_start(s, cl, pr, np, Gh, ahb, (size_t)total)))
+/* The kernels' arguments that stay for the whole batch. */
+static gs_status batch_args(gs_solver *s, const batch *b)
+{
+    gs_status st = GS_OK;
+    const dev *const dp = &s->d;
+    const gs_clustered *cl = b->cl;
+    const int q = s->q, nbank = b->nbank;
+    const cl_long uq = (cl_long)(((size_t)cl->n_ucols + 1) * (size_t)q);
+    const int itotal = (int)b->total, qh = q;
+    /* k_hist's digit and store flag: the one-group path's first histogram (digit 0, storing the keys)
+     * each round; the chain sets both itself */
+    const int zero = 0;
+    const int part = b->split ? RB_KWS : RB_ALL; /* k_readback's part (enqueue_heads switches it) */
+    int skip0 = 1; /* k_gram may skip a dense row's zeros only if every value is finite (then every norm is) */
+    for (int t = 0; t < cl->n_pos && skip0; t++) skip0 = isfinite(cl->norm2[t]) != 0;
+    const gs_dev_karg a_init[] = {GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->alpha), GS_KARG_BUF(dp->in_ws),
+                                  GS_KARG_BUF(dp->slot_of), GS_KARG_BUF(dp->y), GS_KARG(itotal)};
+    const gs_dev_karg a_update[] = {GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->alpha), GS_KARG_BUF(dp->y),
+                                    GS_KARG_BUF(dp->K), GS_KARG_BUF(dp->koff), GS_KARG_BUF(dp->upd),
+                                    GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->vc),
+                                    GS_KARG_BUF(dp->state)};
+    const gs_dev_karg a_hist[] = {GS_KARG_BUF(dp->y), GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->alpha),
+                                  GS_KARG_BUF(dp->ctab), GS_KARG_BUF(dp->in_ws), GS_KARG_BUF(dp->state),
+                                  GS_KARG_BUF(dp->hist), GS_KARG_BUF(dp->gmax), GS_KARG(zero), GS_KARG_BUF(dp->upd),
+                                  GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->vch), GS_KARG_BUF(dp->keys),
+                                  GS_KARG(b->one_group)};
+    const gs_dev_karg a_select[] = {GS_KARG_BUF(dp->keys), GS_KARG_BUF(dp->hist), GS_KARG_BUF(dp->gmax),
+                                    GS_KARG_BUF(dp->gap), GS_KARG_BUF(dp->ws_pos), GS_KARG_BUF(dp->slot_of),
+                                    GS_KARG_BUF(dp->in_ws), GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->n_new),
+                                    GS_KARG(q), GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->ws_row),
+                                    GS_KARG(nbank)};
+    const gs_dev_karg a_pick[] = {GS_KARG_BUF(dp->state), GS_KARG_BUF(dp->hist), GS_KARG_BUF(dp->gmax),
+                                  GS_KARG_BUF(dp->gap), GS_KARG(zero), GS_KARG_BUF(dp->upd)};
+    const gs_dev_karg a_count[] = {GS_KARG_BUF(dp->y), GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->alpha),
+                                   GS_KARG_BUF(dp->ctab), GS_KARG_BUF(dp->in_ws), GS_KARG_BUF(dp->state),
+                                   GS_KARG_BUF(dp->gcnt), GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab),
+                                   GS_KARG_BUF(dp->vch)};
+    const gs_dev_karg a_scan[] = {GS_KARG_BUF(dp->gcnt), GS_KARG_BUF(dp->upd)};
+    const gs_dev_karg a_write[] = {GS_KARG_BUF(dp->y), GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->alpha),
+                                   GS_KARG_BUF(dp->ctab), GS_KARG_BUF(dp->in_ws), GS_KARG_BUF(dp->state),
+                                   GS_KARG_BUF(dp->gcnt), GS_KARG_BUF(dp->cand), GS_KARG(qh), GS_KARG_BUF(dp->upd),
+                                   GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->vch)};
+    const gs_dev_karg a_merge[] = {GS_KARG_BUF(dp->state), GS_KARG_BUF(dp->cand), GS_KARG(qh),
+                                   GS_KARG_BUF(dp->ws_pos), GS_KARG_BUF(dp->slot_of), GS_KARG_BUF(dp->in_ws),
+                                   GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->n_new), GS_KARG(q),
+                                   GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->ws_row),
+                                   GS_KARG(nbank)};
+    const gs_dev_karg a_gather[] = {GS_KARG_BUF(dp->ws_pos), GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->n_new),
+                                    GS_KARG_BUF(dp->u_pos), GS_KARG_BUF(dp->data.col_off),
+                                    GS_KARG_BUF(dp->data.cols), GS_KARG_BUF(dp->data.vals), GS_KARG_BUF(dp->U),
+                                    GS_KARG(q), GS_KARG_BUF(dp->data.ell_w), GS_KARG_BUF(dp->data.ell_off),
+                                    GS_KARG_BUF(dp->data.ell_idx), GS_KARG_BUF(dp->data.ell_val),
+                                    GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab), GS_KARG(uq)};
+    const gs_dev_karg a_rows[] = {GS_KARG_BUF(dp->data.col_off), GS_KARG_BUF(dp->data.cols),
+                                  GS_KARG_BUF(dp->data.vals), GS_KARG_BUF(dp->data.norm2), GS_KARG_BUF(dp->U),
+                                  GS_KARG_BUF(dp->ws_pos), GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->n_new),
+                                  GS_KARG_BUF(dp->K), GS_KARG_BUF(dp->koff), GS_KARG(q), GS_KARG(s->gamma),
+                                  GS_KARG(s->coef0), GS_KARG(s->degree), GS_KARG_BUF(dp->data.ell_w),
+                                  GS_KARG_BUF(dp->data.ell_off), GS_KARG_BUF(dp->data.ell_idx),
+                                  GS_KARG_BUF(dp->data.ell_val), GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab),
+                                  GS_KARG_BUF(dp->vc), GS_KARG(uq), GS_KARG_BUF(dp->ws_row)};
+    const gs_dev_karg a_readback[] = {GS_KARG_BUF(dp->gap), GS_KARG_BUF(dp->n_new), GS_KARG_BUF(dp->ws_pos),
+                                      GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->K),
+                                      GS_KARG_BUF(dp->koff), GS_KARG_BUF(dp->rb), GS_KARG(q), GS_KARG_BUF(dp->upd),
+                                      GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->kws), GS_KARG_BUF(dp->ws_row),
+                                      GS_KARG(part), GS_KARG_BUF(dp->fresh)};
+    const gs_dev_karg a_gram[] = {GS_KARG_BUF(dp->data.col_off), GS_KARG_BUF(dp->data.cols),
+                                  GS_KARG_BUF(dp->data.vals), GS_KARG_BUF(dp->data.norm2), GS_KARG_BUF(dp->U),
+                                  GS_KARG_BUF(dp->ws_pos), GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->n_new),
+                                  GS_KARG(q), GS_KARG(s->gamma), GS_KARG(s->coef0), GS_KARG(s->degree),
+                                  GS_KARG_BUF(dp->data.ell_w), GS_KARG_BUF(dp->data.ell_off),
+                                  GS_KARG_BUF(dp->data.ell_idx), GS_KARG_BUF(dp->data.ell_val), GS_KARG_BUF(dp->upd),
+                                  GS_KARG_BUF(dp->ptab), GS_KARG(uq), GS_KARG_BUF(dp->rb), GS_KARG_BUF(dp->kws),
+                                  GS_KARG_BUF(dp->fresh), GS_KARG(skip0)};
+    const gs_dev_karg a_heads[] = {GS_KARG_BUF(dp->gap), GS_KARG_BUF(dp->n_new), GS_KARG_BUF(dp->ws_pos),
+                                   GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->K),
+                                   GS_KARG_BUF(dp->koff), GS_KARG_BUF(dp->rb), GS_KARG(q), GS_KARG_BUF(dp->upd),
+                                   GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->y)};
+    if ((st = GS_DEV_ARGS(&s->ks, K_INIT, a_init)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_UPDATE, a_update)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_HIST, a_hist)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_SELECT, a_select)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_PICK, a_pick)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_COUNT, a_count)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_SCAN, a_scan)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_WRITE, a_write)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_MERGE, a_merge)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_GATHER, a_gather)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_ROWS, a_rows)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_READBACK, a_readback)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_GRAM, a_gram)) ||
+        (st = GS_DEV_ARGS(&s->ks, K_HEADS, a_heads)))
         goto cleanup;
-    if (one_group) {
-        const int r0 = 0, store = 1;
-        SETARG(K_HIST, 8, r0);
-        SETARG(K_HIST, 13, store);
-    }
+cleanup:
+    return st;
+}
 
-    /* the subproblem crew */
-    if (np > 1) {
-        nth = host_threads();
-        if (nth > np) nth = np;
+/* The starting point: k_init's alpha = 0, G = -1, or the given one (warm_start). */
+static gs_status batch_start(gs_solver *s, batch *b)
+{
+    gs_status st = GS_OK;
+    if ((st = launch(s, &b->pf, K_INIT, round_up((size_t)b->total, (size_t)s->wg), 1, (size_t)s->wg)) ||
+        (st = warm_start(s, b->cl, b->pr, b->np, b->Gh, b->ahb, (size_t)b->total)))
+        goto cleanup;
+cleanup:
+    return st;
+}
+
+/* The subproblem crew: one thread per problem up to the host's cores, the calling thread one of
+ * them; and the courier of split rounds. */
+static gs_status crew_start(gs_solver *s, batch *b)
+{
+    crew *cw = &b->cw;
+    b->nth = 1;
+    if (b->np > 1) {
+        b->nth = host_threads();
+        if (b->nth > b->np) b->nth = b->np;
     }
-    cw.sc = calloc((size_t)nth, sizeof *cw.sc);
-    cw.t_sub = calloc((size_t)nth, sizeof *cw.t_sub);
-    if (!cw.sc || !cw.t_sub) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    const int nth = b->nth;
+    cw->sc = calloc((size_t)nth, sizeof *cw->sc);
+    cw->t_sub = calloc((size_t)nth, sizeof *cw->t_sub);
+    if (!cw->sc || !cw->t_sub) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     for (int i = 0; i < nth; i++) {
-        cw.sc[i].work = malloc(sizeof(double) * 4 * (size_t)q);
-        if (!cw.sc[i].work) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+        cw->sc[i].work = malloc(sizeof(double) * 4 * (size_t)s->q);
+        if (!cw->sc[i].work) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     }
-    cw.s = s;
-    cw.split = split;
-    cw.pr = pr;
-    cw.act = act;
-    pthread_mutex_init(&cw.mu, NULL);
-    pthread_cond_init(&cw.go, NULL);
-    pthread_cond_init(&cw.done, NULL);
-    crew_ready = 1;
+    cw->s = s;
+    cw->split = b->split;
+    cw->pr = b->pr;
+    cw->act = b->act;
+    pthread_mutex_init(&cw->mu, NULL);
+    pthread_cond_init(&cw->go, NULL);
+    pthread_cond_init(&cw->done, NULL);
+    b->crew_ready = 1;
     if (nth > 1) {
-        th = calloc((size_t)nth, sizeof *th);
-        cargs = calloc((size_t)nth, sizeof *cargs);
-        if (!th || !cargs) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+        b->th = calloc((size_t)nth, sizeof *b->th);
+        b->cargs = calloc((size_t)nth, sizeof *b->cargs);
+        if (!b->th || !b->cargs) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
         for (int i = 1; i < nth; i++) { /* a thread that does not start leaves its share to the others */
-            cargs[i] = (crew_arg){&cw, i};
-            if (pthread_create(&th[cw.nstarted + 1], NULL, crew_run, &cargs[i]) == 0) cw.nstarted++;
+            b->cargs[i] = (crew_arg){cw, i};
+            if (pthread_create(&b->th[cw->nstarted + 1], NULL, crew_run, &b->cargs[i]) == 0) cw->nstarted++;
         }
     }
-    if (split && use_courier(s) && (st = gs_courier_create(&cour))) goto cleanup;
-    if (stats) stats->setup += gs_now() - t_setup0;
-    t_loop0 = gs_now();
-    if (stats && stats->t_on_device == 0) stats->t_on_device = t_loop0;
+    if (b->split && use_courier(s)) return gs_courier_create(&b->cour);
+    return GS_OK;
+}
 
-    const double clustered_bytes_per_pos = ((double)ncols_total * wg + (double)cl->ell_off[ncl]) * sizeof(float) /
-                                           (nposg ? nposg : 1);
-    /* Rounds: the round table and the alpha changes of the last subproblems in one transfer,
-     * k_update, the selection, k_gather_u, k_rows, k_readback, the read, then the host solves.
-     * Split: the host sends the changes of the first part of each subproblem; while the device
-     * updates, selects the next set (on gradients without the second part's changes), computes
-     * its new matrix entries (k_gram) and sends its kernel matrix (on xfer), the host solves the
-     * second part; k_heads adds its changes to the set's gradients for the heads' read, and a
-     * second k_update applies them to every row after that read, then k_rows. */
-    int nact = np, nvc = 0, nvch = 0, tables_dirty = 1, head = 0;
-    long round = 0;
-    const size_t rbd = rb_doubles(q), upd_region = rtd + 4 * (size_t)q * np;
-    rj = (round_jobs){.s = s, .pf = &pf, .one_group = one_group, .split = split, .q = q, .vc = vc, .vch = vch,
-                      .upd_a = updp, .upd_b = updp + upd_region, .rkd = rb_kws(q), .rbd = rbd};
-    for (int i = 0; i < np; i++) act[i] = i;
-    while (nact > 0) {
-        double te = gs_now();
-        /* the last round's enqueue_rows read rj */
-        if ((st = gs_courier_drain(cour))) goto cleanup;
-        const int q_new = round == 0 ? q : q - keep;
-        const int q_next = q - keep;
-        /* tables: virtual clusters and chunks of the active problems, in active order */
-        rj.tables = tables_dirty;
-        if (tables_dirty) {
-            nvc = 0;
-            nvch = 0;
-            for (int a = 0; a < nact; a++) {
-                const prob *p = &pr[act[a]];
-                const int ncp = p->spec->na + p->spec->nb, nch = (p->npos + wg * ITEMS - 1) / (wg * ITEMS);
-                for (int c = 0; c < ncp; c++) { vc[2 * nvc] = a; vc[2 * nvc + 1] = c; nvc++; }
-                rt[a * RT_INTS + 8] = nvch;
-                rt[a * RT_INTS + 9] = nch;
-                for (int c = 0; c < nch; c++) { vch[2 * nvch] = a; vch[2 * nvch + 1] = c; nvch++; }
-            }
-            tables_dirty = 0;
-        }
-        for (int a = 0; a < nact; a++) {
-            int *r = rt + a * RT_INTS;
-            r[0] = act[a];
-            r[3] = q_new;
-            r[4] = q_next;
-            r[5] = head;
-            r[6] = q_new / 2;
-            r[7] = q_new - q_new / 2;
-            r[10] = pr[act[a]].nu ? pr[act[a]].sel : 0;
-        }
-        rj.nact = nact;
-        rj.nvc = nvc;
-        rj.nvch = nvch;
-        rj.q_new = q_new;
-        rj.late_update = 0;
-        rj.rbx = rb + (split ? (size_t)(round & 1) * rbd * np : 0);
-        rj.nhd = rb_head(q) * (size_t)nact;
-        /* the alpha changes (part one's, or all), the selection and the new members' matrix
-         * entries or rows: on the courier thread (split), while this one solves the second parts */
-        rj.upd_a_n = pack_changes(pr, act, nact, rt, rtd, rj.upd_a, &bytes_update);
-        if ((st = gs_courier_post(cour, enqueue_select, &rj))) goto cleanup;
-        int n_first = 0;     /* kernels queued before the second parts */
-        double t_second = 0; /* and their wall time */
-        if (split && round > 0) {
-            const double tb = gs_now();
-            t_enq += tb - te;
-            crew_round(&cw, nact, 1);
-            te = gs_now();
-            t_second = te - tb;
-            t_abs += t_second;
-            rj.upd_b_n = pack_changes(pr, act, nact, rt, rtd, rj.upd_b, &bytes_update);
-            rj.late_update = 1;
-        }
-        if ((st = gs_courier_drain(cour))) goto cleanup;
-        n_first = rj.n_first;
-        cl_event ev[2] = {NULL, rj.kws_read};
-        rj.kws_read = NULL;
-        st = enqueue_heads(&rj, &ev[0]);
-        for (int a = 0; a < nact; a++) {
-            prob *p = &pr[act[a]];
-            p->rb = rj.rbx + rb_head(q) * (size_t)a;
-            p->kws = (const float *)(rj.rbx + rj.nhd + rj.rkd * (size_t)a);
-        }
-        head = (head + q_new) % q;
-        const double tw = gs_now();
-        t_enq += tw - te;
-        /* wait for the heads (and the matrices: unsplit in the same read, split on xfer) */
-        if (st == GS_OK) st = gs_courier_post(cour, enqueue_rows, &rj);
-        {
-            cl_int e = st == GS_OK ? clWaitForEvents(split ? 2 : 1, ev) : CL_SUCCESS;
-            if (ev[0]) clReleaseEvent(ev[0]);
-            if (ev[1]) clReleaseEvent(ev[1]);
-            if (st != GS_OK) goto cleanup;
-            if (e != CL_SUCCESS) {
-                st = GS_FAIL(GS_ERR_OCL, "reading the round's results failed: %s", gs_cl_error_name(e));
-                goto cleanup;
-            }
-            if (s->profile) { /* the later kernels' events too */
-                if ((st = gs_courier_drain(cour))) goto cleanup;
-                GS_CL_CHECK(clFinish(s->queue));
-            }
-        }
-        const double ta = gs_now();
-        t_wait += ta - tw;
-        if (s->profile) {
-            const double dev_first = prof_collect(&pf, ph, per_kernel, n_first);
-            t_overlap += dev_first < t_second ? dev_first : t_second;
-        }
-
-        /* every active problem's readback and subproblem (its first part when split), on the crew */
-        crew_round(&cw, nact, 0);
-        int na = 0;
-        for (int a = 0; a < nact; a++) {
-            const prob *p = &pr[act[a]];
-            bytes_rows += clustered_bytes_per_pos * p->npos * (double)((p->nn + WCH - 1) / WCH);
-            if (!p->done) act[na++] = act[a];
-        }
-        if (na != nact) tables_dirty = 1;
-        nact = na;
-        t_abs += gs_now() - ta;
-        round++;
+/* Stops and joins the crew's threads; frees its scratch. */
+static void crew_stop(batch *b)
+{
+    crew *cw = &b->cw;
+    if (b->crew_ready) {
+        pthread_mutex_lock(&cw->mu);
+        cw->quit = 1;
+        pthread_cond_broadcast(&cw->go);
+        pthread_mutex_unlock(&cw->mu);
+        for (int i = 1; i <= cw->nstarted; i++) pthread_join(b->th[i], NULL);
+        pthread_cond_destroy(&cw->go);
+        pthread_cond_destroy(&cw->done);
+        pthread_mutex_destroy(&cw->mu);
+        b->crew_ready = 0;
     }
-    if ((st = gs_courier_drain(cour))) goto cleanup; /* the last k_update is queued */
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->G, CL_TRUE, 0, (size_t)total * sizeof(double), Gh, 0, NULL, NULL));
+    if (cw->sc)
+        for (int i = 0; i < b->nth; i++) free(cw->sc[i].work);
+    free(cw->sc);
+    free(cw->t_sub);
+    free(b->th);
+    free(b->cargs);
+    cw->sc = NULL;
+    cw->t_sub = NULL;
+    b->th = NULL;
+    b->cargs = NULL;
+}
 
-    double t_sub = 0;
-    for (int i = 0; i < nth; i++) t_sub += cw.t_sub[i];
-    for (int i = 0; i < np; i++) {
-        prob *p = &pr[i];
+/* The round table of the active problems, with (after a problem left) the virtual cluster and
+ * chunk tables, in active order. */
+static void round_tables(const gs_solver *s, batch *b, int q_new)
+{
+    const int q = s->q, wg = s->wg;
+    gs_abi_round *const rt = b->rt;
+    b->rj.tables = b->tables_dirty;
+    if (b->tables_dirty) {
+        b->nvc = 0;
+        b->nvch = 0;
+        for (int a = 0; a < b->nact; a++) {
+            const prob *p = &b->pr[b->act[a]];
+            const int ncp = p->spec->na + p->spec->nb, nch = (p->npos + wg * ITEMS - 1) / (wg * ITEMS);
+            for (int c = 0; c < ncp; c++) { b->vc[2 * b->nvc] = a; b->vc[2 * b->nvc + 1] = c; b->nvc++; }
+            rt[a].ch0 = b->nvch;
+            rt[a].nch = nch;
+            for (int c = 0; c < nch; c++) { b->vch[2 * b->nvch] = a; b->vch[2 * b->nvch + 1] = c; b->nvch++; }
+        }
+        b->tables_dirty = 0;
+    }
+    for (int a = 0; a < b->nact; a++) {
+        gs_abi_round *r = rt + a;
+        const prob *p = &b->pr[b->act[a]];
+        r->pid = b->act[a];
+        r->q_new = q_new;
+        r->q_next = q - s->keep;
+        r->head = b->head;
+        r->k_up = q_new / 2;
+        r->k_low = q_new - q_new / 2;
+        r->sel = p->nu ? p->sel : 0;
+    }
+}
+
+/* One round of the active problems: their changes, the selection and kernel rows queued (on the
+ * courier when split, while this thread solves the second parts), the heads read, then every
+ * active problem's readback and subproblem on the crew; drops the problems that stopped. */
+static gs_status batch_round(gs_solver *s, batch *b)
+{
+    gs_status st = GS_OK;
+    round_jobs *const rj = &b->rj;
+    const int q = s->q, nact = b->nact;
+    double te = gs_now();
+    /* the last round's enqueue_rows read rj */
+    if ((st = gs_courier_drain(b->cour))) goto cleanup;
+    const int q_new = b->round == 0 ? q : q - s->keep;
+    round_tables(s, b, q_new);
+    rj->nact = nact;
+    rj->nvc = b->nvc;
+    rj->nvch = b->nvch;
+    rj->q_new = q_new;
+    rj->late_update = 0;
+    rj->rbx = b->rb + (b->split ? (size_t)(b->round & 1) * rj->rbd * b->np : 0);
+    rj->nhd = rb_head(q) * (size_t)nact;
+    /* the alpha changes (part one's, or all), the selection and the new members' matrix
+     * entries or rows: on the courier thread (split), while this one solves the second parts */
+    rj->upd_a_n = pack_changes(b->pr, b->act, nact, b->rt, b->rtd, rj->upd_a, &b->bytes_update);
+    if ((st = gs_courier_post(b->cour, enqueue_select, rj))) goto cleanup;
+    double t_second = 0; /* wall time of the second parts */
+    if (b->split && b->round > 0) {
+        const double tb = gs_now();
+        b->t_enq += tb - te;
+        crew_round(&b->cw, nact, 1);
+        te = gs_now();
+        t_second = te - tb;
+        b->t_abs += t_second;
+        rj->upd_b_n = pack_changes(b->pr, b->act, nact, b->rt, b->rtd, rj->upd_b, &b->bytes_update);
+        rj->late_update = 1;
+    }
+    if ((st = gs_courier_drain(b->cour))) goto cleanup;
+    const int n_first = rj->n_first; /* kernels queued before the second parts */
+    cl_event ev[2] = {NULL, rj->kws_read};
+    rj->kws_read = NULL;
+    st = enqueue_heads(rj, &ev[0]);
+    for (int a = 0; a < nact; a++) {
+        prob *p = &b->pr[b->act[a]];
+        p->rb = rj->rbx + rb_head(q) * (size_t)a;
+        p->kws = (const float *)(rj->rbx + rj->nhd + rj->rkd * (size_t)a);
+    }
+    b->head = (b->head + q_new) % q;
+    const double tw = gs_now();
+    b->t_enq += tw - te;
+    /* wait for the heads (and the matrices: unsplit in the same read, split on xfer) */
+    if (st == GS_OK) st = gs_courier_post(b->cour, enqueue_rows, rj);
+    {
+        const cl_int e = st == GS_OK ? clWaitForEvents(b->split ? 2 : 1, ev) : CL_SUCCESS;
+        if (ev[0]) clReleaseEvent(ev[0]);
+        if (ev[1]) clReleaseEvent(ev[1]);
+        if (st != GS_OK) goto cleanup;
+        if (e != CL_SUCCESS) {
+            st = GS_FAIL(GS_ERR_OCL, "reading the round's results failed: %s", gs_cl_error_name(e));
+            goto cleanup;
+        }
+        if (s->dev.profile) { /* the later kernels' events too */
+            if ((st = gs_courier_drain(b->cour))) goto cleanup;
+            GS_CL_CHECK(clFinish(s->queue));
+        }
+    }
+    const double ta = gs_now();
+    b->t_wait += ta - tw;
+    if (s->dev.profile) {
+        const double dev_first = gs_dev_prof_collect(&b->pf, k_phase, b->ph, b->per_kernel, n_first);
+        b->t_overlap += dev_first < t_second ? dev_first : t_second;
+    }
+    /* every active problem's readback and subproblem (its first part when split), on the crew */
+    crew_round(&b->cw, nact, 0);
+    int na = 0;
+    for (int a = 0; a < nact; a++) {
+        const prob *p = &b->pr[b->act[a]];
+        b->bytes_rows += b->clustered_bytes_per_pos * p->npos * (double)((p->nn + WCH - 1) / WCH);
+        if (!p->done) b->act[na++] = b->act[a];
+    }
+    if (na != nact) b->tables_dirty = 1;
+    b->nact = na;
+    b->t_abs += gs_now() - ta;
+    b->round++;
+cleanup:
+    return st;
+}
+
+/* Rounds until every problem has stopped. Each: the round table and the alpha changes of the last
+ * subproblems in one transfer, k_update, the selection, k_gather_u, k_rows, k_readback, the
+ * read, then the host solves. Split: the host sends the changes of the first part of each
+ * subproblem; while the device updates, selects the next set (on gradients without the second
+ * part's changes), computes its new matrix entries (k_gram) and sends its kernel matrix (on xfer),
+ * the host solves the second part; k_heads adds its changes to the set's gradients for the heads'
+ * read, and a second k_update applies them to every row after that read, then k_rows. Returns
+ * with the gradients read into b->Gh. */
+static gs_status batch_rounds(gs_solver *s, batch *b)
+{
+    gs_status st = GS_OK;
+    const gs_clustered *cl = b->cl;
+    const int q = s->q, ncl = cl->n_clusters;
+    b->clustered_bytes_per_pos = ((double)cl->col_off[ncl] * s->wg + (double)cl->ell_off[ncl]) * sizeof(float) /
+                                 (cl->n_pos ? cl->n_pos : 1);
+    b->nact = b->np;
+    b->tables_dirty = 1;
+    const size_t upd_region = b->rtd + 4 * (size_t)q * b->np;
+    b->rj = (round_jobs){.s = s, .pf = &b->pf, .one_group = b->one_group, .split = b->split, .q = q, .vc = b->vc,
+                         .vch = b->vch, .upd_a = b->updp, .upd_b = b->updp + upd_region, .rkd = rb_kws(q),
+                         .rbd = rb_doubles(q)};
+    for (int i = 0; i < b->np; i++) b->act[i] = i;
+    while (b->nact > 0)
+        if ((st = batch_round(s, b))) goto cleanup;
+    if ((st = gs_courier_drain(b->cour))) goto cleanup; /* the last k_update is queued */
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, s->d.G.mem, CL_TRUE, 0, (size_t)b->total * sizeof(double), b->Gh, 0, NULL,
+                                    NULL));
+cleanup:
+    return st;
+}
+
+/* Each problem's answer from its final alphas and gradients: rho and obj as LIBSVM computes
+ * them, the alphas by row, the relative duality gap and the round counts into stats. */
+static void batch_results(const gs_solver *s, const batch *b, gs_train_stats *stats)
+{
+    for (int i = 0; i < b->np; i++) {
+        const prob *p = &b->pr[i];
         gs_binary_spec *sp = p->spec;
         gs_binary_result *res = &sp->res;
         const int8_t *y = p->y;
-        const double *ah = p->ah, *G = Gh + p->pos_off;
+        const double *ah = p->ah, *G = b->Gh + p->pos_off;
         /* rho as LIBSVM: mean of y G over free variables, else the midpoint of the bounds */
         double ub = INFINITY, lb = -INFINITY, sum_free = 0, obj2 = 0;
         long nfree = 0;
@@ -1415,7 +1439,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
         if (stats && dg > stats->duality_gap) stats->duality_gap = dg;
         /* alphas by row: range A's rows first, then range B's */
         for (int t = 0; t < p->npos; t++) {
-            const int64_t k = pos_index(cl, sp, wg, t);
+            const int64_t k = pos_index(b->cl, sp, s->wg, t);
             if (k >= 0) sp->alpha[k] = ah[t];
         }
         if (stats) {
@@ -1423,66 +1447,96 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
             stats->inner_steps += res->inner_steps;
         }
     }
-    /* the certification's exact gradients, for the problems that ask for them (spec->g_exact) */
-    double t_cert = gs_now();
-    if ((st = certify_batch(s, cl, pr, np, (size_t)total, &pf, ph, per_kernel))) goto cleanup;
-    t_cert = gs_now() - t_cert;
-    if (stats) stats->certify += t_cert;
+}
+
+/* --verbose's lines of the batch and its share of the per-phase times (t_cert: the
+ * certification's wall time, not part of the loop's). */
+static void batch_report(const gs_solver *s, const batch *b, double t_cert, gs_train_stats *stats)
+{
+    double t_sub = 0;
+    for (int i = 0; i < b->nth; i++) t_sub += b->cw.t_sub[i];
     gs_log_verbose(s->log, "gpusvm: host per batch of %d problem(s): enqueue %.4f s (and %.4f s on the courier "
                    "thread), blocking read %.4f s, readback absorb + subproblems %.4f s (subproblems %.4f s on %d "
                    "thread(s)), %ld %srounds\n",
-                   np, t_enq, gs_courier_busy(cour), t_wait, t_abs, t_sub, nth, round, split ? "split " : "");
-    if (s->profile) {
+                   b->np, b->t_enq, gs_courier_busy(b->cour), b->t_wait, b->t_abs, t_sub, b->nth, b->round,
+                   b->split ? "split " : "");
+    if (s->dev.profile) {
         char line[512];
         int o = snprintf(line, sizeof line, "gpusvm: device seconds per kernel:");
         for (int k = 0; k < K_COUNT_ALL && o > 0 && (size_t)o < sizeof line; k++)
-            o += snprintf(line + o, sizeof line - (size_t)o, " %s %.4f", k_names[k], per_kernel[k]);
+            o += snprintf(line + o, sizeof line - (size_t)o, " %s %.4f", k_names[k], b->per_kernel[k]);
         gs_log_verbose(s->log, "%s\n", line);
     }
-    if (stats) {
-        const double loop = gs_now() - t_loop0 - t_cert;
-        const double sub_wall = nth > 1 ? t_abs : t_sub;
-        stats->subproblem += sub_wall;
-        if (s->profile) {
-            stats->update += ph[PH_UPDATE];
-            stats->select += ph[PH_SELECT];
-            stats->rows += ph[PH_ROWS];
-            stats->transfer += ph[PH_TRANSFER];
-            /* split, the phases overlap: the device time that ran during the second parts (the
-             * shorter of the two each round) is counted once, in its device phase */
-            stats->other += loop - sub_wall - ph[PH_UPDATE] - ph[PH_SELECT] - ph[PH_ROWS] - ph[PH_TRANSFER] + t_overlap;
-            stats->overlap += t_overlap;
-        } else {
-            stats->transfer += t_wait; /* device work and transfers, not separable without profiling */
-            stats->other += loop - sub_wall - t_wait;
-        }
-        stats->update_bytes += bytes_rows + bytes_update;
+    if (!stats) return;
+    const double loop = gs_now() - b->t_loop0 - t_cert;
+    const double sub_wall = b->nth > 1 ? b->t_abs : t_sub;
+    const double *ph = b->ph;
+    stats->subproblem += sub_wall;
+    if (s->dev.profile) {
+        stats->update += ph[PH_UPDATE];
+        stats->select += ph[PH_SELECT];
+        stats->rows += ph[PH_ROWS];
+        stats->transfer += ph[PH_TRANSFER];
+        /* split, the phases overlap: the device time that ran during the second parts (the
+         * shorter of the two each round) is counted once, in its device phase */
+        stats->other += loop - sub_wall - ph[PH_UPDATE] - ph[PH_SELECT] - ph[PH_ROWS] - ph[PH_TRANSFER] + b->t_overlap;
+        stats->overlap += b->t_overlap;
+    } else {
+        stats->transfer += b->t_wait; /* device work and transfers, not separable without profiling */
+        stats->other += loop - sub_wall - b->t_wait;
     }
+    stats->update_bytes += b->bytes_rows + b->bytes_update;
+}
 
-cleanup:
-    gs_courier_free(cour); /* before anything its jobs use goes */
-    /* on an error path, transfers from the host arrays freed below may still be queued */
-    if (st != GS_OK) {
+/* Releases what the batch holds; on an error path (failed) first waits for the queues, whose
+ * transfers may still read the host arrays. */
+static void batch_free(gs_solver *s, batch *b, int failed)
+{
+    gs_courier_free(b->cour); /* before anything its jobs use goes */
+    b->cour = NULL;
+    if (failed) {
         clFinish(s->queue);
         clFinish(s->xfer);
     }
-    if (rj.kws_read) clReleaseEvent(rj.kws_read);
-    if (crew_ready) {
-        pthread_mutex_lock(&cw.mu);
-        cw.quit = 1;
-        pthread_cond_broadcast(&cw.go);
-        pthread_mutex_unlock(&cw.mu);
-        for (int i = 1; i <= cw.nstarted; i++) pthread_join(th[i], NULL);
-        pthread_cond_destroy(&cw.go);
-        pthread_cond_destroy(&cw.done);
-        pthread_mutex_destroy(&cw.mu);
-    }
-    if (cw.sc)
-        for (int i = 0; i < nth; i++) free(cw.sc[i].work);
-    free(cw.sc); free(cw.t_sub); free(th); free(cargs);
-    if (pf.n) for (int i = 0; i < pf.n; i++) clReleaseEvent(pf.ev[i]);
-    free(pr); free(ptab); free(koff); free(ctab); free(act); free(rt);
-    free(yb); free(ahb); free(Gh); free(wsps); free(rowmap); free(upds); free(subs); free(ysubs); free(vc); free(vch);
+    if (b->rj.kws_read) clReleaseEvent(b->rj.kws_read);
+    crew_stop(b);
+    for (int i = 0; i < b->pf.n; i++) clReleaseEvent(b->pf.ev[i]);
+    free(b->pr); free(b->ptab); free(b->koff); free(b->ctab); free(b->act); free(b->rt);
+    free(b->yb); free(b->ahb); free(b->Gh); free(b->wsps); free(b->rowmap); free(b->upds); free(b->subs);
+    free(b->ysubs); free(b->vc); free(b->vch);
+}
+
+/* Solves specs[0..np) (one batch: they fit the device together), in split rounds if split: lays
+ * the problems out, uploads, runs the rounds, then computes the answers and (for the problems
+ * that ask) the certification's exact gradients. */
+static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ysign, gs_binary_spec *specs,
+                             int np, int split, gs_train_stats *stats)
+{
+    gs_status st = GS_OK;
+    batch b;
+    memset(&b, 0, sizeof b);
+    atomic_init(&b.cw.next, 0);
+    b.cl = cl;
+    b.np = np;
+    b.split = split;
+    b.nbank = split ? 2 : 1;
+    const double t_setup0 = gs_now();
+    if ((st = batch_layout(s, &b, ysign, specs)) || (st = batch_upload(s, &b)) || (st = batch_args(s, &b)) ||
+        (st = batch_start(s, &b)) || (st = crew_start(s, &b)))
+        goto cleanup;
+    b.t_loop0 = gs_now();
+    if (stats) stats->setup += b.t_loop0 - t_setup0;
+    if (stats && stats->t_on_device == 0) stats->t_on_device = b.t_loop0;
+    if ((st = batch_rounds(s, &b))) goto cleanup;
+    batch_results(s, &b, stats);
+    /* the certification's exact gradients, for the problems that ask for them (spec->g_exact) */
+    double t_cert = gs_now();
+    if ((st = certify_batch(s, cl, b.pr, np, (size_t)b.total, &b.pf, b.ph, b.per_kernel))) goto cleanup;
+    t_cert = gs_now() - t_cert;
+    if (stats) stats->certify += t_cert;
+    batch_report(s, &b, t_cert, stats);
+cleanup:
+    batch_free(s, &b, st != GS_OK);
     return st;
 }
 

@@ -67,6 +67,9 @@ typedef struct gs_binary_spec {
     double eps;            /* stopping tolerance; 0: the parameters' -e */
     int nu_rule;           /* LIBSVM's Solver_NU (nu-SVC, nu-SVR): pairs within one sign, gap the
                             * larger of the two signs'; 0: its C rule */
+    const uint8_t *skip;   /* NULL, or [alpha order] nonzero for the variables left out of the problem
+                            * (the held-out rows of -v): alpha stays 0, never selected, their
+                            * g_exact / g_err not written; the kernel rows still span them */
     double *g_exact;       /* NULL, or out (alpha order): the gradient at the final alphas recomputed
                             * in double from the support vectors (the certification, certify.h) */
     double *g_err;         /* with g_exact: a bound on each one's rounding error */

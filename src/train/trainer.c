@@ -89,6 +89,46 @@ static gs_status model_svs(const gs_problem *prob, const gs_classes *cls, int (*
     return GS_OK;
 }
 
+/* The model's parameters and per-class arrays for the classes cls (labels; rho and nSV zeroed). */
+static gs_status model_header(const gs_param *param, const gs_classes *cls, gs_model *model)
+{
+    const int k = cls->k, npair = k * (k - 1) / 2;
+    model->svm_type = param->svm_type;
+    model->kernel_type = param->kernel_type;
+    model->degree = param->degree;
+    model->gamma = param->gamma;
+    model->coef0 = param->coef0;
+    model->nr_class = k;
+    model->n_coef = k > 1 ? k - 1 : 0;
+    model->rho = calloc((size_t)(npair ? npair : 1), sizeof(double));
+    model->label = malloc(sizeof(int) * (size_t)(k ? k : 1));
+    model->nSV = calloc((size_t)(k ? k : 1), sizeof(int));
+    if (!model->rho || !model->label || !model->nSV) return GS_FAIL(GS_ERR_NOMEM, "out of memory for the model");
+    memcpy(model->label, cls->label, sizeof(int) * (size_t)k);
+    return GS_OK;
+}
+
+/* The layout every pair is solved over: grouped, prob's rows grouped by class (cls->order); cl, its
+ * clustering, one segment for two classes (the single problem sees every cluster), else one per
+ * class so each pair takes two classes' clusters; ysign[l] the solver's row signs (two classes:
+ * -1 for the second class); finite[k]: whether each class's values are all finite. */
+static gs_status layout_classes(const gs_problem *prob, const gs_param *param, const gs_classes *cls,
+                                gs_problem *grouped, int8_t *ysign, int *finite, gs_clustered *cl)
+{
+    gs_status st = GS_OK;
+    const int k = cls->k, l = prob->l;
+    if ((st = gs_problem_subset(prob, cls->order, l, grouped))) return st;
+    const int64_t *rp = grouped->row_ptr;
+    const float *vl = grouped->val;
+    for (int c = 0; c < k; c++) {
+        finite[c] = 1;
+        for (int64_t e = rp[cls->start[c]]; e < rp[cls->start[c + 1]]; e++) finite[c] &= isfinite(vl[e]) != 0;
+    }
+    for (int g = 0; g < l; g++) ysign[g] = (k == 2 && g >= cls->start[1]) ? -1 : 1;
+    const int32_t one_seg[2] = {0, l};
+    return gs_solver_cluster(param, rp, grouped->idx, vl, l, k == 2 ? 1 : k, k == 2 ? one_seg : cls->start, cl);
+}
+
 /* C_i = C * w_i for each class (LIBSVM's -wi; a label that is not in the data is warned about). */
 static void class_weights(const gs_param *param, const gs_classes *cls, double *cw, int warn)
 {
@@ -308,19 +348,8 @@ static gs_status svc_alloc(const gs_problem *prob, svc_run *r)
 static gs_status svc_setup(const gs_problem *prob, svc_run *r)
 {
     const int k = r->k, l = r->l;
-    gs_status st = gs_problem_subset(prob, r->cls.order, l, &r->grouped);
+    gs_status st = layout_classes(prob, r->param, &r->cls, &r->grouped, r->ysign, r->finite, &r->cl);
     if (st != GS_OK) return st;
-    const int64_t *rp = r->grouped.row_ptr;
-    for (int c = 0; c < k; c++) {
-        r->finite[c] = 1;
-        for (int64_t e = rp[r->cls.start[c]]; e < rp[r->cls.start[c + 1]]; e++)
-            r->finite[c] &= isfinite(r->grouped.val[e]) != 0;
-    }
-    for (int g = 0; g < l; g++) r->ysign[g] = (k == 2 && g >= r->cls.start[1]) ? -1 : 1;
-    const int32_t one_seg[2] = {0, l};
-    if ((st = gs_solver_cluster(r->param, rp, r->grouped.idx, r->grouped.val, l, k == 2 ? 1 : k,
-                                k == 2 ? one_seg : r->cls.start, &r->cl)))
-        return st;
     for (int c = 0; c < r->nc; c++) {
         const int64_t base = (int64_t)c * r->total_alpha;
         const pair_layout lay = {.param = r->param, .cls = &r->cls, .cl = &r->cl, .k = k, .l = l, .nu = r->nu,
@@ -467,4 +496,230 @@ gs_status gs_svm_train_rand(const gs_device_provider *dev, const gs_problem *pro
     if (param->svm_type != GS_C_SVC && param->svm_type != GS_NU_SVC)
         return GS_FAIL(GS_ERR_UNSUPPORTED, "svm_type %d is not supported yet (-s 0, 2 and 3 are)", param->svm_type);
     return train_c_values(dev, prob, param, &param->C, 1, rng, log, model, stats);
+}
+
+/* ---- cross-validation's folds (gs_svm_train_folds) ------------------------------------------- */
+
+/* Fold f: its training rows (the other folds' rows in perm order: the problem sub that
+ * svm_cross_validation hands svm_train), sub's classes cls (LIBSVM's order for sub, so the fold's
+ * model's), its pairs at items[item0 ..] with the full set's classes lo < hi each is solved as, and
+ * their answers in sub's grouped order (out). */
+typedef struct fold {
+    gs_problem sub;
+    int32_t *rows;      /* [sub.l] sub's rows in prob */
+    gs_classes cls;
+    int npair, item0;
+    int (*pairs)[2];    /* [npair] class indices in cls, LIBSVM's pair order */
+    int *lo, *hi;       /* [npair] the full set's classes of each pair */
+    pair_out *out;      /* [npair] */
+    double *alpha;      /* out[p].alpha's storage */
+} fold;
+
+static void fold_free(fold *d)
+{
+    gs_problem_free(&d->sub);
+    gs_classes_free(&d->cls);
+    free(d->rows); free(d->pairs); free(d->lo); free(d->hi); free(d->out); free(d->alpha);
+}
+
+/* Index of label lab among cls's classes (a fold's labels are all the full set's). */
+static int class_of_label(const gs_classes *cls, int lab)
+{
+    int c = 0;
+    while (c < cls->k - 1 && cls->label[c] != lab) c++;
+    return c;
+}
+
+/* Fold f's problem, classes and pairs; *nalpha receives its pairs' rows in the full set. */
+static gs_status fold_set_up(const gs_problem *prob, const gs_classes *full, const int *perm, const int *start,
+                             int nr_fold, int f, fold *d, int64_t *nalpha)
+{
+    gs_status st = GS_OK;
+    const int l = prob->l;
+    int32_t n = 0;
+    d->rows = malloc(sizeof *d->rows * (size_t)(l ? l : 1));
+    if (!d->rows) return GS_FAIL(GS_ERR_NOMEM, "out of memory for a fold");
+    for (int j = 0; j < start[f]; j++) d->rows[n++] = perm[j];
+    for (int j = start[f + 1]; j < start[nr_fold]; j++) d->rows[n++] = perm[j];
+    if ((st = gs_problem_subset(prob, d->rows, n, &d->sub)) || (st = gs_classes_group(&d->sub, &d->cls))) return st;
+    const int kf = d->cls.k;
+    d->npair = kf * (kf - 1) / 2;
+    const size_t np1 = (size_t)(d->npair ? d->npair : 1);
+    d->pairs = malloc(sizeof *d->pairs * np1);
+    d->lo = malloc(sizeof *d->lo * np1);
+    d->hi = malloc(sizeof *d->hi * np1);
+    d->out = calloc(np1, sizeof *d->out);
+    d->alpha = malloc(sizeof *d->alpha * (size_t)(n ? n : 1) * (size_t)(kf > 1 ? kf - 1 : 1));
+    if (!d->pairs || !d->lo || !d->hi || !d->out || !d->alpha) return GS_FAIL(GS_ERR_NOMEM, "out of memory for a fold");
+    *nalpha = 0;
+    for (int a = 0, p = 0; a < kf; a++)
+        for (int b = a + 1; b < kf; b++, p++) {
+            const int i = class_of_label(full, d->cls.label[a]), j = class_of_label(full, d->cls.label[b]);
+            d->pairs[p][0] = a;
+            d->pairs[p][1] = b;
+            d->lo[p] = i < j ? i : j;
+            d->hi[p] = i < j ? j : i;
+            *nalpha += full->count[d->lo[p]] + full->count[d->hi[p]];
+        }
+    return GS_OK;
+}
+
+/* Position in the full set's pair (lo, hi) (class lo's rows, then class hi's, file order each) of
+ * row r; rank[r]: r's place in its class. */
+static int pair_pos(const gs_classes *full, const int *rank, int lo, int r)
+{
+    return full->of_row[r] == lo ? rank[r] : full->count[lo] + rank[r];
+}
+
+/* nu-SVC's start for pair p of fold d as LIBSVM sets it on sub: each side's nu n / 2 spread over
+ * its rows in sub's grouped order (n: the fold's rows of the two classes), the held-out rows at 0. */
+static void fold_nu_start(const gs_param *param, const gs_classes *full, const int *rank, const fold *d, int p,
+                          double *alpha, int32_t n_full)
+{
+    const gs_classes *c = &d->cls;
+    const int a = d->pairs[p][0], b = d->pairs[p][1], na = c->count[a], n = na + c->count[b];
+    double left[2] = {param->nu * n / 2, param->nu * n / 2};
+    for (int32_t t = 0; t < n_full; t++) alpha[t] = 0;
+    for (int t = 0; t < n; t++) {
+        const int r = d->rows[c->order[t < na ? c->start[a] + t : c->start[b] + (t - na)]];
+        double *side = &left[t >= na];
+        const int pos = pair_pos(full, rank, d->lo[p], r);
+        alpha[pos] = *side < 1 ? *side : 1;
+        *side -= alpha[pos];
+    }
+}
+
+/* Fold d's model from its solved items, as gs_svm_train builds and prints it for sub. */
+static gs_status fold_model(const gs_param *param, const gs_log *log, const gs_classes *full, const int *rank,
+                            fold *d, const gs_run_item *items, gs_model *m)
+{
+    gs_status st = GS_OK;
+    const gs_classes *c = &d->cls;
+    const int kf = c->k, nu = param->svm_type == GS_NU_SVC, l = d->sub.l;
+    double *cw = malloc(sizeof *cw * (size_t)(kf ? kf : 1));
+    int *nonzero = calloc((size_t)(l ? l : 1), sizeof *nonzero);
+    double *coef_rows = calloc((size_t)(l ? l : 1) * (size_t)(kf > 1 ? kf - 1 : 1), sizeof *coef_rows);
+    if (!cw || !nonzero || !coef_rows) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    if ((st = model_header(param, c, m))) goto cleanup;
+    class_weights(param, c, cw, 1);
+    if (kf == 1) gs_log_info(log, "WARNING: training data in only one class. See README for details.\n");
+    double *alpha = d->alpha;
+    for (int p = 0; p < d->npair; p++) {
+        const int a = d->pairs[p][0], b = d->pairs[p][1], na = c->count[a], n = na + c->count[b];
+        const gs_run_item *it = &items[d->item0 + p];
+        pair_out *o = &d->out[p];
+        o->alpha = alpha;
+        alpha += n;
+        for (int t = 0; t < n; t++)
+            o->alpha[t] = it->spec.alpha[pair_pos(full, rank, d->lo[p],
+                                                  d->rows[c->order[t < na ? c->start[a] + t : c->start[b] + (t - na)]])];
+        o->res = it->res;
+        /* class a is the full pair's -1 side: the same alphas, the other sign of rho */
+        if (class_of_label(full, c->label[a]) != d->lo[p]) o->res.rho = -o->res.rho;
+        if (nu) { /* LIBSVM's scaling by r, as gs_svm_train */
+            const double r = o->res.r;
+            for (int t = 0; t < n; t++) o->alpha[t] /= r;
+            o->res.rho /= r;
+            o->res.obj /= r * r;
+        }
+    }
+    if ((st = model_svs(&d->sub, c, d->pairs, d->out, nonzero, coef_rows, m))) goto cleanup;
+    for (int p = 0; p < d->npair; p++) print_pair(log, c, d->pairs, d->out, cw, nu, p, m);
+    gs_log_info(log, "Total nSV = %d\n", m->l);
+cleanup:
+    if (st != GS_OK) gs_model_free(m);
+    free(cw); free(nonzero); free(coef_rows);
+    return st;
+}
+
+gs_status gs_svm_train_folds(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                             const gs_log *log, int nr_fold, const int *perm, const int *start, gs_model *models)
+{
+    gs_status st = GS_OK;
+    const int nu = param->svm_type == GS_NU_SVC, l = prob->l;
+    gs_classes cls = {0};
+    gs_problem grouped = {0};
+    gs_clustered cl = {0};
+    gs_solver *solver = NULL;
+    fold *fd = NULL;
+    gs_run_item *items = NULL;
+    int *fold_of = NULL, *rank = NULL, *finite = NULL;
+    int8_t *ysign = NULL;
+    uint8_t *skip_all = NULL;
+    double *cw = NULL, *alpha_all = NULL, *gx_all = NULL, *ex_all = NULL, *zeros = NULL;
+    if (param->svm_type == GS_ONE_CLASS || param->svm_type == GS_EPSILON_SVR || param->svm_type == GS_NU_SVR)
+        return gs_train_single_folds(dev, prob, param, log, nr_fold, perm, start, models);
+    if (param->svm_type != GS_C_SVC && !nu) return GS_ERR_UNSUPPORTED;
+    if ((st = gs_classes_group(prob, &cls))) return st;
+    const int k = cls.k;
+    fold_of = malloc(sizeof *fold_of * (size_t)(l ? l : 1));
+    rank = malloc(sizeof *rank * (size_t)(l ? l : 1));
+    ysign = malloc((size_t)(l ? l : 1));
+    finite = malloc(sizeof *finite * (size_t)(k ? k : 1));
+    cw = malloc(sizeof *cw * (size_t)(k ? k : 1));
+    fd = calloc((size_t)nr_fold, sizeof *fd);
+    if (!fold_of || !rank || !ysign || !finite || !cw || !fd) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    if ((st = layout_classes(prob, param, &cls, &grouped, ysign, finite, &cl))) goto cleanup;
+    for (int c = 0; c < k; c++)
+        if (!finite[c]) { st = GS_ERR_UNSUPPORTED; goto cleanup; } /* LIBSVM's NaN answers: fold by fold */
+    for (int f = 0; f < nr_fold; f++)
+        for (int j = start[f]; j < start[f + 1]; j++) fold_of[perm[j]] = f;
+    for (int g = 0; g < l; g++) rank[cls.order[g]] = g - cls.start[cls.of_row[cls.order[g]]];
+    class_weights(param, &cls, cw, 0); /* by label, so the same C for each fold's pairs */
+    int nitems = 0;
+    int64_t total = 0;
+    for (int f = 0; f < nr_fold; f++) {
+        int64_t na = 0;
+        if ((st = fold_set_up(prob, &cls, perm, start, nr_fold, f, &fd[f], &na))) goto cleanup;
+        fd[f].item0 = nitems;
+        nitems += fd[f].npair;
+        total += na;
+    }
+    const size_t t1 = (size_t)(total ? total : 1);
+    items = calloc((size_t)(nitems ? nitems : 1), sizeof *items);
+    alpha_all = malloc(sizeof *alpha_all * t1);
+    gx_all = malloc(sizeof *gx_all * t1);
+    ex_all = malloc(sizeof *ex_all * t1);
+    skip_all = malloc(t1);
+    if (nu) zeros = calloc(t1, sizeof *zeros);
+    if (!items || !alpha_all || !gx_all || !ex_all || !skip_all || (nu && !zeros)) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d folds' problems", nr_fold);
+        goto cleanup;
+    }
+    /* every fold's pairs: the full set's pair, the fold's rows left out */
+    const pair_layout lay = {.param = param, .cls = &cls, .cl = &cl, .k = k, .l = l, .nu = nu, .cw = cw,
+                             .alpha_all = alpha_all, .gx_all = gx_all, .ex_all = ex_all, .zeros = zeros};
+    int64_t off = 0;
+    for (int f = 0; f < nr_fold; f++)
+        for (int p = 0; p < fd[f].npair; p++) {
+            gs_run_item *it = &items[fd[f].item0 + p];
+            pair_out o = {.alpha = alpha_all + off};
+            const int lo = fd[f].lo[p], hi = fd[f].hi[p];
+            set_up_pair(&lay, lo, hi, &o, it);
+            uint8_t *skip = skip_all + off;
+            for (int32_t t = 0; t < it->n; t++)
+                skip[t] = fold_of[cls.order[t < it->ni ? cls.start[lo] + t : cls.start[hi] + (t - it->ni)]] == f;
+            it->spec.skip = skip;
+            if (nu) fold_nu_start(param, &cls, rank, &fd[f], p, o.alpha, it->n);
+            snprintf(it->name, sizeof it->name, "fold %d pair %d-%d", f + 1, cls.label[lo], cls.label[hi]);
+            off += it->n;
+        }
+    if (nitems > 0) {
+        if ((st = gs_run_open_solver(dev, param, k, l, grouped.row_ptr, &cl, log, NULL, &solver)) ||
+            (nu && (st = gs_run_start_gradients(solver, &cl, ysign, items, nitems, NULL))) ||
+            (st = gs_run_certified(solver, &cl, ysign, items, nitems, param->eps, log, NULL)))
+            goto cleanup;
+    }
+    for (int f = 0; f < nr_fold; f++)
+        if ((st = fold_model(param, log, &cls, rank, &fd[f], items, &models[f]))) goto cleanup;
+cleanup:
+    gs_solver_free(solver);
+    gs_clustered_free(&cl);
+    gs_problem_free(&grouped);
+    if (fd)
+        for (int f = 0; f < nr_fold; f++) fold_free(&fd[f]);
+    gs_classes_free(&cls);
+    free(fd); free(items); free(fold_of); free(rank); free(ysign); free(finite); free(cw);
+    free(alpha_all); free(gx_all); free(ex_all); free(skip_all); free(zeros);
+    return st;
 }

@@ -53,4 +53,16 @@ gs_status gs_svm_train_rand(const gs_device_provider *dev, const gs_problem *pro
 gs_status gs_svm_train_c_values(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
                                 const double *C, int nc, const gs_log *log, gs_model *models, gs_train_stats *stats);
 
+/* Cross-validation's training (cv.c): the models of nr_fold folds, fold f
+ * trained without the rows perm[start[f] .. start[f+1]) and laid out as gs_svm_train lays out the
+ * model of the other folds' rows in perm order (svm_cross_validation's subset), printing each
+ * fold's lines in fold order. Every fold's one-vs-one pairs are solved together as problems over
+ * one clustered upload of prob, each fold's held-out rows left out (solver.h spec->skip);
+ * one-class and SVR likewise, one problem a fold (single.h gs_train_single_folds).
+ * models[nr_fold] start zeroed; free each with gs_model_free.
+ * @return GS_OK; GS_ERR_UNSUPPORTED, nothing printed, for Crammer-Singer, non-finite values or a
+ *         one-problem fold without rows (the caller trains fold by fold); or the error */
+gs_status gs_svm_train_folds(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
+                             const gs_log *log, int nr_fold, const int *perm, const int *start, gs_model *models);
+
 #endif

@@ -105,7 +105,8 @@ check_eq "svm_train refuses C <= 0" "train_c_zero: NULL|gpusvm: svm_train: C <= 
 check_eq "svm_cross_validation: NaN when refused, filled otherwise" "cross_validation_1fold_nan: 6|cross_validation_3folds_nan: 0" \
     "$(grep '^cross_validation_1fold_nan' "$TMPD/cp_gs.txt")|$(grep '^cross_validation_3folds_nan' "$TMPD/cp_gs.txt")"
 grep -q 'svm_cross_validation: nr_fold is 1' "$TMPD/cp_gs.err" && pass || fail "svm_cross_validation printed no message"
-check_eq "libsvm_version, gpusvm_version" "version: 324 0.1.0" "$(grep '^version' "$TMPD/cp_gs.txt")"
+VERSION=$(sed -n 's/^#define GPUSVM_VERSION "\(.*\)"$/\1/p' "$TOP/include/svm.h")
+check_eq "libsvm_version, gpusvm_version (= GPUSVM_VERSION, = --version's)" "version: 324 $VERSION" "$(grep '^version' "$TMPD/cp_gs.txt")"
 if [ $HAVE_DEB = 1 ]; then
     # LIBSVM's refusals word for word; what LIBSVM trains, gpusvm trains or calls "not supported yet"
     while IFS= read -r line; do

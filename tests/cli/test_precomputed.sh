@@ -181,7 +181,13 @@ if [ -f "$DATASETS/heart_scale/heart_scale.gz" ]; then
     for a in "-s 0" "-s 3"; do
         "$TRAIN" -t 4 $a -v 5 "$TMPD/hr" > "$TMPD/gv.out" 2>&1
         svm-train -t 4 $a -v 5 "$TMPD/hr" > "$TMPD/rv.out" 2>&1
-        check_eq "heart hr $a -v 5" "$(grep '^Cross' "$TMPD/rv.out")" "$(grep '^Cross' "$TMPD/gv.out")"
+        if [ "$a" = "-s 0" ]; then
+            check_eq "heart hr $a -v 5" "$(grep '^Cross' "$TMPD/rv.out")" "$(grep '^Cross' "$TMPD/gv.out")"
+        else # the folds are solved over one upload: LIBSVM's MSE within issue #22's 1e-3 relative
+            gm=$(sed -n 's/^Cross Validation Mean squared error = //p' "$TMPD/gv.out")
+            rm_=$(sed -n 's/^Cross Validation Mean squared error = //p' "$TMPD/rv.out")
+            if awk -v a="$gm" -v b="$rm_" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b != "" && d <= 1e-3 * b) }'; then pass; else fail "heart hr $a -v 5: MSE $gm vs LIBSVM $rm_"; fi
+        fi
     done
     # -b 1 with -t 4: probA/probB within 1e-2 relative of svm-train's (the internal folds' rows
     # are the same), svm-predict -b 1 on gpusvm's model = gpusvm-predict -b 1, byte for byte

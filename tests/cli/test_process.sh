@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_process.sh — the process around the work (issue #20):
-#   - --version on both tools prints "gpusvm <GS_VERSION of src/util/version.h>" and the OpenCL
+#   - --version on both tools prints "gpusvm <GPUSVM_VERSION of include/svm.h>" and the OpenCL
 #     API / zlib it was built with, exit 0;
 #   - each tool's --help lists every long option its source accepts (gs_cli_long names and
 #     gpusvm-train's numeric table) and the fast-exit opt-in; gpusvm-predict's usage on a bad
@@ -15,7 +15,7 @@
 require_bin "$TRAIN"
 require_bin "$PREDICT"
 H=$TOP/data/heart_scale
-VERSION=$(sed -n 's/^#define GS_VERSION "\(.*\)"$/\1/p' "$TOP/src/util/version.h")
+VERSION=$(sed -n 's/^#define GPUSVM_VERSION "\(.*\)"$/\1/p' "$TOP/include/svm.h")
 
 # --- --version ---
 for p in "$TRAIN" "$PREDICT"; do

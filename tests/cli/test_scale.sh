@@ -230,7 +230,7 @@ check_eq "-s leaves no temporary" "" "$(ls "$W" | grep '\.tmp' || true)"
 check_eq "--help exit" 0 "$?"
 if grep -q '^--version : print the version and exit$' "$TMPD/help" && grep -q '^gpusvm options:$' "$TMPD/help" &&
     [ "$(head -n 1 "$TMPD/help")" = "Usage: gpusvm-scale [options] data_filename" ]; then pass; else fail "--help text"; fi
-ver=$(sed -n 's/^#define GS_VERSION "\(.*\)"$/\1/p' "$TOP/src/util/version.h")
+ver=$(sed -n 's/^#define GPUSVM_VERSION "\(.*\)"$/\1/p' "$TOP/include/svm.h")
 check_eq "--version" "gpusvm $ver" "$("$SCALE" --version | head -n 1)"
 MANPAGE=$TOP/man/gpusvm-scale.1
 if [ ! -f "$MANPAGE" ]; then
