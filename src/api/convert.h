@@ -17,7 +17,7 @@
 void gs_api_param_from(const struct svm_parameter *sp, const struct gpusvm_options *opt, gs_param *out);
 
 /* svm_check_parameter's answer: gs_param_check (LIBSVM's texts and order; prob may be NULL), then
- * the weight arrays' presence, then gs_param_unsupported. NULL when svm_train can train. */
+ * the weight arrays' presence. NULL when svm_train can train. */
 const char *gs_api_check(const struct svm_problem *prob, const gs_param *p);
 
 /* The training rows as gs_problem, with gpusvm-train's reader's rules: indices ascend (0 allowed

@@ -1,5 +1,5 @@
-/* param.c — gs_param defaults, -wi weights, the one parameter check and the one list of features
- * not built yet, shared by the CLIs and svm.h's svm_check_parameter. */
+/* param.c — gs_param defaults, -wi weights and the one parameter check, shared by the CLIs and
+ * svm.h's svm_check_parameter. */
 #include "api/param.h"
 
 #include <limits.h>
@@ -180,13 +180,5 @@ const char *gs_param_check(const gs_param *p, const struct gs_problem *prob)
         if (p->cross_validation) return "--multiclass cs does not support -v (cross validation)";
         if (p->ws_size > 1024) return "--multiclass cs needs --ws-size <= 1024";
     }
-    return NULL;
-}
-
-const char *gs_param_unsupported(const gs_param *p)
-{
-    /* Refused loudly instead of being ignored; each entry goes when gs_svm_train learns it. Every
-     * LIBSVM 3.24 feature is trained now. */
-    (void)p;
     return NULL;
 }

@@ -69,11 +69,6 @@ struct gs_problem;
  * prob may be NULL (skips the nu feasibility test). The text is a static string. */
 const char *gs_param_check(const gs_param *p, const struct gs_problem *prob);
 
-/* What gs_svm_train cannot do yet with these parameters (checked after gs_param_check), as a
- * static sentence "<feature> is not supported yet", e.g. "nu-SVC (-s 1) is not supported yet";
- * NULL when it can train them. The one list of missing features: gpusvm-train appends " by
- * gpusvm-train", svm_check_parameter returns it as it is. */
-const char *gs_param_unsupported(const gs_param *p);
 
 /* A label as LIBSVM groups classes: (int)y, truncating toward zero. Defined for every double: NaN
  * and values outside int's range give INT_MIN, which is what the x86 conversion LIBSVM compiles to

@@ -642,14 +642,12 @@ static int check_param(const grid_comm *cm, grid_opts *o, const gs_problem *prob
     gs_param p = o->param;
     gs_grid_cell_param(&r->cells[0], &p);
     const char *msg = gs_param_check(&p, prob);
-    const char *not_built = msg ? NULL : gs_param_unsupported(&p);
     if (cm->rank == 0 && msg) fprintf(stderr, "ERROR: %s\n", msg);
-    if (cm->rank == 0 && not_built) fprintf(stderr, "%s by gpusvm-grid\n", not_built);
-    if (!msg && !not_built && prob->l == 0) {
+    if (!msg && prob->l == 0) {
         if (cm->rank == 0) fprintf(stderr, "gpusvm-grid: cross validation needs training data: the training set is empty\n");
         return 1;
     }
-    return msg || not_built;
+    return msg != NULL;
 }
 
 /* Rank 0: the resumed cells' lines first, as grid.py prints them, then the run's; at the end the

@@ -353,11 +353,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "ERROR: %s\n", msg);
         goto cleanup;
     }
-    const char *not_built = gs_param_unsupported(&o.param);
-    if (not_built) {
-        fprintf(stderr, "%s by gpusvm-train\n", not_built);
-        goto cleanup;
-    }
 
     gs_log_verbose(&o.log, "gpusvm: read %d rows, %d features, %lld stored values in %.3f s\n",
                    (int)prob.l, (int)prob.max_index, (long long)prob.nnz, t_read);

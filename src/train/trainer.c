@@ -410,25 +410,15 @@ static gs_status svc_model(const gs_device_provider *dev, const gs_problem *prob
 {
     const int k = r->k, l = r->l;
     memset(model, 0, sizeof *model);
-    model->svm_type = r->param->svm_type;
-    model->kernel_type = r->param->kernel_type;
-    model->degree = r->param->degree;
-    model->gamma = r->param->gamma;
-    model->coef0 = r->param->coef0;
-    model->nr_class = k;
-    model->n_coef = k > 1 ? k - 1 : 0;
-    model->rho = calloc((size_t)(r->npair ? r->npair : 1), sizeof(double));
-    model->label = malloc(sizeof(int) * (size_t)(k ? k : 1));
-    model->nSV = calloc((size_t)(k ? k : 1), sizeof(int));
     int *nonzero = calloc((size_t)(l ? l : 1), sizeof *nonzero);
     /* coefficients for every row (grouped order) and pair column, kept until the SVs are known */
     double *coef_rows = calloc((size_t)(l ? l : 1) * (size_t)(k > 1 ? k - 1 : 1), sizeof *coef_rows);
     gs_status st = GS_OK;
-    if (!model->rho || !model->label || !model->nSV || !nonzero || !coef_rows) {
+    if (!nonzero || !coef_rows) {
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
-    memcpy(model->label, r->cls.label, sizeof(int) * (size_t)k);
+    if ((st = model_header(r->param, &r->cls, model))) goto cleanup;
     if (k == 1) gs_log_info(log, "WARNING: training data in only one class. See README for details.\n");
     const pair_out *out = r->out + (size_t)c * (size_t)r->npair;
     if ((st = model_svs(prob, &r->cls, r->pairs, out, nonzero, coef_rows, model))) goto cleanup;

@@ -30,4 +30,26 @@ mask_train() {
     sed -e 's/^[.*][.*]*$/PROGRESS/' -e 's/#iter = [0-9]*/#iter = N/' -e 's/^nu = .*/nu = X/' \
         -e 's/^obj = .*/obj = X/' -e 's/^C = .*/C = X/' -e 's/^epsilon = .*/epsilon = X/' "$1"
 }
+# python3 with Debian's LIBSVM bindings (python3-libsvm: module svmutil), which may not be the
+# first python3 on PATH; empty when there is none
+PY3=
+for p in /usr/bin/python3 python3; do
+    if "$p" -c 'import svmutil' 2>/dev/null; then PY3=$p; break; fi
+done
+# oneclass_flips TEST LIBSVM_MODEL GPUSVM_PRED LIBSVM_PRED TOL: one-class labels that differ off
+# LIBSVM's boundary: rows whose two predictions differ while LIBSVM's decision value is beyond
+# TOL * max(1, |rho|) from 0 (free SVs sit on the boundary, where either label is right). Needs PY3.
+oneclass_flips() {
+    "$PY3" - "$@" <<'PY'
+import sys
+from svmutil import svm_load_model, svm_read_problem, svm_predict
+y, x = svm_read_problem(sys.argv[1])
+m = svm_load_model(sys.argv[2])
+_, _, dec = svm_predict(y, x, m, '-q')
+g = [float(v) for v in open(sys.argv[3])]
+r = [float(v) for v in open(sys.argv[4])]
+tol = float(sys.argv[5]) * max(1.0, abs(m.rho[0]))
+print(sum(1 for a, b, d in zip(g, r, dec) if a != b and abs(d[0]) > tol))
+PY
+}
 finish() { echo "RESULT $T_PASS $T_FAIL $T_SKIP"; [ "$T_FAIL" -eq 0 ]; }

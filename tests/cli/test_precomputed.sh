@@ -18,10 +18,6 @@ if ! command -v svm-train >/dev/null 2>&1; then skip "svm-train (libsvm-tools) n
 require_bin "$TRAIN"
 require_bin "$PREDICT"
 GEN=$TOP/scripts/gen-gram.py
-PY3=
-for p in /usr/bin/python3 python3; do
-    if "$p" -c 'import svmutil' 2>/dev/null; then PY3=$p; break; fi
-done
 
 # within A B RELTOL ABSTOL: |A - B| <= RELTOL |B| + ABSTOL
 within() { awk -v a="$1" -v b="$2" -v r="$3" -v t="$4" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(d <= r * m + t) }'; }
@@ -127,18 +123,7 @@ compare() {
     case " $* " in
     *" -s 2 "*)
         if [ -z "$PY3" ]; then skip "$name: labels not compared (python3-libsvm absent)"; return; fi
-        diffs=$("$PY3" - "$test" "$TMPD/r.model" "$TMPD/g.pred" "$TMPD/r.pred" <<'PY'
-import sys
-from svmutil import svm_load_model, svm_read_problem, svm_predict
-y, x = svm_read_problem(sys.argv[1])
-m = svm_load_model(sys.argv[2])
-_, _, dec = svm_predict(y, x, m, '-q')
-rho = abs(m.rho[0])
-g = [float(v) for v in open(sys.argv[3])]
-r = [float(v) for v in open(sys.argv[4])]
-print(sum(1 for a, b, d in zip(g, r, dec) if a != b and abs(d[0]) > 2e-3 * max(1.0, rho)))
-PY
-)
+        diffs=$(oneclass_flips "$test" "$TMPD/r.model" "$TMPD/g.pred" "$TMPD/r.pred" 2e-3)
         check_eq "$name: labels that differ from LIBSVM's model's off its boundary" 0 "$diffs" ;;
     *" -s 3 "*|*" -s 4 "*)
         tol=2e-3; case " $* " in *" -s 4 "*) tol=1e-2 ;; esac

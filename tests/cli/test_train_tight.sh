@@ -15,10 +15,6 @@
 if ! command -v svm-train >/dev/null 2>&1; then skip "svm-train (libsvm-tools) not installed"; finish; exit; fi
 require_bin "$TRAIN"
 E=1e-6
-PY3=
-for p in /usr/bin/python3 python3; do
-    if "$p" -c 'import svmutil' 2>/dev/null; then PY3=$p; break; fi
-done
 
 # within A B TOL: |A - B| <= TOL max(|B|, 1e-9)
 within() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; if (m < 1e-9) m = 1e-9; exit !(d <= t * m) }'; }
@@ -49,17 +45,7 @@ tight() { # NAME DATA [options...]
         check_eq "$name: MSE to 3 significant digits" "$(printf '%.3g' "$rm_")" "$(printf '%.3g' "$gm")" ;;
     *" -s 2 "*)
         if [ -z "$PY3" ]; then skip "$name: labels not compared (python3-libsvm absent)"; return; fi
-        diffs=$("$PY3" - "$data" "$TMPD/r.model" "$TMPD/g.pred" "$TMPD/r.pred" <<'PY'
-import sys
-from svmutil import svm_load_model, svm_read_problem, svm_predict
-y, x = svm_read_problem(sys.argv[1])
-m = svm_load_model(sys.argv[2])
-_, _, dec = svm_predict(y, x, m, '-q')
-g = [float(v) for v in open(sys.argv[3])]
-r = [float(v) for v in open(sys.argv[4])]
-print(sum(1 for a, b, d in zip(g, r, dec) if a != b and abs(d[0]) > 1e-4 * max(1.0, abs(m.rho[0]))))
-PY
-)
+        diffs=$(oneclass_flips "$data" "$TMPD/r.model" "$TMPD/g.pred" "$TMPD/r.pred" 1e-4)
         check_eq "$name: labels that differ from LIBSVM's model's off its boundary" 0 "$diffs" ;;
     *)
         diffs=$(paste -d' ' "$TMPD/g.pred" "$TMPD/r.pred" | awk '$1 != $2' | wc -l)

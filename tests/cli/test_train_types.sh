@@ -11,11 +11,6 @@
 . "$(dirname "$0")/lib.sh"
 if ! command -v svm-train >/dev/null 2>&1; then skip "svm-train (libsvm-tools) not installed"; finish; exit; fi
 require_bin "$TRAIN"
-# Debian's bindings (python3-libsvm) are in the system python, which may not be the first python3
-PY3=
-for p in /usr/bin/python3 python3; do
-    if "$p" -c 'import svmutil' 2>/dev/null; then PY3=$p; break; fi
-done
 
 # compare NAME DATA TEST [options...]
 compare() {
@@ -50,18 +45,7 @@ compare() {
         # free SVs sit on the boundary (decision value 0 within eps), where either label is right:
         # a row may flip only where LIBSVM's decision value is within 2 eps (relative to rho) of 0
         if [ -z "$PY3" ]; then skip "$name: labels not compared (python3-libsvm absent)"; return; fi
-        diffs=$("$PY3" - "$test" "$TMPD/r.model" "$TMPD/g.pred" "$TMPD/r.pred" <<'PY'
-import sys
-from svmutil import svm_load_model, svm_read_problem, svm_predict
-y, x = svm_read_problem(sys.argv[1])
-m = svm_load_model(sys.argv[2])
-_, _, dec = svm_predict(y, x, m, '-q')
-rho = abs(m.rho[0])
-g = [float(v) for v in open(sys.argv[3])]
-r = [float(v) for v in open(sys.argv[4])]
-print(sum(1 for a, b, d in zip(g, r, dec) if a != b and abs(d[0]) > 2e-3 * max(1.0, rho)))
-PY
-)
+        diffs=$(oneclass_flips "$test" "$TMPD/r.model" "$TMPD/g.pred" "$TMPD/r.pred" 2e-3)
         check_eq "$name: labels that differ from LIBSVM's model's off its boundary" 0 "$diffs" ;;
     *)
         # nu-SVR's rho is the mean of two signs' free gradients, often few: it moves more (1e-2)

@@ -125,26 +125,33 @@ static void flip_last(unsigned char *b, size_t *len) { b[*len - 1] ^= 0x40; }
 static void halve(unsigned char *b, size_t *len) { (void)b; *len /= 2; }
 static void bad_magic(unsigned char *b, size_t *len) { (void)len; b[0] = 'X'; }
 
+/* The key an entry's header names (its text copied: free key->text), or 0 when the header is cut. */
+static int entry_key(const unsigned char *buf, size_t len, gs_kcache_key *key)
+{
+    if (len < GS_KCACHE_HEADER) return 0;
+    const size_t klen = (size_t)buf[12] | (size_t)buf[13] << 8;
+    char *text = len >= GS_KCACHE_HEADER + klen ? malloc(klen + 1) : NULL;
+    if (!text) return 0;
+    memcpy(text, buf + GS_KCACHE_HEADER, klen);
+    text[klen] = '\0';
+    uint64_t h = 0;
+    for (int i = 7; i >= 0; i--) h = h << 8 | buf[16 + i];
+    *key = (gs_kcache_key){text, h};
+    return 1;
+}
+
 /* 1 when the entry at path is valid for its own key (read back from its header). */
 static int entry_valid(const char *path)
 {
     unsigned char *buf = NULL;
     size_t len = 0, n = 0;
     const unsigned char *bin = NULL;
+    gs_kcache_key key;
     int ok = 0;
     if (gs_kcache_read(path, &buf, &len) != GS_OK) return 0;
-    if (len >= GS_KCACHE_HEADER) {
-        size_t klen = (size_t)buf[12] | (size_t)buf[13] << 8;
-        char *text = len >= GS_KCACHE_HEADER + klen ? malloc(klen + 1) : NULL;
-        if (text) {
-            memcpy(text, buf + GS_KCACHE_HEADER, klen);
-            text[klen] = '\0';
-            uint64_t h = 0;
-            for (int i = 7; i >= 0; i--) h = h << 8 | buf[16 + i];
-            const gs_kcache_key key = {text, h};
-            ok = gs_kcache_decode(buf, len, &key, &bin, &n) == NULL;
-            free(text);
-        }
+    if (entry_key(buf, len, &key)) {
+        ok = gs_kcache_decode(buf, len, &key, &bin, &n) == NULL;
+        free((char *)key.text);
     }
     free(buf);
     return ok;
@@ -155,19 +162,13 @@ static void garbage_binary(const char *path)
 {
     unsigned char *buf = NULL;
     size_t len = 0;
+    gs_kcache_key key;
     if (gs_kcache_read(path, &buf, &len) != GS_OK) return;
-    size_t klen = (size_t)buf[12] | (size_t)buf[13] << 8;
-    char *text = malloc(klen + 1);
-    if (text) {
-        memcpy(text, buf + GS_KCACHE_HEADER, klen);
-        text[klen] = '\0';
-        uint64_t h = 0;
-        for (int i = 7; i >= 0; i--) h = h << 8 | buf[16 + i];
-        const gs_kcache_key key = {text, h};
+    if (entry_key(buf, len, &key)) {
         unsigned char junk[512];
         for (size_t i = 0; i < sizeof junk; i++) junk[i] = (unsigned char)(i * 131 + 7);
         CHECK(gs_kcache_write(path, &key, junk, sizeof junk) == GS_OK, "write the junk entry");
-        free(text);
+        free((char *)key.text);
     }
     free(buf);
 }
