@@ -102,7 +102,8 @@ typedef struct gs_abi_cert {
     gs_abi_i32 prob;      /* its batch index */
     gs_abi_i32 n;         /* its SVs this pass */
     gs_abi_i32 nold;      /* columns its U block held before */
-    gs_abi_i32 unused;    /* padding: no field reads it */
+    gs_abi_i32 ngrp;      /* k_cert's groups for its rows: its own, so that its sums do not depend on
+                             the problems beside it (on this device or another) */
 } gs_abi_cert;
 
 /* Every struct above and its fields, for the layout check: S(type) names a struct, F(type, field)
@@ -121,6 +122,6 @@ typedef struct gs_abi_cert {
     F(gs_abi_round, q_new) F(gs_abi_round, q_next) F(gs_abi_round, head) F(gs_abi_round, k_up)     \
     F(gs_abi_round, k_low) F(gs_abi_round, ch0) F(gs_abi_round, nch) F(gs_abi_round, sel)          \
     S(gs_abi_cert) F(gs_abi_cert, prob) F(gs_abi_cert, n) F(gs_abi_cert, nold)                     \
-    F(gs_abi_cert, unused)
+    F(gs_abi_cert, ngrp)
 
 #endif

@@ -1137,7 +1137,9 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
  * kernel in double, and the magnitude |coef_w| (|K_w| + s_w (n_t + n_w)) for the error bound,
  * s_w the kernel's sensitivity to the dot product (RBF gamma K, linear 1, polynomial
  * d gamma |base|^(d-1), sigmoid gamma), into part[(poff + t) * 2 ngrp + grp] and [.. + ngrp + grp].
- * k_cert_sum adds a row's ngrp groups in order to its running sums gx and mx. */
+ * k_cert_sum adds a row's ngrp groups in order to its running sums gx and mx. ngrp is the
+ * problem's (ctab), so its sums are the same whichever problems share the launch; the launch has
+ * the pass's largest ngrp and a row's partials are gstride apart. */
 __kernel void k_cert_gather(__global const int *cold, __global const int *cnew, __global const gs_abi_cert *ctab,
                             __global const long *col_off, __global const int *cols, __global const float *vals,
                             __global const int *ell_w, __global const long *ell_off, __global const int *ell_idx,
@@ -1157,15 +1159,17 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
                      __global const double *ccoef, int q, double gamma, double coef0, int degree,
                      __global const int *ell_w, __global const long *ell_off, __global const int *ell_idx,
                      __global const float *ell_val, __global const gs_abi_problem *ptab, __global double *part,
-                     __global const gs_abi_cert *ctab, __global const int *vcc, long uq, int fdots, int sbase, int vbase)
+                     __global const gs_abi_cert *ctab, __global const int *vcc, long uq, int fdots, int sbase, int vbase,
+                     int gstride)
 {
     __local double4 lu[GS_LU_FLOAT4S]; /* U staged as double (as float4s by gs_row_dots_f) */
     __local double lc[WCH], ln[WCH];
     __local int lp[WCH];
-    const int v = vbase + get_group_id(0), t = get_local_id(0), grp = get_group_id(1), ngrp = get_num_groups(1);
+    const int v = vbase + get_group_id(0), t = get_local_id(0), grp = get_group_id(1);
     const int a = sbase + vcc[2 * v], lcl = vcc[2 * v + 1];
     __global const gs_abi_cert *ct = ctab + a;
-    const int pid = ct->prob, n = ct->n;
+    const int pid = ct->prob, n = ct->n, ngrp = ct->ngrp;
+    if (grp >= ngrp) return; /* the whole work-group: another problem of the pass has more groups */
     __global const gs_abi_problem *pt = ptab + pid;
     const int c = gcl(pt, lcl), gp = c * WG + t;
     U += uq * pid;
@@ -1219,23 +1223,23 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
             mag += fabs(lc[w]) * (fabs(k) + fabs(sens) * (ni + ln[w]));
         }
     }
-    const long r = (long)(pt->poff + lcl * WG + t) * (2 * ngrp);
+    const long r = (long)(pt->poff + lcl * WG + t) * (2 * gstride);
     part[r + grp] = sum;
-    part[r + ngrp + grp] = mag;
+    part[r + gstride + grp] = mag;
 }
 
 __kernel void k_cert_sum(__global const double *part, __global const gs_abi_cert *ctab, __global const int *vcc,
-                         __global const gs_abi_problem *ptab, __global double *gx, __global double *mx, int ngrp, int sbase,
-                         int vbase)
+                         __global const gs_abi_problem *ptab, __global double *gx, __global double *mx, int gstride,
+                         int sbase, int vbase)
 {
     const int v = vbase + get_group_id(0), t = get_local_id(0);
     const int a = sbase + vcc[2 * v], lcl = vcc[2 * v + 1];
     __global const gs_abi_problem *pt = ptab + ctab[a].prob;
-    const int pos = pt->poff + lcl * WG + t;
+    const int pos = pt->poff + lcl * WG + t, ngrp = ctab[a].ngrp;
     double s = 0.0, m = 0.0;
     for (int g = 0; g < ngrp; g++) {
-        s += part[(long)pos * (2 * ngrp) + g];
-        m += part[(long)pos * (2 * ngrp) + ngrp + g];
+        s += part[(long)pos * (2 * gstride) + g];
+        m += part[(long)pos * (2 * gstride) + gstride + g];
     }
     gx[pos] += s;
     mx[pos] += m;

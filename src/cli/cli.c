@@ -147,8 +147,11 @@ static const char k_predict_usage[] =
 
 static const char k_device_usage[] =
     "gpusvm options:\n"
-    "--device N|NAME : OpenCL device by --list-devices index or by a substring of\n"
-    "\t\"platform / device\" (default: env GPUSVM_DEVICE, else the first GPU, else any device)\n"
+    "--device N|NAME|LIST : OpenCL device by --list-devices index or by a substring of\n"
+    "\t\"platform / device\" (default: env GPUSVM_DEVICE, else the first GPU, else any device);\n"
+    "\tseveral as a comma-separated list (0,1) or all (every GPU, else every device): training\n"
+    "\tdeals one-vs-one pairs, -v and -b 1 folds and grid cells out over them, prediction splits\n"
+    "\tthe rows; the answers are one device's\n"
     "--list-devices : print the OpenCL devices and exit\n"
     "--verbose : print the device and per-phase timings on stderr\n"
     "--device-memory N : use at most N MB of device memory (data that does not fit is refused\n"

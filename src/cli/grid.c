@@ -37,6 +37,7 @@
 #include "api/param.h"
 #include "cli/cli.h"
 #include "cli/env.h"
+#include "device/devset.h"
 #include "device/ocl.h"
 #include "io/data.h"
 #include "train/grid.h"
@@ -252,7 +253,7 @@ static int parse_args(int argc, char **argv, grid_opts *o)
 /* ---- the device, opened on the first cell that needs it --------------------------------------- */
 
 typedef struct grid_device {
-    gs_ocl ocl;
+    gs_devset set;            /* --device's devices (one unless it names a list) */
     int state;                /* 0 not yet, 1 open, -1 failed (err holds why) */
     char spec[32];            /* a rank's GPU under MPI ("" = automatic) */
     const grid_opts *o;
@@ -264,17 +265,28 @@ static gs_ocl *grid_device_wait(void *ctx)
     grid_device *d = ctx;
     if (d->state == 0) {
         const char *spec = d->o->device ? d->o->device : d->spec;
-        gs_status st = gs_ocl_open(&d->ocl, spec, &d->o->param.tuning);
-        if (st == GS_OK) gs_ocl_limit_memory(&d->ocl, (cl_ulong)(d->o->param.device_memory > 0 ? d->o->param.device_memory : 0) << 20);
+        const cl_ulong cap = (cl_ulong)(d->o->param.device_memory > 0 ? d->o->param.device_memory : 0) << 20;
+        gs_status st = gs_devset_open(&d->set, spec, &d->o->param.tuning, cap);
         d->state = st == GS_OK ? 1 : -1;
         if (st != GS_OK) snprintf(d->err, sizeof d->err, "%s", gs_last_error());
-        else gs_log_verbose(&d->o->log, "gpusvm-grid: device %s / %s\n", d->ocl.platform_name, d->ocl.device_name);
+        for (int k = 0; k < d->set.n; k++)
+            gs_log_verbose(&d->o->log, "gpusvm-grid: device %s / %s\n", d->set.dev[k].platform_name,
+                           d->set.dev[k].device_name);
     }
     if (d->state < 0) {
         GS_FAIL(GS_ERR_NODEVICE, "%s", d->err);
         return NULL;
     }
-    return &d->ocl;
+    return &d->set.dev[0];
+}
+
+/* gs_device_provider.all: the devices grid_device_wait opened. */
+static int grid_device_all(void *ctx, gs_ocl **devs, int max)
+{
+    grid_device *d = ctx;
+    int n = 0;
+    for (; n < d->set.n && n < max; n++) devs[n] = &d->set.dev[n];
+    return n;
 }
 
 /* ---- the run ---------------------------------------------------------------------------------- */
@@ -702,7 +714,7 @@ int main(int argc, char **argv)
     int gpu = -1;
     if (cm.local_size > 1 && !o.device && gs_ocl_nth_gpu(cm.local_rank, &gpu) == GS_OK && gpu >= 0)
         snprintf(dev.spec, sizeof dev.spec, "%d", gpu);
-    const gs_device_provider provider = {.wait = grid_device_wait, .ctx = &dev};
+    const gs_device_provider provider = {.wait = grid_device_wait, .ctx = &dev, .all = grid_device_all};
     if (run_cells(&r, &provider)) goto cleanup;
     if (cm.rank == 0) {
         redraw(&r, 1);
@@ -715,7 +727,7 @@ cleanup:
         fprintf(stderr, "gpusvm-grid: can't write %s: %s\n", o.out_path, strerror(errno));
         rc = 1;
     }
-    gs_ocl_close(&dev.ocl);
+    gs_devset_close(&dev.set);
     free(r.cells); free(r.rate); free(r.known);
     gs_grid_resumed_free(&res);
     gs_problem_free(&prob);

@@ -24,6 +24,7 @@
 #include "cli/fastexit.h"
 #include "util/log.h"
 #include "io/model.h"
+#include "device/devset.h"
 #include "device/ocl.h"
 #include "predict/predictor.h"
 #include "predict/probability.h"
@@ -140,8 +141,8 @@ typedef struct dev_job {
     const char *spec;
     const gs_tuning *tuning; /* the device fallback, profiling, kernel directory */
     cl_ulong mem_cap; /* --device-memory in bytes, 0 = none */
-    gs_ocl ocl;
-    gs_pred_program prg;
+    gs_devset set;    /* --device's devices (one unless it names a list) */
+    gs_pred_program prg[GS_DEVSET_MAX];
     gs_status st;
     char err[1024];
     double seconds;
@@ -152,9 +153,8 @@ static void *dev_thread(void *arg)
 {
     dev_job *j = arg;
     const double t0 = gs_now();
-    j->st = gs_ocl_open(&j->ocl, j->spec, j->tuning);
-    if (j->st == GS_OK) gs_ocl_limit_memory(&j->ocl, j->mem_cap);
-    if (j->st == GS_OK) j->st = gs_pred_program_build(&j->ocl, &j->prg);
+    j->st = gs_devset_open(&j->set, j->spec, j->tuning, j->mem_cap);
+    for (int d = 0; j->st == GS_OK && d < j->set.n; d++) j->st = gs_pred_program_build(&j->set.dev[d], &j->prg[d]);
     if (j->st != GS_OK) snprintf(j->err, sizeof j->err, "%s", gs_last_error());
     j->seconds = gs_now() - t0;
     atomic_store(&j->starting, 0);
@@ -452,7 +452,10 @@ typedef struct run {
     dev_job dev;
     pthread_t dev_th;
     int dev_started;
-    gs_predictor *pred;    /* NULL: every row on the CPU */
+    gs_predictor *pred;    /* NULL: every row on the CPU; else the first device's */
+    gs_predictor *more[GS_DEVSET_MAX]; /* [1..npred): the other devices' (--device list) */
+    int npred;             /* devices a chunk is split over (1 with pred, 0 without) */
+    gs_rows part[GS_DEVSET_MAX]; /* a chunk's rows per device: views with their own row_ptr */
     int classify, regress; /* the model's kind (cs_svc classifies) */
     out_ctx o;
     int *votes;
@@ -620,19 +623,27 @@ static int wants_device(const run *r)
     return m->kernel_type != GS_KERNEL_PRECOMPUTED && m->l > 0 && r->o.nd > 0;
 }
 
+/* A predictor of the model (host layout; exact host finish where needed) into *out. */
+static int create_predictor(run *r, gs_predictor **out)
+{
+    if (gs_predictor_create(&r->model, &r->opt->tuning, out) != GS_OK) {
+        fprintf(stderr, "gpusvm-predict: %s\n", gs_last_error());
+        return 1;
+    }
+    gs_predictor_host_exact(*out, needs_all_exact(&r->o));
+    return 0;
+}
+
 /* Lays the SVs out on the host first (the device may still be starting), waits for the device
- * thread, and uploads them when the device is used. */
+ * thread, and uploads them when the device is used: to each device of a --device list, whose
+ * chunks are then split between them (each device its own layout). */
 static int prepare_device(run *r)
 {
     const gs_log *log = &r->opt->log;
     const int use_device = wants_device(r);
     double t0 = gs_now();
     if (use_device) {
-        if (gs_predictor_create(&r->model, &r->opt->tuning, &r->pred) != GS_OK) {
-            fprintf(stderr, "gpusvm-predict: %s\n", gs_last_error());
-            return 1;
-        }
-        gs_predictor_host_exact(r->pred, needs_all_exact(&r->o));
+        if (create_predictor(r, &r->pred)) return 1;
         int n_blocks = 0;
         const int n_rw = gs_predictor_row_wise_blocks(r->pred, &n_blocks);
         gs_log_verbose(log, "SV layout built in %.3f s (%d blocks, %d row-wise)\n", gs_now() - t0,
@@ -647,20 +658,55 @@ static int prepare_device(run *r)
         fprintf(stderr, "gpusvm-predict: %s\n", r->dev.err);
         return 1;
     }
-    char ready[768];
-    gs_ocl_describe_ready(&r->dev.ocl, r->dev.seconds, ready, sizeof ready);
-    gs_log_verbose(log, "device: %s\n", ready);
-    char cache[1024];
-    gs_ocl_describe_cache(&r->dev.ocl, cache, sizeof cache);
-    gs_log_verbose(log, "%s\n", cache);
-    t0 = gs_now();
-    if (gs_predictor_attach(r->pred, &r->dev.ocl, &r->dev.prg) != GS_OK) {
-        fprintf(stderr, "gpusvm-predict: %s\n", gs_last_error());
-        return 1;
+    for (int d = 0; d < r->dev.set.n; d++) {
+        gs_predictor *pd = r->pred;
+        if (d > 0 && create_predictor(r, &r->more[d])) return 1;
+        if (d > 0) pd = r->more[d];
+        r->npred = d + 1;
+        char ready[768], cache[1024];
+        gs_ocl_describe_ready(&r->dev.set.dev[d], r->dev.seconds, ready, sizeof ready);
+        gs_log_verbose(log, "device: %s\n", ready);
+        gs_ocl_describe_cache(&r->dev.set.dev[d], cache, sizeof cache);
+        gs_log_verbose(log, "%s\n", cache);
+        t0 = gs_now();
+        if (gs_predictor_attach(pd, &r->dev.set.dev[d], &r->dev.prg[d]) != GS_OK) {
+            fprintf(stderr, "gpusvm-predict: %s\n", gs_last_error());
+            return 1;
+        }
+        gs_log_verbose(log, "SVs uploaded in %.3f s (device exact: %s)\n", gs_now() - t0,
+                       gs_predictor_exact(pd) ? "yes" : "no");
     }
-    gs_log_verbose(log, "SVs uploaded in %.3f s (device exact: %s)\n", gs_now() - t0,
-                   gs_predictor_exact(r->pred) ? "yes" : "no");
     return 0;
+}
+
+/* Splits chunk R over the devices (fewer for a small chunk) into runs of consecutive rows:
+ * use[k] is R itself for one part, else r->part[k], a view of R's arrays with its own row_ptr
+ * from 0; first[k] is part k's first row. @return the parts, -1 out of memory */
+static int split_chunk(run *r, const gs_rows *R, const gs_rows **use, int32_t *first)
+{
+    int np = r->npred;
+    if (np > 1 && R->l < 256 * np) np = R->l / 256 > 1 ? R->l / 256 : 1;
+    first[0] = 0;
+    use[0] = R;
+    if (np <= 1) return 1;
+    for (int k = 0; k < np; k++) {
+        const int32_t a = (int32_t)((int64_t)R->l * k / np), b = (int32_t)((int64_t)R->l * (k + 1) / np);
+        gs_rows *v = &r->part[k];
+        if (v->cap_rows < (int64_t)(b - a) + 1) {
+            int64_t *grown = realloc(v->row_ptr, sizeof *grown * ((size_t)(b - a) + 1));
+            if (!grown) return -1;
+            v->row_ptr = grown;
+            v->cap_rows = (int64_t)(b - a) + 1;
+        }
+        for (int32_t t = a; t <= b; t++) v->row_ptr[t - a] = R->row_ptr[t] - R->row_ptr[a];
+        v->idx = R->idx + R->row_ptr[a];
+        v->val = R->val + R->row_ptr[a];
+        v->y = R->y + a;
+        v->l = b - a;
+        first[k] = a;
+        use[k] = v;
+    }
+    return np;
 }
 
 /* Decision values of chunk R into dec: on the device where used, reading the next chunk into
@@ -669,10 +715,18 @@ static int prepare_device(run *r)
 static int compute_chunk(run *r, const gs_rows *R, gs_rows *next)
 {
     const int nd = r->nd;
-    if (r->pred && gs_predictor_start(r->pred, R) != GS_OK) {
-        fprintf(stderr, "gpusvm-predict: %s\n", gs_last_error());
+    int32_t first[GS_DEVSET_MAX];
+    const gs_rows *use[GS_DEVSET_MAX];
+    const int np = r->pred ? split_chunk(r, R, use, first) : 0;
+    if (np < 0) {
+        fprintf(stderr, "gpusvm-predict: out of memory\n");
         return 1;
     }
+    for (int k = 0; k < np; k++)
+        if (gs_predictor_start(k == 0 ? r->pred : r->more[k], use[k]) != GS_OK) {
+            fprintf(stderr, "gpusvm-predict: %s\n", gs_last_error());
+            return 1;
+        }
     const double t0 = gs_now();
     if (reader_chunk(&r->rd, r->chunk, NULL, next) != GS_OK) {
         fprintf(stderr, "%s\n", gs_last_error());
@@ -681,9 +735,12 @@ static int compute_chunk(run *r, const gs_rows *R, gs_rows *next)
     r->t_read += gs_now() - t0;
     int32_t n_redo = 0;
     if (r->pred) {
-        if (gs_predictor_finish(r->pred, r->dec, r->err) != GS_OK) {
-            fprintf(stderr, "gpusvm-predict: %s\n", gs_last_error());
-            return 1;
+        for (int k = 0; k < np; k++) {
+            const size_t o = (size_t)first[k] * nd;
+            if (gs_predictor_finish(k == 0 ? r->pred : r->more[k], r->dec + o, r->err + o) != GS_OK) {
+                fprintf(stderr, "gpusvm-predict: %s\n", gs_last_error());
+                return 1;
+            }
         }
         for (int32_t i = 0; i < R->l; i++)
             if (!device_row_ok(&r->o, r->dec + (size_t)i * nd, r->err + (size_t)i * nd, r->votes))
@@ -813,8 +870,12 @@ static void run_free(run *r)
     if (r->dev_started) pthread_join(r->dev_th, NULL);
     gs_atomic_discard(&r->out);
     gs_predictor_free(r->pred);
-    gs_pred_program_release(&r->dev.prg);
-    gs_ocl_close(&r->dev.ocl);
+    for (int d = 1; d < GS_DEVSET_MAX; d++) gs_predictor_free(r->more[d]);
+    for (int d = 0; d < GS_DEVSET_MAX; d++) {
+        gs_pred_program_release(&r->dev.prg[d]);
+        free(r->part[d].row_ptr); /* the parts' own; their other arrays are a chunk's */
+    }
+    gs_devset_close(&r->dev.set);
     free(r->obuf);
     free(r->big);
     free(r->o.label_txt);

@@ -46,6 +46,7 @@
 #include "io/data.h"
 #include "util/log.h"
 #include "io/model.h"
+#include "device/devset.h"
 #include "device/ocl.h"
 #include "api/param.h"
 #include "util/status.h"
@@ -64,7 +65,7 @@ typedef struct train_opts {
 /* The device is opened on a helper thread; its error text lives in that thread's last-error record,
  * so it is copied out before the thread ends. */
 typedef struct device_job {
-    gs_ocl ocl;
+    gs_devset set;            /* --device's devices (one unless it names a list) */
     const char *spec;
     const gs_tuning *tuning; /* the device fallback, profiling, kernel directory */
     cl_ulong mem_cap; /* --device-memory in bytes, 0 = none */
@@ -75,8 +76,7 @@ typedef struct device_job {
 static void *device_open_thread(void *arg)
 {
     device_job *job = arg;
-    job->st = gs_ocl_open(&job->ocl, job->spec, job->tuning);
-    if (job->st == GS_OK) gs_ocl_limit_memory(&job->ocl, job->mem_cap);
+    job->st = gs_devset_open(&job->set, job->spec, job->tuning, job->mem_cap);
     if (job->st != GS_OK) snprintf(job->err, sizeof job->err, "%s", gs_last_error());
     return NULL;
 }
@@ -101,20 +101,33 @@ static gs_ocl *device_wait_fn(void *ctx)
         GS_FAIL(w->job->st, "%s", w->job->err);
         return NULL;
     }
-    char ready[768];
-    gs_ocl_describe_ready(&w->job->ocl, gs_now() - w->t0, ready, sizeof ready);
-    gs_log_verbose(w->log, "gpusvm: device %s\n", ready);
-    return &w->job->ocl;
+    for (int d = 0; d < w->job->set.n; d++) {
+        char ready[768];
+        gs_ocl_describe_ready(&w->job->set.dev[d], gs_now() - w->t0, ready, sizeof ready);
+        gs_log_verbose(w->log, "gpusvm: device %s\n", ready);
+    }
+    return &w->job->set.dev[0];
+}
+
+/* gs_device_provider.all: the devices wait() opened. */
+static int device_all_fn(void *ctx, gs_ocl **devs, int max)
+{
+    const device_wait *w = ctx;
+    int n = 0;
+    for (; n < w->job->set.n && n < max; n++) devs[n] = &w->job->set.dev[n];
+    return n;
 }
 
 /* --verbose: what the kernel cache did for the programs built so far; nothing while the device is
  * still opening or failed to open (a training that needed no device). */
 static void print_cache(const gs_log *log, const device_job *job, int thread_started)
 {
-    if (!log->verbose || thread_started || job->st != GS_OK || !job->ocl.ctx) return;
-    char line[1024];
-    gs_ocl_describe_cache(&job->ocl, line, sizeof line);
-    gs_log_verbose(log, "gpusvm: %s\n", line);
+    if (!log->verbose || thread_started || job->st != GS_OK) return;
+    for (int d = 0; d < job->set.n; d++) {
+        char line[1024];
+        gs_ocl_describe_cache(&job->set.dev[d], line, sizeof line);
+        gs_log_verbose(log, "gpusvm: %s\n", line);
+    }
 }
 
 static int usage_exit(void)
@@ -359,7 +372,7 @@ int main(int argc, char **argv)
     /* The trainer waits for the device only after clustering, and never for problems that need
      * none (an empty file, one class), which still get LIBSVM's degenerate model. */
     device_wait dw = {.job = &job, .thread = &thread, .thread_started = &thread_started, .log = &o.log, .t0 = t0};
-    const gs_device_provider provider = {.wait = device_wait_fn, .ctx = &dw};
+    const gs_device_provider provider = {.wait = device_wait_fn, .ctx = &dw, .all = device_all_fn};
     if (o.param.cross_validation) {
         /* LIBSVM's -v: the folds' training lines, then the result lines on stdout even with -q; no
          * model file */
@@ -403,7 +416,7 @@ int main(int argc, char **argv)
 
 cleanup:
     if (thread_started) pthread_join(thread, NULL);
-    gs_ocl_close(&job.ocl); /* fine on a zeroed or failed gs_ocl */
+    gs_devset_close(&job.set); /* fine on a zeroed or failed set */
     gs_model_free(&model);
     gs_problem_free(&prob);
     gs_param_free(&o.param);

@@ -685,6 +685,24 @@ void gs_ocl_describe_cache(const gs_ocl *o, char *buf, size_t cap)
 }
 
 /* gs_ocl_nth_gpu's count: fp64 GPUs in --list-devices order. */
+/* The indices of refs[0..n) with double precision into out[]: the GPUs when there is one, else
+ * (gpus_only 0) every such device; *m receives how many. */
+static void usable_devices(const gs_devref *refs, size_t n, int gpus_only, int *out, int *m)
+{
+    *m = 0;
+    for (int pass = 0; pass < 2 && *m == 0; pass++) {
+        if (pass == 1 && gpus_only) break;
+        for (size_t i = 0; i < n; i++) {
+            cl_device_type type = 0;
+            int fp64 = 0;
+            if (clGetDeviceInfo(refs[i].device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
+                (pass == 1 || (type & CL_DEVICE_TYPE_GPU)) && device_has_fp64(refs[i].device, &fp64) == GS_OK &&
+                fp64)
+                out[(*m)++] = (int)i;
+        }
+    }
+}
+
 gs_status gs_ocl_nth_gpu(int k, int *index)
 {
     gs_devref *refs = NULL;
@@ -699,18 +717,83 @@ gs_status gs_ocl_nth_gpu(int k, int *index)
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory listing OpenCL devices");
         goto cleanup;
     }
-    for (size_t i = 0; i < n; i++) {
-        cl_device_type type = 0;
-        int fp64 = 0;
-        if (clGetDeviceInfo(refs[i].device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
-            (type & CL_DEVICE_TYPE_GPU) && device_has_fp64(refs[i].device, &fp64) == GS_OK && fp64)
-            gpus[ng++] = (int)i;
-    }
+    usable_devices(refs, n, 1, gpus, &ng);
     if (ng > 0)
         *index = gpus[(k < 0 ? -k : k) % ng];
 cleanup:
     free(gpus);
     free(refs);
+    return st;
+}
+
+int gs_ocl_is_list(const char *spec)
+{
+    return spec && (strchr(spec, ',') != NULL || strcmp(spec, "all") == 0 || strcmp(spec, "ALL") == 0);
+}
+
+/* One item of a --device list (already cut out, blanks removed) into index[*n]. */
+static gs_status resolve_item(const gs_devref *refs, size_t n, const char *item, const char *src, int *index,
+                              int max, int *count)
+{
+    size_t pick = 0;
+    if (!*item)
+        return GS_FAIL(GS_ERR_NODEVICE, "--device list%s has an empty item (give indices or names separated by "
+                       "commas, or all)", src);
+    gs_status st = choose(refs, n, item, src, &pick);
+    if (st != GS_OK) return st;
+    for (int k = 0; k < *count; k++)
+        if (index[k] == (int)pick)
+            return GS_FAIL(GS_ERR_NODEVICE, "--device list%s names device %zu twice ('%s')", src, pick, item);
+    if (*count >= max)
+        return GS_FAIL(GS_ERR_NODEVICE, "--device list%s names more than %d devices", src, max);
+    index[(*count)++] = (int)pick;
+    return GS_OK;
+}
+
+gs_status gs_ocl_resolve_list(const char *spec, const char *fallback, int *index, int max, int *count)
+{
+    gs_status st = GS_OK;
+    gs_devref *refs = NULL;
+    int *use = NULL;
+    size_t n = 0;
+    const char *src = "";
+    *count = 0;
+    if ((!spec || !*spec) && fallback && *fallback) {
+        spec = fallback;
+        src = " (from GPUSVM_DEVICE)";
+    }
+    if ((st = enumerate(&refs, &n, NULL)) != GS_OK) goto cleanup;
+    if (n == 0) { st = choose(refs, n, spec, src, NULL); goto cleanup; }
+    if (spec && (strcmp(spec, "all") == 0 || strcmp(spec, "ALL") == 0)) {
+        int m = 0;
+        if (!(use = malloc(sizeof *use * n))) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory listing OpenCL devices"); goto cleanup; }
+        usable_devices(refs, n, 0, use, &m);
+        if (m == 0) {
+            st = GS_FAIL(GS_ERR_NODEVICE, "--device all%s: no OpenCL device with double precision (see "
+                         "--list-devices)", src);
+            goto cleanup;
+        }
+        for (int k = 0; k < m && k < max; k++) index[(*count)++] = use[k];
+        goto cleanup;
+    }
+    for (const char *p = spec ? spec : ""; st == GS_OK;) {
+        const char *e = strchr(p, ',');
+        const size_t len = e ? (size_t)(e - p) : strlen(p);
+        char item[256];
+        size_t a = 0, b = len;
+        while (a < b && isspace((unsigned char)p[a])) a++;
+        while (b > a && isspace((unsigned char)p[b - 1])) b--;
+        if (b - a >= sizeof item) { st = GS_FAIL(GS_ERR_NODEVICE, "--device list%s: an item is too long", src); break; }
+        memcpy(item, p + a, b - a);
+        item[b - a] = '\0';
+        st = resolve_item(refs, n, item, src, index, max, count);
+        if (!e) break;
+        p = e + 1;
+    }
+cleanup:
+    free(use);
+    free(refs);
+    if (st != GS_OK) *count = 0;
     return st;
 }
 

@@ -131,6 +131,16 @@ gs_status gs_ocl_alloc(const gs_ocl *o, cl_mem_flags flags, size_t bytes, void *
  * @return GS_OK, GS_ERR_OCL or GS_ERR_NOMEM */
 gs_status gs_ocl_nth_gpu(int k, int *index);
 
+/* Whether a --device spec names several devices: a comma-separated list or "all". */
+int gs_ocl_is_list(const char *spec);
+/* Resolves a --device list (spec; NULL/"" takes fallback, gs_tuning.device) into --list-devices
+ * indices index[0..*count): each comma-separated item as gs_ocl_open's spec (an index or a part of
+ * a name), or "all" alone: every device with double precision of the best kind (the GPUs when
+ * there is one, else all). An item that matches nothing, an empty item, a device named twice or
+ * more than max devices is an error naming it.
+ * @return GS_OK, GS_ERR_NODEVICE, GS_ERR_OCL or GS_ERR_NOMEM (*count is 0 on failure) */
+gs_status gs_ocl_resolve_list(const char *spec, const char *fallback, int *index, int max, int *count);
+
 /* The embedded source of kernels/<name>.cl, or of kernels/abi.h for "abi.h"; NULL when there is
  * none (for tests and the build). */
 const char *gs_ocl_source(const char *name);

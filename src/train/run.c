@@ -2,9 +2,156 @@
 #include "train/run.h"
 
 #include <float.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "device/devset.h"
 #include "train/certify.h"
+
+struct gs_run_pool {
+    int n;                         /* devices */
+    gs_solver *s[GS_DEVSET_MAX];   /* one per device, each with its own queue and buffers */
+};
+
+void gs_run_pool_free(gs_run_pool *p)
+{
+    if (!p) return;
+    for (int d = 0; d < p->n; d++) gs_solver_free(p->s[d]);
+    free(p);
+}
+
+int gs_run_pool_devices(const gs_run_pool *p) { return p ? p->n : 0; }
+
+/* ---- problems dealt out over the devices ------------------------------------------------------- */
+
+/* One device's share of a batch: copies of its specs, solved on its own thread. */
+typedef struct pool_share {
+    gs_solver *s;
+    const struct gs_clustered *cl;
+    const int8_t *ysign;
+    gs_binary_spec *specs;  /* [n] copies; res written back by the caller */
+    int *from;              /* [n] index in the caller's specs */
+    int n, whole, alone;
+    gs_train_stats stats;   /* this device's share, zeroed first */
+    gs_status st;
+    char err[1024];
+} pool_share;
+
+/* Solves a share: together (one gs_solver_batch) or, alone, each problem by itself. */
+static gs_status share_solve(pool_share *sh, gs_train_stats *stats)
+{
+    gs_status st = GS_OK;
+    for (int i = 0; st == GS_OK && i < sh->n; i += sh->alone ? 1 : sh->n)
+        st = gs_solver_batch(sh->s, sh->cl, sh->ysign, sh->specs + i, sh->alone ? 1 : sh->n,
+                             sh->alone ? 1 : sh->whole, stats);
+    return st;
+}
+
+static void *share_thread(void *arg)
+{
+    pool_share *sh = arg;
+    sh->st = share_solve(sh, &sh->stats);
+    if (sh->st != GS_OK) snprintf(sh->err, sizeof sh->err, "%s", gs_last_error());
+    return NULL;
+}
+
+/* A device's share of the time is its own; the run's phases take the slowest device's (the
+ * devices work at once), its counts the sum. */
+static void stats_merge(gs_train_stats *dst, const pool_share *sh, int n)
+{
+    int slow = 0;
+    for (int d = 1; d < n; d++)
+        if (sh[d].stats.update + sh[d].stats.select + sh[d].stats.rows + sh[d].stats.subproblem +
+                sh[d].stats.transfer + sh[d].stats.other >
+            sh[slow].stats.update + sh[slow].stats.select + sh[slow].stats.rows + sh[slow].stats.subproblem +
+                sh[slow].stats.transfer + sh[slow].stats.other)
+            slow = d;
+    const gs_train_stats *w = &sh[slow].stats;
+    dst->cluster += w->cluster; dst->setup += w->setup; dst->update += w->update; dst->select += w->select;
+    dst->rows += w->rows; dst->subproblem += w->subproblem; dst->transfer += w->transfer; dst->other += w->other;
+    dst->certify += w->certify; dst->overlap += w->overlap;
+    for (int d = 0; d < n; d++) {
+        const gs_train_stats *x = &sh[d].stats;
+        dst->iterations += x->iterations;
+        dst->inner_steps += x->inner_steps;
+        dst->update_bytes += x->update_bytes;
+        if (x->duality_gap > dst->duality_gap) dst->duality_gap = x->duality_gap;
+        if (x->t_on_device > 0 && (dst->t_on_device == 0 || x->t_on_device < dst->t_on_device))
+            dst->t_on_device = x->t_on_device;
+    }
+}
+
+/* An estimate of a problem's device work, to balance the shares: its rows times its rounds so far
+ * (a resumed problem), or, before any, times rows / 16 (rounds grow with the rows). */
+static double spec_cost(const gs_solver *s, const gs_binary_spec *sp)
+{
+    const double rows = (double)(sp->na + sp->nb) * gs_solver_cluster_size(s);
+    const double rounds = sp->res.iterations > 0 ? (double)sp->res.iterations : rows / 16 + 1;
+    return rows * rounds;
+}
+
+/* Deals specs out (largest first, each to the least loaded device; a share keeps the caller's
+ * order), solves the shares on one thread each, and writes each problem's result back. */
+static gs_status pool_deal(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign,
+                           gs_binary_spec *specs, int n, int alone, gs_train_stats *stats)
+{
+    gs_status st = GS_OK;
+    const int nd = p->n < n ? p->n : n;
+    pool_share *sh = calloc((size_t)nd, sizeof *sh);
+    int *owner = malloc(sizeof *owner * (size_t)n), *order = malloc(sizeof *order * (size_t)n);
+    double *cost = malloc(sizeof *cost * (size_t)n), load[GS_DEVSET_MAX] = {0};
+    pthread_t th[GS_DEVSET_MAX];
+    int started[GS_DEVSET_MAX] = {0};
+    if (!sh || !owner || !order || !cost) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d problems", n); goto cleanup; }
+    for (int i = 0; i < n; i++) { order[i] = i; cost[i] = spec_cost(p->s[0], &specs[i]); }
+    for (int i = 1; i < n; i++) /* by cost, largest first; ties in the caller's order */
+        for (int j = i; j > 0 && cost[order[j]] > cost[order[j - 1]]; j--) { int t = order[j]; order[j] = order[j - 1]; order[j - 1] = t; }
+    for (int k = 0; k < n; k++) {
+        int best = 0;
+        for (int d = 1; d < nd; d++) if (load[d] < load[best]) best = d;
+        owner[order[k]] = best;
+        load[best] += cost[order[k]];
+    }
+    for (int d = 0; d < nd; d++) {
+        pool_share *h = &sh[d];
+        *h = (pool_share){.s = p->s[d], .cl = cl, .ysign = ysign, .whole = n, .alone = alone};
+        h->specs = malloc(sizeof *h->specs * (size_t)n);
+        h->from = malloc(sizeof *h->from * (size_t)n);
+        if (!h->specs || !h->from) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d problems", n); goto cleanup; }
+        for (int i = 0; i < n; i++)
+            if (owner[i] == d) { h->from[h->n] = i; h->specs[h->n++] = specs[i]; }
+    }
+    for (int d = 1; d < nd; d++) started[d] = pthread_create(&th[d], NULL, share_thread, &sh[d]) == 0;
+    for (int d = 0; d < nd; d++)
+        if (!started[d]) share_thread(&sh[d]);
+    for (int d = 1; d < nd; d++)
+        if (started[d]) pthread_join(th[d], NULL);
+    for (int d = 0; d < nd && st == GS_OK; d++) /* the first failure, its message re-recorded here */
+        if (sh[d].st != GS_OK) st = GS_FAIL(sh[d].st, "%s", sh[d].err);
+    if (st != GS_OK) goto cleanup;
+    for (int d = 0; d < nd; d++)
+        for (int k = 0; k < sh[d].n; k++) specs[sh[d].from[k]].res = sh[d].specs[k].res;
+    if (stats) stats_merge(stats, sh, nd);
+cleanup:
+    if (sh)
+        for (int d = 0; d < nd; d++) { free(sh[d].specs); free(sh[d].from); }
+    free(sh); free(owner); free(order); free(cost);
+    return st;
+}
+
+/* Solves specs[0..n) as one batch (alone: each problem by itself) on the pool's devices: on one
+ * device as gs_solver_batch does, else dealt out; either way each problem's answer is the one
+ * device's (gs_solver_batch's whole). */
+static gs_status pool_batch(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign,
+                            gs_binary_spec *specs, int n, int alone, gs_train_stats *stats)
+{
+    if (n <= 0) return GS_OK;
+    if (p->n > 1 && n > 1) return pool_deal(p, cl, ysign, specs, n, alone, stats);
+    pool_share one = {.s = p->s[0], .cl = cl, .ysign = ysign, .specs = specs, .n = n, .whole = n, .alone = alone};
+    return share_solve(&one, stats);
+}
 
 /* Resumes after a failed certification, each pass from the exact gradients: a few passes are
  * enough when the device's drift is small (the resumed part is short); more means the device's
@@ -14,9 +161,9 @@
 /* Certifies every item from the exact gradients the solver computed at its end and resumes the
  * failing ones from them, until all pass or CERT_PASSES are spent. rs: scratch specs, rs_item
  * their items. */
-static gs_status certify_and_resume(gs_solver *s, const struct gs_clustered *cl, const int8_t *ysign,
-                                    gs_run_item *items, int n, double eps, gs_binary_spec *rs, int *rs_item,
-                                    const gs_log *log, gs_train_stats *stats)
+static gs_status certify_and_resume(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign,
+                                    gs_run_item *items, int n, double eps, int alone, gs_binary_spec *rs,
+                                    int *rs_item, const gs_log *log, gs_train_stats *stats)
 {
     for (int pass = 0;; pass++) {
         int ns = 0, nfail = 0;
@@ -47,11 +194,12 @@ static gs_status certify_and_resume(gs_solver *s, const struct gs_clustered *cl,
             const double margin = 2 * c.err;
             r->eps = margin < eps / 2 ? eps - margin : eps / 2;
             r->g_init = sp->g_exact;
+            r->res = it->res; /* its rounds so far: the deal's cost estimate */
         }
         gs_log_verbose(log, "gpusvm: certification %d: %d problem(s) at or above eps, largest gap %g\n", pass + 1,
                        nfail, worst);
         if (ns == 0) return GS_OK;
-        gs_status st = gs_solver_batch(s, cl, ysign, rs, ns, stats);
+        gs_status st = pool_batch(p, cl, ysign, rs, ns, alone, stats);
         if (st != GS_OK) return st;
         for (int r = 0; r < ns; r++) {
             gs_binary_result *res = &items[rs_item[r]].res;
@@ -62,17 +210,17 @@ static gs_status certify_and_resume(gs_solver *s, const struct gs_clustered *cl,
     }
 }
 
-gs_status gs_run_certified(gs_solver *s, const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
-                           int n, double eps, const gs_log *log, gs_train_stats *stats)
+gs_status gs_run_certified(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
+                           int n, double eps, int alone, const gs_log *log, gs_train_stats *stats)
 {
     gs_status st = GS_OK;
     gs_binary_spec *specs = malloc(sizeof *specs * (size_t)(n ? n : 1));
     int *idx = malloc(sizeof *idx * (size_t)(n ? n : 1));
     if (!specs || !idx) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d problems", n); goto cleanup; }
-    for (int i = 0; i < n; i++) specs[i] = items[i].spec;
-    if ((st = gs_solver_batch(s, cl, ysign, specs, n, stats))) goto cleanup;
+    for (int i = 0; i < n; i++) { specs[i] = items[i].spec; memset(&specs[i].res, 0, sizeof specs[i].res); }
+    if ((st = pool_batch(p, cl, ysign, specs, n, alone, stats))) goto cleanup;
     for (int i = 0; i < n; i++) items[i].res = specs[i].res;
-    st = certify_and_resume(s, cl, ysign, items, n, eps, specs, idx, log, stats);
+    st = certify_and_resume(p, cl, ysign, items, n, eps, alone, specs, idx, log, stats);
 cleanup:
     free(specs);
     free(idx);
@@ -99,12 +247,14 @@ static void pick_ws(const gs_param *param, int k, int l, int *q, int *keep)
 
 gs_status gs_run_open_solver(const gs_device_provider *dev, const gs_param *param, int k, int32_t l,
                              const int64_t *row_ptr, const struct gs_clustered *cl, const gs_log *log,
-                             gs_train_stats *stats, gs_solver **out)
+                             gs_train_stats *stats, gs_run_pool **out)
 {
     *out = NULL;
-    gs_ocl *ocl = dev ? dev->wait(dev->ctx) : NULL;
+    gs_ocl *devs[GS_DEVSET_MAX] = {dev ? dev->wait(dev->ctx) : NULL};
     const double t_dev = gs_now();
-    if (!ocl) return dev ? GS_ERR_NODEVICE : GS_FAIL(GS_ERR_NODEVICE, "no OpenCL device");
+    if (!devs[0]) return dev ? GS_ERR_NODEVICE : GS_FAIL(GS_ERR_NODEVICE, "no OpenCL device");
+    int nd = dev->all ? dev->all(dev->ctx, devs, GS_DEVSET_MAX) : 1;
+    if (nd < 1) nd = 1;
     gs_param sp = *param; /* shallow: only the working-set fields change */
     pick_ws(param, k, l, &sp.ws_size, &sp.ws_keep);
     gs_log_verbose(log, "gpusvm: working set %d, %d kept\n", sp.ws_size, sp.ws_keep);
@@ -113,14 +263,21 @@ gs_status gs_run_open_solver(const gs_device_provider *dev, const gs_param *para
         if (row_ptr[g + 1] - row_ptr[g] > max_nnz) max_nnz = (int32_t)(row_ptr[g + 1] - row_ptr[g]);
     const int precise = gs_solver_needs_precise(param, cl, max_nnz);
     gs_log_verbose(log, "gpusvm: kernel rows' dot products in %s\n", precise ? "double" : "float");
-    gs_status st = gs_solver_create(ocl, &sp, precise, log, out);
-    if (st == GS_OK && stats) { stats->setup += gs_now() - t_dev; stats->peak_gbps = ocl->peak_gbps; }
-    return st;
+    gs_status st = GS_OK;
+    gs_run_pool *p = calloc(1, sizeof *p);
+    if (!p) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    for (int d = 0; d < nd && st == GS_OK; d++)
+        if ((st = gs_solver_create(devs[d], &sp, precise, log, &p->s[d])) == GS_OK) p->n = d + 1;
+    if (st != GS_OK) { gs_run_pool_free(p); return st; }
+    if (nd > 1) gs_log_verbose(log, "gpusvm: %d devices\n", nd);
+    if (stats) { stats->setup += gs_now() - t_dev; stats->peak_gbps = devs[0]->peak_gbps; }
+    *out = p;
+    return GS_OK;
 }
 
 /* A pass that stops before its first step (eps = DBL_MAX) and ends with the certification's exact
  * gradients: p + Q a0 at each item's start, in double. */
-gs_status gs_run_start_gradients(gs_solver *solver, const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
+gs_status gs_run_start_gradients(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
                                  int n, gs_train_stats *stats)
 {
     gs_binary_spec *g = malloc(sizeof *g * (size_t)(n ? n : 1));
@@ -130,7 +287,7 @@ gs_status gs_run_start_gradients(gs_solver *solver, const struct gs_clustered *c
         g[i].g_init = items[i].spec.p_lin; /* any gradient: no step is taken */
         g[i].eps = DBL_MAX;
     }
-    const gs_status st = gs_solver_batch(solver, cl, ysign, g, n, stats);
+    const gs_status st = pool_batch(p, cl, ysign, g, n, 0, stats);
     for (int i = 0; i < n; i++) items[i].spec.g_init = items[i].spec.g_exact;
     free(g);
     return st;

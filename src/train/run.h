@@ -11,6 +11,15 @@
 #include "train/solver.h"
 #include "util/log.h"
 
+/* The solvers of a run: one per device the provider gives (trainer.h gs_device_provider.all), a
+ * batch's problems dealt out over them by estimated cost, each device's problems solved together
+ * on its own thread. A problem's answer is the same on any device and beside any others. */
+typedef struct gs_run_pool gs_run_pool;
+/* NULL is fine. */
+void gs_run_pool_free(gs_run_pool *p);
+/* How many devices p uses. */
+int gs_run_pool_devices(const gs_run_pool *p);
+
 /* One problem. spec describes it for the solver (ranges, Cp/Cn, alpha, p_lin, g_init for a
  * non-zero start) and must have g_exact and g_err pointing at n doubles each (scratch that ends
  * holding the certified gradients); n variables of which the first ni have y = +1. */
@@ -23,23 +32,24 @@ typedef struct gs_run_item {
 } gs_run_item;
 
 /* Solves items[0..n) and certifies each (eps: LIBSVM's -e); a problem still above eps after the
- * resumption passes is flagged max_iter_hit, never hidden.
+ * resumption passes is flagged max_iter_hit, never hidden. alone: each problem is solved by itself
+ * (as a lone problem, which may take the split round form), else all together.
  * @return GS_OK or the solver's error */
-gs_status gs_run_certified(gs_solver *s, const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
-                           int n, double eps, const gs_log *log, gs_train_stats *stats);
+gs_status gs_run_certified(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
+                           int n, double eps, int alone, const gs_log *log, gs_train_stats *stats);
 
-/* Waits for the device (dev: see trainer.h), picks the working set (--ws-size / --ws-keep, or
- * automatic for k classes over l rows) and builds the solver for the clustered rows cl of the CSR
- * with row_ptr (its widest row decides gs_solver_needs_precise).
+/* Waits for the device(s) (dev: see trainer.h), picks the working set (--ws-size / --ws-keep, or
+ * automatic for k classes over l rows) and builds a solver on each device for the clustered rows
+ * cl of the CSR with row_ptr (its widest row decides gs_solver_needs_precise).
  * @return GS_OK, GS_ERR_NODEVICE, or the solver's error */
 gs_status gs_run_open_solver(const gs_device_provider *dev, const gs_param *param, int k, int32_t l,
                              const int64_t *row_ptr, const struct gs_clustered *cl, const gs_log *log,
-                             gs_train_stats *stats, gs_solver **out);
+                             gs_train_stats *stats, gs_run_pool **out);
 
 /* For items that start at a non-zero alpha (one-class, nu-SVC, nu-SVR): computes each one's exact
  * starting gradient p + Q alpha into spec.g_exact and makes it the start (spec.g_init).
  * @return GS_OK or the solver's error */
-gs_status gs_run_start_gradients(gs_solver *s, const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
+gs_status gs_run_start_gradients(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
                                  int n, gs_train_stats *stats);
 
 #endif

@@ -117,7 +117,7 @@ static void set_up(const gs_problem *prob, const gs_param *param, const gs_clust
 static gs_status solve(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
                        const gs_clustered *cl, gs_run_item *it, const gs_log *log, gs_train_stats *stats)
 {
-    gs_solver *solver = NULL;
+    gs_run_pool *solver = NULL;
     int8_t *ysign = malloc((size_t)(prob->l ? prob->l : 1));
     gs_status st = GS_OK;
     if (!ysign) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
@@ -128,9 +128,9 @@ static gs_status solve(const gs_device_provider *dev, const gs_problem *prob, co
     } else {
         it->spec.g_init = it->spec.p_lin; /* alpha = 0: G = p */
     }
-    st = gs_run_certified(solver, cl, ysign, it, 1, param->eps, log, stats);
+    st = gs_run_certified(solver, cl, ysign, it, 1, param->eps, 0, log, stats);
 cleanup:
-    gs_solver_free(solver);
+    gs_run_pool_free(solver);
     free(ysign);
     return st;
 }
@@ -262,7 +262,7 @@ gs_status gs_train_single_folds(const gs_device_provider *dev, const gs_problem 
     const int32_t l = prob->l, n = param->svm_type == GS_ONE_CLASS ? l : 2 * l;
     const size_t nn = (size_t)nr_fold * (size_t)(n ? n : 1);
     gs_clustered cl = {0};
-    gs_solver *solver = NULL;
+    gs_run_pool *solver = NULL;
     gs_problem *subs = calloc((size_t)nr_fold, sizeof *subs);
     gs_run_item *items = calloc((size_t)nr_fold, sizeof *items);
     int32_t *rows = malloc(sizeof *rows * (size_t)nr_fold * (size_t)(l ? l : 1));
@@ -296,7 +296,7 @@ gs_status gs_train_single_folds(const gs_device_provider *dev, const gs_problem 
     memset(ysign, 1, (size_t)l);
     if ((st = gs_run_open_solver(dev, param, 2, l, prob->row_ptr, &cl, log, NULL, &solver)) ||
         (param->svm_type != GS_EPSILON_SVR && (st = gs_run_start_gradients(solver, &cl, ysign, items, nr_fold, NULL))) ||
-        (st = gs_run_certified(solver, &cl, ysign, items, nr_fold, param->eps, log, NULL)))
+        (st = gs_run_certified(solver, &cl, ysign, items, nr_fold, param->eps, 0, log, NULL)))
         goto cleanup;
     for (int f = 0; f < nr_fold; f++) {
         const int32_t *rf = rows + (size_t)f * l;
@@ -307,7 +307,7 @@ gs_status gs_train_single_folds(const gs_device_provider *dev, const gs_problem 
         if ((st = build_model(&subs[f], param, coef, items[f].res.rho, &models[f]))) goto cleanup;
     }
 cleanup:
-    gs_solver_free(solver);
+    gs_run_pool_free(solver);
     gs_clustered_free(&cl);
     if (subs)
         for (int f = 0; f < nr_fold; f++) gs_problem_free(&subs[f]);

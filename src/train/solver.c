@@ -127,6 +127,8 @@ void gs_solver_free(gs_solver *s)
     free(s);
 }
 
+int gs_solver_cluster_size(const gs_solver *s) { return s->wg; }
+
 gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, const gs_log *log, gs_solver **out)
 {
     gs_status st = GS_OK;
@@ -652,7 +654,7 @@ cleanup:
 }
 
 /* k_cert's groups per row at most (each a partial sum per row: enough work-groups for a small
- * batch, CERT_WGS of them, without a large partials buffer for a big one). */
+ * problem, CERT_WGS of them, without a large partials buffer for a big one). */
 #define CERT_GROUPS 8
 #define CERT_WGS 2048
 
@@ -670,14 +672,15 @@ typedef struct cert {
     gs_abi_cert *ctab;     /* [slots] */
     int *vcc;              /* [2 vslots] (slot in its pass, local cluster) */
     int *pass_na, *pass_nvc; /* [maxch] each pass's slots and clusters */
-    int gmax;              /* k_cert's groups per row at most */
+    int gmax;              /* k_cert's groups per row at most (the partials' stride) */
+    int *pass_g;           /* [maxch] each pass's largest groups per row */
     double *gx, *mx;       /* [total] exact gradients' sums and magnitudes, read back */
 } cert;
 
 static void cert_free(cert *c)
 {
     free(c->svpos); free(c->svoff); free(c->svcoef); free(c->old); free(c->nold); free(c->cold); free(c->cnew);
-    free(c->ctab); free(c->ccoef); free(c->gx); free(c->mx); free(c->vcc); free(c->pass_na); free(c->pass_nvc);
+    free(c->ctab); free(c->ccoef); free(c->gx); free(c->mx); free(c->vcc); free(c->pass_na); free(c->pass_nvc); free(c->pass_g);
 }
 
 /* Each problem that asks for exact gradients: its SVs (positions and coefficients) and passes. */
@@ -719,7 +722,8 @@ static gs_status cert_lists(const gs_solver *s, const prob *pr, int np, size_t t
     c->vcc = malloc(sizeof(int) * 2 * (c->vslots ? c->vslots : 1));
     c->pass_na = malloc(sizeof(int) * passes);
     c->pass_nvc = malloc(sizeof(int) * passes);
-    if (!c->cold || !c->cnew || !c->ccoef || !c->ctab || !c->vcc || !c->pass_na || !c->pass_nvc)
+    c->pass_g = malloc(sizeof(int) * passes);
+    if (!c->cold || !c->cnew || !c->ccoef || !c->ctab || !c->vcc || !c->pass_na || !c->pass_nvc || !c->pass_g)
         return GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
     return GS_OK;
 }
@@ -729,9 +733,9 @@ static void cert_tables(const gs_solver *s, const prob *pr, int np, cert *c)
 {
     const int q = s->q;
     size_t base = 0, vbase = 0;
-    int min_nvc = INT32_MAX;
+    c->gmax = 1;
     for (int ci = 0; ci < c->maxch; ci++) {
-        int na = 0, nvc = 0;
+        int na = 0, nvc = 0, pg = 1;
         int *const cold_p = c->cold + base * q, *const cnew_p = c->cnew + base * q;
         gs_abi_cert *const ctab_p = c->ctab + base;
         int *const vcc_p = c->vcc + 2 * vbase;
@@ -740,7 +744,12 @@ static void cert_tables(const gs_solver *s, const prob *pr, int np, cert *c)
             const int nsv = c->svoff[i + 1] - c->svoff[i];
             if (!pr[i].spec->g_exact || ci * q >= nsv) continue;
             const int n = nsv - ci * q < q ? nsv - ci * q : q;
-            ctab_p[na] = (gs_abi_cert){.prob = i, .n = n, .nold = c->nold[i]};
+            /* enough work-groups for a small problem, CERT_WGS of them, without a large partials
+               buffer for a big one; the problem's own, whatever shares the pass */
+            const int pnvc = pr[i].spec->na + pr[i].spec->nb;
+            const int ngrp = pnvc >= CERT_WGS ? 1 : (CERT_WGS / pnvc < CERT_GROUPS ? CERT_WGS / pnvc : CERT_GROUPS);
+            if (ngrp > pg) pg = ngrp;
+            ctab_p[na] = (gs_abi_cert){.prob = i, .n = n, .nold = c->nold[i], .ngrp = ngrp};
             memcpy(cold_p + (size_t)na * q, c->old + (size_t)i * q, sizeof(int) * (size_t)q);
             memcpy(cnew_p + (size_t)na * q, c->svpos + c->svoff[i] + (size_t)ci * q, sizeof(int) * (size_t)n);
             memcpy(ccoef_p + (size_t)na * q, c->svcoef + c->svoff[i] + (size_t)ci * q, sizeof(double) * (size_t)n);
@@ -755,18 +764,17 @@ static void cert_tables(const gs_solver *s, const prob *pr, int np, cert *c)
         }
         c->pass_na[ci] = na;
         c->pass_nvc[ci] = nvc;
-        if (nvc < min_nvc) min_nvc = nvc;
+        c->pass_g[ci] = pg;
+        if (pg > c->gmax) c->gmax = pg;
         base += (size_t)na;
         vbase += (size_t)nvc;
     }
     c->slots = base;
     c->vslots = vbase;
-    c->gmax = c->maxch == 0 ? 1
-              : min_nvc >= CERT_WGS ? 1 : (CERT_WGS / min_nvc < CERT_GROUPS ? CERT_WGS / min_nvc : CERT_GROUPS);
 }
 
 /* The certification kernels' arguments but for the passes' offsets. */
-static gs_status cert_args(gs_solver *s, const gs_clustered *cl)
+static gs_status cert_args(gs_solver *s, const gs_clustered *cl, int gstride)
 {
     gs_status st = GS_OK;
     const dev *const dp = &s->d;
@@ -786,9 +794,9 @@ static gs_status cert_args(gs_solver *s, const gs_clustered *cl)
                                   GS_KARG_BUF(dp->data.ell_off), GS_KARG_BUF(dp->data.ell_idx),
                                   GS_KARG_BUF(dp->data.ell_val), GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->cpart),
                                   GS_KARG_BUF(dp->certtab), GS_KARG_BUF(dp->cvcc), GS_KARG(uq),
-                                  GS_KARG(cl->exact_float_dots), GS_KARG(zero), GS_KARG(zero)};
+                                  GS_KARG(cl->exact_float_dots), GS_KARG(zero), GS_KARG(zero), GS_KARG(gstride)};
     const gs_dev_karg a_sum[] = {GS_KARG_BUF(dp->cpart), GS_KARG_BUF(dp->certtab), GS_KARG_BUF(dp->cvcc),
-                                 GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->cgx), GS_KARG_BUF(dp->cmx), GS_KARG(zero),
+                                 GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->cgx), GS_KARG_BUF(dp->cmx), GS_KARG(gstride),
                                  GS_KARG(zero), GS_KARG(zero)};
     if ((st = GS_DEV_ARGS(&s->ks, K_CERT_GATHER, a_gather)) || (st = GS_DEV_ARGS(&s->ks, K_CERT, a_cert)) ||
         (st = GS_DEV_ARGS(&s->ks, K_CERT_SUM, a_sum)))
@@ -804,10 +812,10 @@ static gs_status cert_passes(gs_solver *s, const cert *c, gs_dev_prof *pf, doubl
     int sb = 0, vb = 0;
     for (int ci = 0; ci < c->maxch; ci++) {
         const int na = c->pass_na[ci], nvc = c->pass_nvc[ci];
-        const int ngrp = nvc >= CERT_WGS ? 1 : (CERT_WGS / nvc < CERT_GROUPS ? CERT_WGS / nvc : CERT_GROUPS);
+        const int ngrp = c->pass_g[ci];
         SETARG(K_CERT_GATHER, 13, sb);
         SETARG(K_CERT, 21, sb); SETARG(K_CERT, 22, vb);
-        SETARG(K_CERT_SUM, 6, ngrp); SETARG(K_CERT_SUM, 7, sb); SETARG(K_CERT_SUM, 8, vb);
+        SETARG(K_CERT_SUM, 7, sb); SETARG(K_CERT_SUM, 8, vb);
         if ((st = launch(s, pf, K_CERT_GATHER, (size_t)q * wg, (size_t)na, (size_t)wg)) ||
             (st = launch(s, pf, K_CERT, (size_t)nvc * wg, (size_t)ngrp, (size_t)wg)) ||
             (st = launch(s, pf, K_CERT_SUM, (size_t)nvc * wg, 1, (size_t)wg)))
@@ -858,7 +866,7 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
         (st = gs_dev_buf_ensure(d, &dp->cvcc, 2 * c.vslots * sizeof(int), c.vcc, "certification clusters")) ||
         (st = gs_dev_buf_ensure(d, &dp->cpart, 2 * (size_t)c.gmax * total * sizeof(double), NULL,
                                 "certification sums")) ||
-        (st = cert_args(s, cl)) || (st = cert_passes(s, &c, pf, ph, per_kernel)))
+        (st = cert_args(s, cl, c.gmax)) || (st = cert_passes(s, &c, pf, ph, per_kernel)))
         goto cleanup;
     tm[3] = gs_now();
     GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cgx.mem, CL_FALSE, 0, sizeof(double) * total, c.gx, 0, NULL, NULL));
@@ -1551,7 +1559,7 @@ int gs_solver_needs_precise(const gs_param *param, const gs_clustered *cl, int32
 }
 
 gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ysign, gs_binary_spec *specs,
-                          int nspec, gs_train_stats *stats)
+                          int nspec, int whole, gs_train_stats *stats)
 {
     gs_status st = GS_OK;
     if (nspec <= 0) return GS_OK;
@@ -1603,13 +1611,13 @@ gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ys
         if (cap < pin_cap) pin_cap = cap;
         if (cap < host_cap) host_cap = cap;
     }
-    /* split rounds: forced, or for a lone problem (two-class training) whose second bank of kernel
-     * rows fits too */
+    /* split rounds: forced, or for a lone problem (two-class training; alone on every device too)
+     * whose second bank of kernel rows fits too */
     int split = s->split == 1;
     int nu = 0;
     for (int i = 0; i < nspec; i++) nu |= specs[i].nu_rule != 0;
     if (nu) split = 0; /* the nu rule's stopping test counts on each round's changes being whole */
-    else if (s->split < 0 && nspec == 1) {
+    else if (s->split < 0 && nspec == 1 && whole <= 1) {
         size_t d2, p2, h2;
         prob_bytes(s, (size_t)(specs[0].na + specs[0].nb) * s->wg, ucols, 2, &d2, &p2, &h2);
         split = d2 <= dev_cap && p2 <= pin_cap && h2 <= host_cap && data_b + d2 <= (size_t)s->ocl->global_mem;

@@ -27,6 +27,8 @@ typedef struct gs_solver gs_solver;
 gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, const gs_log *log, gs_solver **out);
 /* NULL is fine. */
 void gs_solver_free(gs_solver *s);
+/* The rows of a cluster (--cluster-size). */
+int gs_solver_cluster_size(const gs_solver *s);
 
 typedef struct gs_binary_result {
     double rho, obj;
@@ -77,9 +79,12 @@ typedef struct gs_binary_spec {
 } gs_binary_spec;
 
 /* Solves every problem of specs over the clustered rows cl (from gs_solver_cluster), all advancing
- * together in the same launches (in batches that fit the device). stats (may be NULL) accumulates
- * per-phase times. @return GS_OK or the error */
+ * together in the same launches (in batches that fit the device). whole: how many problems the
+ * caller solves together with these, on this device and others (>= nspec; train/run.c deals a
+ * batch out over devices): the round form is chosen for all of them, so a problem's answer does
+ * not depend on where it runs or beside which others. stats (may be NULL) accumulates per-phase
+ * times. @return GS_OK or the error */
 gs_status gs_solver_batch(gs_solver *s, const struct gs_clustered *cl, const int8_t *ysign,
-                          gs_binary_spec *specs, int nspec, gs_train_stats *stats);
+                          gs_binary_spec *specs, int nspec, int whole, gs_train_stats *stats);
 
 #endif

@@ -378,7 +378,7 @@ static gs_status svc_setup(const gs_problem *prob, svc_run *r)
  * the clustering); nu-SVC's results scaled by r as LIBSVM does. */
 static gs_status svc_solve(const gs_device_provider *dev, svc_run *r, const gs_log *log, gs_train_stats *stats)
 {
-    gs_solver *solver = NULL;
+    gs_run_pool *solver = NULL;
     gs_status st = gs_run_open_solver(dev, r->param, r->k, r->l, r->grouped.row_ptr, &r->cl, log, stats, &solver);
     if (st == GS_OK && r->nu) st = gs_run_start_gradients(solver, &r->cl, r->ysign, r->items, r->nspec, stats);
     /* The solver picks its round form by itself only for a lone problem (split rounds for one
@@ -386,9 +386,8 @@ static gs_status svc_solve(const gs_device_provider *dev, svc_run *r, const gs_l
      * would, so each model is the one it gives; several per C value (one-vs-one pairs, or a forced
      * form) go in one batch, whose form is theirs anyway. */
     const int alone = r->param->tuning.split < 0 && r->nspec == r->nc;
-    for (int s = 0; st == GS_OK && s < r->nspec; s += alone ? 1 : r->nspec)
-        st = gs_run_certified(solver, &r->cl, r->ysign, r->items + s, alone ? 1 : r->nspec, r->param->eps, log, stats);
-    gs_solver_free(solver);
+    if (st == GS_OK) st = gs_run_certified(solver, &r->cl, r->ysign, r->items, r->nspec, r->param->eps, alone, log, stats);
+    gs_run_pool_free(solver);
     if (st != GS_OK) return st;
     for (int s = 0; s < r->nspec; s++) {
         pair_out *o = &r->out[r->spec_pair[s]];
@@ -630,7 +629,7 @@ gs_status gs_svm_train_folds(const gs_device_provider *dev, const gs_problem *pr
     gs_classes cls = {0};
     gs_problem grouped = {0};
     gs_clustered cl = {0};
-    gs_solver *solver = NULL;
+    gs_run_pool *solver = NULL;
     fold *fd = NULL;
     gs_run_item *items = NULL;
     int *fold_of = NULL, *rank = NULL, *finite = NULL;
@@ -697,13 +696,13 @@ gs_status gs_svm_train_folds(const gs_device_provider *dev, const gs_problem *pr
     if (nitems > 0) {
         if ((st = gs_run_open_solver(dev, param, k, l, grouped.row_ptr, &cl, log, NULL, &solver)) ||
             (nu && (st = gs_run_start_gradients(solver, &cl, ysign, items, nitems, NULL))) ||
-            (st = gs_run_certified(solver, &cl, ysign, items, nitems, param->eps, log, NULL)))
+            (st = gs_run_certified(solver, &cl, ysign, items, nitems, param->eps, 0, log, NULL)))
             goto cleanup;
     }
     for (int f = 0; f < nr_fold; f++)
         if ((st = fold_model(param, log, &cls, rank, &fd[f], items, &models[f]))) goto cleanup;
 cleanup:
-    gs_solver_free(solver);
+    gs_run_pool_free(solver);
     gs_clustered_free(&cl);
     gs_problem_free(&grouped);
     if (fd)

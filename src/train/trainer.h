@@ -31,6 +31,10 @@ typedef struct gs_train_stats {
 typedef struct gs_device_provider {
     gs_ocl *(*wait)(void *ctx);
     void *ctx;
+    /* NULL (one device), or, once wait() has returned a device: every device the run may use
+     * (--device's list, device/devset.h), wait()'s first, into devs[0..max); returns how many.
+     * Independent problems (pairs, folds, C values) are dealt out over them (train/run.h). */
+    int (*all)(void *ctx, gs_ocl **devs, int max);
 } gs_device_provider;
 
 /* Trains per param (gamma already defaulted by the caller); with param->probability (-b 1) the
