@@ -1,0 +1,99 @@
+#!/bin/sh
+# Several devices in one process (--device 0,1 / all): PoCL shows two CPU devices (POCL_DEVICES
+# names its driver twice), and the one-vs-one pairs, -v folds, -b 1's folds and gpusvm-grid's cells
+# dealt out over them give the same bytes as one device: models, stdout, the grid's -out file.
+# And a bad list is refused with its reason, exit 1, no model.
+. "$(dirname "$0")/lib.sh"
+require_bin "$TRAIN"
+GRID=$B/gpusvm-grid
+H=$TOP/data/heart_scale
+
+# the PoCL driver's name differs between versions ("cpu" in 4.x and later, "pthread" before)
+TWO=
+for drv in cpu pthread; do
+    n=$(POCL_DEVICES="$drv $drv" "$TRAIN" --list-devices 2>/dev/null | grep -c 'Portable Computing Language')
+    if [ "$n" = 2 ]; then TWO="$drv $drv"; break; fi
+done
+if [ -z "$TWO" ]; then skip "PoCL cannot show two CPU devices here (POCL_DEVICES): multi-device runs not checked"; finish; exit; fi
+
+# a three-class set from heart_scale (labels by row), and a two-class one
+awk '{ $1 = NR % 3 + 1; print }' "$H" > "$TMPD/h3"
+cp "$H" "$TMPD/h2"
+
+# same NAME DATA [options...]: one device and two give the same stdout and model
+same() {
+    name=$1; data=$2; shift 2
+    (cd "$TMPD" && POCL_DEVICES="$TWO" "$TRAIN" --device 0 "$@" "$data" one.model > one.out 2> one.err); r1=$?
+    (cd "$TMPD" && POCL_DEVICES="$TWO" "$TRAIN" --device 0,1 "$@" "$data" two.model > two.out 2> two.err); r2=$?
+    check_eq "$name: exit (one device, two)" "0 0" "$r1 $r2"
+    check_file_eq "$name: stdout" "$TMPD/one.out" "$TMPD/two.out"
+    if [ -f "$TMPD/one.model" ] || [ -f "$TMPD/two.model" ]; then
+        check_file_eq "$name: model" "$TMPD/one.model" "$TMPD/two.model"
+    fi
+    rm -f "$TMPD/one.model" "$TMPD/two.model"
+}
+
+same "three classes, pairs" "$TMPD/h3"
+same "three classes, nu-SVC" "$TMPD/h3" -s 1 -n 0.3
+same "three classes -b 1" "$TMPD/h3" -b 1
+same "three classes -v 5" "$TMPD/h3" -v 5
+same "three classes -v 3 linear" "$TMPD/h3" -v 3 -t 0 -c 4
+same "two classes -v 5" "$TMPD/h2" -v 5
+same "two classes -b 1" "$TMPD/h2" -b 1
+same "one-class -v 4" "$TMPD/h2" -s 2 -v 4 -n 0.4
+same "epsilon-SVR -v 5" "$TMPD/h2" -s 3 -v 5 -p 0.2
+same "nu-SVR -b 1" "$TMPD/h2" -s 4 -b 1
+if [ -f "$DATASETS/dna/dna.scale.gz" ]; then
+    zcat "$DATASETS/dna/dna.scale.gz" > "$TMPD/dna"
+    same "dna pairs" "$TMPD/dna"
+    same "dna -v 3" "$TMPD/dna" -v 3
+else
+    skip "../shared/datasets absent: dna not run on two devices"
+fi
+
+# the second device is used: --verbose says so, and lists both
+(cd "$TMPD" && POCL_DEVICES="$TWO" "$TRAIN" --verbose --device all -v 5 h3 > /dev/null 2> v.err)
+check_eq "--device all: two devices used" "1" "$(grep -c '^gpusvm: 2 devices$' "$TMPD/v.err")"
+check_eq "--device all: both opened" "2" "$(grep -c '^gpusvm: device .*, ready after' "$TMPD/v.err")"
+
+# gpusvm-grid: the same -out file and best line
+if [ -x "$GRID" ]; then
+    (cd "$TMPD" && POCL_DEVICES="$TWO" "$GRID" --device 0 -log2c -1,3,2 -log2g -3,-1,1 -out g1.out h3 > g1.txt 2> /dev/null)
+    (cd "$TMPD" && POCL_DEVICES="$TWO" "$GRID" --device 0,1 -log2c -1,3,2 -log2g -3,-1,1 -out g2.out h3 > g2.txt 2> /dev/null)
+    check_file_eq "gpusvm-grid: -out file" "$TMPD/g1.out" "$TMPD/g2.out"
+    check_file_eq "gpusvm-grid: stdout" "$TMPD/g1.txt" "$TMPD/g2.txt"
+else
+    fail "no $GRID (build first)"
+fi
+
+# gpusvm-predict: each chunk split between the devices, the same output
+for k in 1 2 3 4; do cat "$TMPD/h3"; done > "$TMPD/h3x4"
+pred_same() {
+    name=$1; shift
+    (cd "$TMPD" && "$TRAIN" -q "$@" h3 p.model)
+    (cd "$TMPD" && POCL_DEVICES="$TWO" "$PREDICT" --device 0 $PB h3x4 p.model p1.txt > p1.out 2>&1); r1=$?
+    (cd "$TMPD" && POCL_DEVICES="$TWO" "$PREDICT" --device 0,1 $PB h3x4 p.model p2.txt > p2.out 2>&1); r2=$?
+    check_eq "predict $name: exit (one device, two)" "0 0" "$r1 $r2"
+    check_file_eq "predict $name: output" "$TMPD/p1.txt" "$TMPD/p2.txt"
+    check_file_eq "predict $name: stdout" "$TMPD/p1.out" "$TMPD/p2.out"
+}
+PB= pred_same "three classes"
+PB="-b 1" pred_same "three classes -b 1" -b 1
+PB= pred_same "epsilon-SVR" -s 3 -p 0.2
+(cd "$TMPD" && POCL_DEVICES="$TWO" "$PREDICT" --verbose --device all h3x4 p.model p2.txt > /dev/null 2> pv.err)
+check_eq "predict --device all: both devices hold the SVs" "2" "$(grep -c '^SVs uploaded' "$TMPD/pv.err")"
+
+# bad lists: the reason, exit 1, no model
+bad() {
+    name=$1; spec=$2; want=$3
+    rm -f "$TMPD/bad.model"
+    POCL_DEVICES="$TWO" "$TRAIN" --device "$spec" "$TMPD/h2" "$TMPD/bad.model" > /dev/null 2> "$TMPD/bad.err"; rc=$?
+    check_eq "$name: exit" 1 "$rc"
+    check_eq "$name: message" "1" "$(grep -c -- "$want" "$TMPD/bad.err")"
+    check_eq "$name: no model" "absent" "$([ -e "$TMPD/bad.model" ] && echo present || echo absent)"
+}
+bad "a device twice" "0,0" "names device 0 twice"
+bad "an index past the end" "0,7" "no OpenCL device matches '7'"
+bad "an empty item" "0," "has an empty item"
+bad "a name that matches nothing" "0,no-such-gpu" "no OpenCL device matches 'no-such-gpu'"
+finish
