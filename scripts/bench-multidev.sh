@@ -1,14 +1,15 @@
 #!/bin/sh
-# One device against several (--device 0 against --device LIST) on the same machine, whole process,
+# One device against several (--device ONE against --device LIST) on the same machine, whole process,
 # median of REPEAT runs each, interleaved: one-vs-one training (letter, mnist10k), -v 5 (a9a, letter,
 # mnist10k), -b 1 (letter), gpusvm-grid on a9a's first GRID_ROWS rows, and prediction of mnist10k's
 # rows with its model; each output compared byte for byte between the two (it must be the same).
 # Usage, from the repository root on a machine with several GPUs, after make:
-#   scripts/bench-multidev.sh DS_DIR [LIST]
-# DS_DIR holds the sets laid out as ../shared/datasets; LIST defaults to all. Env: REPEAT (3),
-# GRID_ROWS (5000).
+#   scripts/bench-multidev.sh DS_DIR [LIST [ONE]]
+# DS_DIR holds the sets laid out as ../shared/datasets; LIST defaults to all, ONE to the first GPU
+# of --list-devices. Env: REPEAT (3), GRID_ROWS (5000).
 set -u
 D=$1; LIST=${2:-all}
+ONE=${3:-$(./build/gpusvm-train --list-devices | grep '(GPU' | head -n 1 | cut -d: -f1)}
 REPEAT=${REPEAT:-3}; GRID_ROWS=${GRID_ROWS:-5000}
 W=${TMPDIR:-/tmp}/bench-multidev.$$
 mkdir -p "$W"
@@ -17,14 +18,14 @@ TRAIN=./build/gpusvm-train; PREDICT=./build/gpusvm-predict; GRID=./build/gpusvm-
 med() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 # run OUT CMD...: one run's wall seconds; stdout to OUT
 run() { out=$1; shift; s0=$(date +%s.%N); "$@" > "$out" 2> /dev/null; s1=$(date +%s.%N); awk -v a="$s0" -v b="$s1" 'BEGIN { print b - a }'; }
-# case NAME FILE_WRITTEN ARGS...: ARGS run with --device 0 and with --device LIST (the word DEV in
+# case NAME FILE_WRITTEN ARGS...: ARGS run with --device ONE and with --device LIST (the word DEV in
 # ARGS is replaced), interleaved; FILE_WRITTEN (or -) is compared too
 case_() {
     name=$1; file=$2; shift 2
     : > "$W/t1"; : > "$W/t2"
     for i in $(seq "$REPEAT"); do
         for d in 1 2; do
-            dev=0; [ "$d" = 2 ] && dev=$LIST
+            dev=$ONE; [ "$d" = 2 ] && dev=$LIST
             args=""; for a in "$@"; do [ "$a" = DEV ] && a=$dev; args="$args '$a'"; done
             eval "run '$W/o$d' $args" >> "$W/t$d"
             [ "$file" != - ] && cp "$file" "$W/f$d"
@@ -42,7 +43,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
 "$TRAIN" -q --device "$LIST" -v 2 "$D/heart_scale/heart_scale.gz" > /dev/null 2>&1
 "$TRAIN" -q --device "$LIST" -t 0 -v 2 "$D/heart_scale/heart_scale.gz" > /dev/null 2>&1
 gunzip -c "$D/a9a/a9a.gz" | head -n "$GRID_ROWS" > "$W/a9a.grid"
-echo "| work | --device 0 (s) | --device $LIST (s) | speed-up | same output |"
+echo "| work | --device $ONE (s) | --device $LIST (s) | speed-up | same output |"
 echo "|---|---|---|---|---|"
 case_ "letter train -c 10 -g 0.5" "$W/m" "$TRAIN" --device DEV -c 10 -g 0.5 "$D/letter/letter.scale.gz" "$W/m"
 case_ "mnist10k train -c 10 -g 0.02" "$W/m" "$TRAIN" --device DEV -c 10 -g 0.02 "$D/mnist10k/mnist10k.scale.gz" "$W/m"
