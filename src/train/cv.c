@@ -1,7 +1,9 @@
 /* cv.c — see cv.h. The folds are drawn exactly as LIBSVM draws them (the same rand() calls in the
  * same order), so the same rows are held out together and each fold's model is LIBSVM's up to the
- * solver's tolerance. Held-out rows are predicted on the CPU with LIBSVM's arithmetic
- * (gs_pred_cpu_dec), on a few threads. */
+ * solver's tolerance. Held-out rows are predicted on the device (predict/predictor.h: decision
+ * values with error bounds, or LIBSVM's bits on its exact paths); a row whose answer the bounds
+ * cannot fix is predicted on the CPU with LIBSVM's arithmetic (gs_pred_cpu_dec), on a few
+ * threads, as are all rows when there is no device. */
 #include "train/cv.h"
 
 #include <math.h>
@@ -73,6 +75,8 @@ typedef struct pred_job {
     double *dec_out;    /* non-NULL: row r's decision values go to dec_out[r * n_dec ..] */
     double *target;     /* else the prediction goes to target[perm[r]] */
     int use_prob;       /* predict as svm_predict_probability (m has probA and probB) */
+    const double *ddec; /* NULL, or the device's decision values of every row (row r at r * n_dec) */
+    const uint8_t *dok; /* with ddec: row r's device values give its answer (else the CPU's) */
     int exceeded;       /* out: rows whose probability coupling hit its iteration cap */
     int t, nt;
     gs_status st;
@@ -93,7 +97,8 @@ static void *pred_rows(void *arg)
     if (!dec || !votes || (j->use_prob && (!p || !work))) { j->st = GS_ERR_NOMEM; goto cleanup; }
     for (int32_t r = j->t; r < j->rows->l; r += j->nt) {
         double *d = j->dec_out ? j->dec_out + (size_t)r * (size_t)nd : dec;
-        if ((j->st = gs_pred_cpu_dec(j->m, j->rows, r, d))) break;
+        if (j->dok && j->dok[r]) memcpy(d, j->ddec + (size_t)r * (size_t)nd, sizeof *d * (size_t)nd);
+        else if ((j->st = gs_pred_cpu_dec(j->m, j->rows, r, d))) break;
         if (j->dec_out) continue;
         if (j->use_prob) {
             int over = 0;
@@ -108,12 +113,76 @@ cleanup:
     return NULL;
 }
 
-/* Runs job over the held-out rows perm[0..n) of prob on a few threads (every job field but
- * rows, t and nt set by the caller); *exceeded sums the jobs' counts. */
-static gs_status predict_fold(const gs_problem *prob, const int *perm, int n, pred_job job, int *exceeded)
+/* The device for the held-out rows: the trainer's (dev), NULL when there is none. */
+typedef struct cv_device {
+    const gs_device_provider *dev;
+    const gs_tuning *tuning;
+    const gs_log *log;      /* --verbose: each fold's split between the device and the CPU */
+} cv_device;
+
+/* Whether a row's device values (dec, bounds err) give the answer job wants: LIBSVM's bits (every
+ * bound 0), or, for a plain label, every decision value's sign (the votes, one-class's side). */
+static int device_row_ok(const pred_job *job, const double *dec, const double *err, int nd)
+{
+    int exact = 1;
+    for (int q = 0; q < nd; q++) exact &= err[q] == 0;
+    if (exact) return 1;
+    if (job->dec_out || job->use_prob || job->m->svm_type == GS_CS_SVC || job->m->svm_type == GS_EPSILON_SVR ||
+        job->m->svm_type == GS_NU_SVR)
+        return 0;
+    for (int q = 0; q < nd; q++)
+        if (!(fabs(dec[q]) > err[q])) return 0; /* NaN and infinite bounds too */
+    return 1;
+}
+
+/* The held-out rows on the device into ddec, dok[r] set where device_row_ok; *used 0 (nothing
+ * set) when the model or the run has no device use (no device, no SVs, a precomputed kernel). */
+static gs_status device_fold(const cv_device *cd, const gs_rows *rows, const pred_job *job, double *ddec,
+                             uint8_t *dok, int *used)
+{
+    const gs_model *m = job->m;
+    const int nd = gs_pred_n_dec(m);
+    gs_status st = GS_OK;
+    gs_predictor *p = NULL;
+    gs_pred_program prg = {0};
+    double *err = NULL;
+    *used = 0;
+    if (!cd || !cd->dev || rows->l == 0 || m->l == 0 || nd == 0 || m->kernel_type == GS_KERNEL_PRECOMPUTED)
+        return GS_OK;
+    gs_ocl *ocl = cd->dev->wait(cd->dev->ctx);
+    if (!ocl) return GS_OK; /* the trainer had it: not reached; the CPU answers anyway */
+    if (!(err = malloc(sizeof *err * (size_t)rows->l * (size_t)nd))) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    if ((st = gs_predictor_create(m, cd->tuning, &p))) goto cleanup;
+    /* LIBSVM's bits where every value counts (regression, probabilities, -b 1's decision values) */
+    gs_predictor_host_exact(p, job->dec_out || job->use_prob || m->svm_type == GS_EPSILON_SVR ||
+                                   m->svm_type == GS_NU_SVR);
+    if ((st = gs_pred_program_build(ocl, &prg)) || (st = gs_predictor_attach(p, ocl, &prg)) ||
+        (st = gs_predictor_start(p, rows)) || (st = gs_predictor_finish(p, ddec, err)))
+        goto cleanup;
+    int32_t redo = 0;
+    for (int32_t r = 0; r < rows->l; r++) {
+        dok[r] = (uint8_t)device_row_ok(job, ddec + (size_t)r * nd, err + (size_t)r * nd, nd);
+        redo += !dok[r];
+    }
+    gs_log_verbose(cd->log, "gpusvm: %d held-out rows on the device, %d of them again on the CPU\n", rows->l, redo);
+    *used = 1;
+cleanup:
+    gs_predictor_free(p);
+    gs_pred_program_release(&prg);
+    free(err);
+    return st;
+}
+
+/* Runs job over the held-out rows perm[0..n) of prob: on the device (cd, may be NULL), then the
+ * rows it cannot answer on a few threads (every job field but rows, t, nt, ddec and dok set by the
+ * caller); *exceeded sums the jobs' counts. */
+static gs_status predict_fold(const cv_device *cd, const gs_problem *prob, const int *perm, int n, pred_job job,
+                              int *exceeded)
 {
     gs_rows rows = {0};
     gs_status st = GS_OK;
+    double *ddec = NULL;
+    uint8_t *dok = NULL;
     int64_t nnz = 0;
     for (int i = 0; i < n; i++) nnz += prob->row_ptr[perm[i] + 1] - prob->row_ptr[perm[i]];
     rows.row_ptr = malloc(sizeof *rows.row_ptr * ((size_t)n + 1));
@@ -131,6 +200,15 @@ static gs_status predict_fold(const gs_problem *prob, const int *perm, int n, pr
         rows.row_ptr[i + 1] = o;
     }
     rows.l = n;
+    {
+        const size_t nd = (size_t)gs_pred_n_dec(job.m);
+        int used = 0;
+        ddec = malloc(sizeof *ddec * (size_t)(n ? n : 1) * (nd ? nd : 1));
+        dok = malloc((size_t)(n ? n : 1));
+        if (!ddec || !dok) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+        if ((st = device_fold(cd, &rows, &job, ddec, dok, &used))) goto cleanup;
+        if (used) { job.ddec = ddec; job.dok = dok; }
+    }
     long nt = sysconf(_SC_NPROCESSORS_ONLN);
     nt = nt < 1 ? 1 : (nt > 16 ? 16 : nt);
     if (nt > n / 64 + 1) nt = n / 64 + 1;
@@ -155,6 +233,7 @@ static gs_status predict_fold(const gs_problem *prob, const int *perm, int n, pr
         if (jobs[t].st != GS_OK) st = jobs[t].st == GS_ERR_NOMEM ? GS_FAIL(GS_ERR_NOMEM, "out of memory") : jobs[t].st;
 cleanup:
     free(rows.row_ptr); free(rows.idx); free(rows.val); free(rows.y);
+    free(ddec); free(dok);
     return st;
 }
 
@@ -162,7 +241,7 @@ gs_status gs_cross_validation_dec(const gs_model *m, const gs_problem *prob, con
 {
     int exceeded = 0;
     const pred_job job = {.m = m, .dec_out = dec};
-    return predict_fold(prob, rows, n, job, &exceeded);
+    return predict_fold(NULL, prob, rows, n, job, &exceeded);
 }
 
 /* The folds' trainings, their folds drawn from rng: with C == NULL one gs_svm_train_rand per fold
@@ -181,6 +260,7 @@ static gs_status cross_validate(const gs_device_provider *dev, const gs_problem 
         nr_fold = l;
     }
     const int nm = C ? nc : 1;
+    const cv_device cd = {.dev = dev, .tuning = &param->tuning, .log = log};
     gs_status st = GS_OK;
     int *perm = malloc(sizeof *perm * (size_t)(l ? l : 1)), *start = malloc(sizeof *start * ((size_t)nr_fold + 1));
     int *train_rows = malloc(sizeof *train_rows * (size_t)(l ? l : 1));
@@ -200,7 +280,7 @@ static gs_status cross_validate(const gs_device_provider *dev, const gs_problem 
             for (int f = 0; f < nr_fold && st == GS_OK; f++) {
                 const pred_job job = {.m = &models[f], .target = target};
                 int exceeded = 0;
-                st = predict_fold(prob, perm + start[f], start[f + 1] - start[f], job, &exceeded);
+                st = predict_fold(&cd, prob, perm + start[f], start[f + 1] - start[f], job, &exceeded);
             }
             goto cleanup;
         }
@@ -219,7 +299,7 @@ static gs_status cross_validate(const gs_device_provider *dev, const gs_problem 
             const pred_job job = {.m = &m[c], .target = target + (size_t)c * (size_t)l,
                                   .use_prob = classify_prob && m[c].nr_class >= 2 && m[c].probA && m[c].probB};
             int exceeded = 0;
-            st = predict_fold(prob, perm + b, e - b, job, &exceeded);
+            st = predict_fold(&cd, prob, perm + b, e - b, job, &exceeded);
             for (int x = 0; x < exceeded; x++) gs_log_info(log, "Exceeds max_iter in multiclass_prob\n");
         }
         for (int c = 0; c < nm; c++) gs_model_free(&m[c]);
