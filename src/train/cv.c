@@ -271,17 +271,18 @@ static gs_status cross_validate(const gs_device_provider *dev, const gs_problem 
     if ((st = make_folds(prob, param, nr_fold, rng, perm, start))) goto cleanup;
     /* svm_cross_validation predicts with svm_predict_probability for a probability classifier */
     const int classify_prob = param->probability && (param->svm_type == GS_C_SVC || param->svm_type == GS_NU_SVC);
-    /* one C value without -b 1: every fold over one upload (trainer.h gs_svm_train_folds); else,
-     * or for non-finite values, fold by fold on its own rows */
-    if (!C && !param->probability) {
-        if (!(models = calloc((size_t)nr_fold, sizeof *models))) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
-        st = gs_svm_train_folds(dev, prob, param, log, nr_fold, perm, start, models);
+    /* without -b 1: every fold (at every C value) over one upload (trainer.h gs_svm_train_folds);
+     * else, or for non-finite values, fold by fold on its own rows */
+    if (!param->probability) {
+        if (!(models = calloc((size_t)nr_fold * (size_t)nm, sizeof *models))) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+        st = gs_svm_train_folds(dev, prob, param, C, nc, log, nr_fold, perm, start, models);
         if (st == GS_OK) {
-            for (int f = 0; f < nr_fold && st == GS_OK; f++) {
-                const pred_job job = {.m = &models[f], .target = target};
-                int exceeded = 0;
-                st = predict_fold(&cd, prob, perm + start[f], start[f + 1] - start[f], job, &exceeded);
-            }
+            for (int c = 0; c < nm && st == GS_OK; c++)
+                for (int f = 0; f < nr_fold && st == GS_OK; f++) {
+                    const pred_job job = {.m = &models[(size_t)c * nr_fold + f], .target = target + (size_t)c * l};
+                    int exceeded = 0;
+                    st = predict_fold(&cd, prob, perm + start[f], start[f + 1] - start[f], job, &exceeded);
+                }
             goto cleanup;
         }
         if (st != GS_ERR_UNSUPPORTED) goto cleanup;
@@ -308,7 +309,7 @@ static gs_status cross_validate(const gs_device_provider *dev, const gs_problem 
     }
 cleanup:
     if (models)
-        for (int f = 0; f < nr_fold; f++) gs_model_free(&models[f]);
+        for (int f = 0; f < nr_fold * nm; f++) gs_model_free(&models[f]);
     free(models);
     gs_problem_free(&sub);
     free(m);

@@ -622,7 +622,8 @@ cleanup:
 }
 
 gs_status gs_svm_train_folds(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
-                             const gs_log *log, int nr_fold, const int *perm, const int *start, gs_model *models)
+                             const double *C, int nc, const gs_log *log, int nr_fold, const int *perm,
+                             const int *start, gs_model *models)
 {
     gs_status st = GS_OK;
     const int nu = param->svm_type == GS_NU_SVC, l = prob->l;
@@ -636,16 +637,20 @@ gs_status gs_svm_train_folds(const gs_device_provider *dev, const gs_problem *pr
     int8_t *ysign = NULL;
     uint8_t *skip_all = NULL;
     double *cw = NULL, *alpha_all = NULL, *gx_all = NULL, *ex_all = NULL, *zeros = NULL;
+    gs_param *pc = NULL; /* param at each C value (shallow copies) */
+    if (!C) nc = 1;
     if (param->svm_type == GS_ONE_CLASS || param->svm_type == GS_EPSILON_SVR || param->svm_type == GS_NU_SVR)
-        return gs_train_single_folds(dev, prob, param, log, nr_fold, perm, start, models);
-    if (param->svm_type != GS_C_SVC && !nu) return GS_ERR_UNSUPPORTED;
-    if ((st = gs_classes_group(prob, &cls))) return st;
+        return C ? GS_ERR_UNSUPPORTED : gs_train_single_folds(dev, prob, param, log, nr_fold, perm, start, models);
+    if ((param->svm_type != GS_C_SVC && !nu) || nc < 1 || (nu && nc > 1)) return GS_ERR_UNSUPPORTED;
+    if (!(pc = calloc((size_t)nc, sizeof *pc))) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    for (int c = 0; c < nc; c++) { pc[c] = *param; if (C) pc[c].C = C[c]; }
+    if ((st = gs_classes_group(prob, &cls))) goto cleanup;
     const int k = cls.k;
     fold_of = malloc(sizeof *fold_of * (size_t)(l ? l : 1));
     rank = malloc(sizeof *rank * (size_t)(l ? l : 1));
     ysign = malloc((size_t)(l ? l : 1));
     finite = malloc(sizeof *finite * (size_t)(k ? k : 1));
-    cw = malloc(sizeof *cw * (size_t)(k ? k : 1));
+    cw = malloc(sizeof *cw * (size_t)(k ? k : 1) * (size_t)nc);
     fd = calloc((size_t)nr_fold, sizeof *fd);
     if (!fold_of || !rank || !ysign || !finite || !cw || !fd) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
     if ((st = layout_classes(prob, param, &cls, &grouped, ysign, finite, &cl))) goto cleanup;
@@ -654,7 +659,7 @@ gs_status gs_svm_train_folds(const gs_device_provider *dev, const gs_problem *pr
     for (int f = 0; f < nr_fold; f++)
         for (int j = start[f]; j < start[f + 1]; j++) fold_of[perm[j]] = f;
     for (int g = 0; g < l; g++) rank[cls.order[g]] = g - cls.start[cls.of_row[cls.order[g]]];
-    class_weights(param, &cls, cw, 0); /* by label, so the same C for each fold's pairs */
+    for (int c = 0; c < nc; c++) class_weights(&pc[c], &cls, cw + (size_t)c * k, 0); /* by label: the same C for each fold's pairs */
     int nitems = 0;
     int64_t total = 0;
     for (int f = 0; f < nr_fold; f++) {
@@ -664,8 +669,8 @@ gs_status gs_svm_train_folds(const gs_device_provider *dev, const gs_problem *pr
         nitems += fd[f].npair;
         total += na;
     }
-    const size_t t1 = (size_t)(total ? total : 1);
-    items = calloc((size_t)(nitems ? nitems : 1), sizeof *items);
+    const size_t t1 = (size_t)(total ? total : 1) * (size_t)nc;
+    items = calloc((size_t)(nitems ? nitems : 1) * (size_t)nc, sizeof *items);
     alpha_all = malloc(sizeof *alpha_all * t1);
     gx_all = malloc(sizeof *gx_all * t1);
     ex_all = malloc(sizeof *ex_all * t1);
@@ -675,13 +680,15 @@ gs_status gs_svm_train_folds(const gs_device_provider *dev, const gs_problem *pr
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d folds' problems", nr_fold);
         goto cleanup;
     }
-    /* every fold's pairs: the full set's pair, the fold's rows left out */
-    const pair_layout lay = {.param = param, .cls = &cls, .cl = &cl, .k = k, .l = l, .nu = nu, .cw = cw,
-                             .alpha_all = alpha_all, .gx_all = gx_all, .ex_all = ex_all, .zeros = zeros};
+    /* every C value's folds' pairs: the full set's pair, the fold's rows left out */
     int64_t off = 0;
-    for (int f = 0; f < nr_fold; f++)
+    for (int c = 0; c < nc; c++) {
+        const pair_layout lay = {.param = &pc[c], .cls = &cls, .cl = &cl, .k = k, .l = l, .nu = nu,
+                                 .cw = cw + (size_t)c * k, .alpha_all = alpha_all, .gx_all = gx_all,
+                                 .ex_all = ex_all, .zeros = zeros};
+        for (int f = 0; f < nr_fold; f++)
         for (int p = 0; p < fd[f].npair; p++) {
-            gs_run_item *it = &items[fd[f].item0 + p];
+            gs_run_item *it = &items[(size_t)c * nitems + fd[f].item0 + p];
             pair_out o = {.alpha = alpha_all + off};
             const int lo = fd[f].lo[p], hi = fd[f].hi[p];
             set_up_pair(&lay, lo, hi, &o, it);
@@ -693,14 +700,19 @@ gs_status gs_svm_train_folds(const gs_device_provider *dev, const gs_problem *pr
             snprintf(it->name, sizeof it->name, "fold %d pair %d-%d", f + 1, cls.label[lo], cls.label[hi]);
             off += it->n;
         }
+    }
     if (nitems > 0) {
         if ((st = gs_run_open_solver(dev, param, k, l, grouped.row_ptr, &cl, log, NULL, &solver)) ||
             (nu && (st = gs_run_start_gradients(solver, &cl, ysign, items, nitems, NULL))) ||
-            (st = gs_run_certified(solver, &cl, ysign, items, nitems, param->eps, 0, log, NULL)))
+            (st = gs_run_certified(solver, &cl, ysign, items, nitems * nc, param->eps, 0, log, NULL)))
             goto cleanup;
     }
+    /* fold by fold, each C value's model in turn (the order of training them fold by fold) */
     for (int f = 0; f < nr_fold; f++)
-        if ((st = fold_model(param, log, &cls, rank, &fd[f], items, &models[f]))) goto cleanup;
+        for (int c = 0; c < nc; c++)
+            if ((st = fold_model(&pc[c], log, &cls, rank, &fd[f], items + (size_t)c * nitems,
+                                 &models[(size_t)c * nr_fold + f])))
+                goto cleanup;
 cleanup:
     gs_run_pool_free(solver);
     gs_clustered_free(&cl);
@@ -708,7 +720,7 @@ cleanup:
     if (fd)
         for (int f = 0; f < nr_fold; f++) fold_free(&fd[f]);
     gs_classes_free(&cls);
-    free(fd); free(items); free(fold_of); free(rank); free(ysign); free(finite); free(cw);
+    free(pc); free(fd); free(items); free(fold_of); free(rank); free(ysign); free(finite); free(cw);
     free(alpha_all); free(gx_all); free(ex_all); free(skip_all); free(zeros);
     return st;
 }

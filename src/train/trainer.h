@@ -60,13 +60,17 @@ gs_status gs_svm_train_c_values(const gs_device_provider *dev, const gs_problem 
 /* Cross-validation's training (cv.c): the models of nr_fold folds, fold f
  * trained without the rows perm[start[f] .. start[f+1]) and laid out as gs_svm_train lays out the
  * model of the other folds' rows in perm order (svm_cross_validation's subset), printing each
- * fold's lines in fold order. Every fold's one-vs-one pairs are solved together as problems over
+ * fold's lines in fold order. With C (C-SVC only), at each of the nc values C[c]: every value's
+ * folds in the same batch, models[c * nr_fold + f] (each the model C = C[c] alone gives), the
+ * lines fold by fold, each fold's C values in turn; C NULL: param->C, nc taken as 1. Every fold's one-vs-one pairs are solved together as problems over
  * one clustered upload of prob, each fold's held-out rows left out (solver.h spec->skip);
  * one-class and SVR likewise, one problem a fold (single.h gs_train_single_folds).
  * models[nr_fold] start zeroed; free each with gs_model_free.
- * @return GS_OK; GS_ERR_UNSUPPORTED, nothing printed, for Crammer-Singer, non-finite values or a
- *         one-problem fold without rows (the caller trains fold by fold); or the error */
+ * @return GS_OK; GS_ERR_UNSUPPORTED, nothing printed, for Crammer-Singer, non-finite values, a
+ *         one-problem fold without rows or C values for another type (the caller trains fold by
+ *         fold); or the error */
 gs_status gs_svm_train_folds(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
-                             const gs_log *log, int nr_fold, const int *perm, const int *start, gs_model *models);
+                             const double *C, int nc, const gs_log *log, int nr_fold, const int *perm,
+                             const int *start, gs_model *models);
 
 #endif
