@@ -88,6 +88,7 @@ typedef struct device_wait {
     int *thread_started;
     const gs_log *log;
     double t0;
+    int announced;    /* the --verbose device lines are printed (wait() is called again later) */
 } device_wait;
 
 static gs_ocl *device_wait_fn(void *ctx)
@@ -101,11 +102,12 @@ static gs_ocl *device_wait_fn(void *ctx)
         GS_FAIL(w->job->st, "%s", w->job->err);
         return NULL;
     }
-    for (int d = 0; d < w->job->set.n; d++) {
+    for (int d = 0; d < w->job->set.n && !w->announced; d++) {
         char ready[768];
         gs_ocl_describe_ready(&w->job->set.dev[d], gs_now() - w->t0, ready, sizeof ready);
         gs_log_verbose(w->log, "gpusvm: device %s\n", ready);
     }
+    w->announced = 1;
     return &w->job->set.dev[0];
 }
 
