@@ -12,7 +12,7 @@
 
 #include "train/cv.h"
 
-#define PROB_FOLDS 5
+#define PROB_FOLDS GS_PROB_FOLDS
 
 /* The objective of the fit at (A, B): sum of the cross-entropy terms, each written so exp never
  * overflows. */
@@ -119,8 +119,7 @@ static gs_status held_out_decisions(const gs_model *model, const gs_problem *pai
 /* Fold f's held-out decision values into dec (indexed as pair's rows): trains on the other folds'
  * rows (perm order), or, when they hold one class or none, takes +1, -1 or 0 as svm-train does. */
 static gs_status fold_decisions(const gs_device_provider *dev, const gs_problem *pair, const gs_param *sub,
-                                const int *perm, int b, int e, int *rows, gs_glibc_rand *rng, const gs_log *log,
-                                double *dec)
+                                const int *perm, int b, int e, int *rows, const gs_log *log, double *dec)
 {
     const int n = pair->l;
     int m = 0, npos = 0, nneg = 0;
@@ -141,7 +140,8 @@ static gs_status fold_decisions(const gs_device_provider *dev, const gs_problem 
     gs_status st = GS_OK;
     if (!held) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d decision values", e - b); goto cleanup; }
     if ((st = gs_problem_subset(pair, rows, m, &part))) goto cleanup;
-    if ((st = gs_svm_train_rand(dev, &part, sub, rng, log, &model, NULL))) goto cleanup;
+    /* sub has no -b 1: the training draws nothing from a rand() stream */
+    if ((st = gs_svm_train(dev, &part, sub, log, &model, NULL))) goto cleanup;
     st = held_out_decisions(&model, pair, perm, b, e, held, dec);
 cleanup:
     gs_model_free(&model);
@@ -181,14 +181,28 @@ cleanup:
     return st;
 }
 
+void gs_prob_shuffle(int n, gs_glibc_rand *rng, int *perm)
+{
+    for (int i = 0; i < n; i++) perm[i] = i;
+    for (int i = 0; i < n; i++) {
+        const int j = i + gs_glibc_rand_next(rng) % (n - i);
+        const int t = perm[i]; perm[i] = perm[j]; perm[j] = t;
+    }
+}
+
+int gs_prob_fold_start(int n, int f)
+{
+    return (int)((int64_t)f * n / PROB_FOLDS);
+}
+
 gs_status gs_prob_train_pair(const gs_device_provider *dev, const gs_problem *pair, const gs_param *param, double Cp,
-                             double Cn, gs_glibc_rand *rng, const gs_log *log, double *probA, double *probB)
+                             double Cn, const int *perm, const gs_log *log, double *probA, double *probB)
 {
     const int n = pair->l;
     gs_status st = GS_OK;
-    int *perm = malloc(sizeof *perm * (size_t)(n ? n : 1)), *rows = malloc(sizeof *rows * (size_t)(n ? n : 1));
+    int *rows = malloc(sizeof *rows * (size_t)(n ? n : 1));
     double *dec = malloc(sizeof *dec * (size_t)(n ? n : 1));
-    if (!perm || !rows || !dec) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d rows' probability folds", n); goto cleanup; }
+    if (!rows || !dec) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d rows' probability folds", n); goto cleanup; }
     /* the fold trainings: C = 1 with the pair's C as class weights, so each class keeps its C */
     int wl[2] = {1, -1};
     double wv[2] = {Cp, Cn};
@@ -198,23 +212,18 @@ gs_status gs_prob_train_pair(const gs_device_provider *dev, const gs_problem *pa
     sub.nr_weight = 2;
     sub.weight_label = wl;
     sub.weight = wv;
-    for (int i = 0; i < n; i++) perm[i] = i;
-    for (int i = 0; i < n; i++) {
-        const int j = i + gs_glibc_rand_next(rng) % (n - i);
-        const int t = perm[i]; perm[i] = perm[j]; perm[j] = t;
-    }
     int start[PROB_FOLDS + 1];
-    for (int f = 0; f <= PROB_FOLDS; f++) start[f] = (int)((int64_t)f * n / PROB_FOLDS);
+    for (int f = 0; f <= PROB_FOLDS; f++) start[f] = gs_prob_fold_start(n, f);
     st = folds_together(dev, pair, &sub, perm, start, log, dec);
     if (st == GS_ERR_UNSUPPORTED) { /* a fold with one class, or values gs_svm_train_folds leaves to us */
         st = GS_OK;
         for (int f = 0; f < PROB_FOLDS && st == GS_OK; f++)
-            st = fold_decisions(dev, pair, &sub, perm, start[f], start[f + 1], rows, rng, log, dec);
+            st = fold_decisions(dev, pair, &sub, perm, start[f], start[f + 1], rows, log, dec);
     }
     if (st != GS_OK) goto cleanup;
     st = gs_prob_fit_sigmoid(n, dec, pair->y, log, probA, probB);
 cleanup:
-    free(perm); free(rows); free(dec);
+    free(rows); free(dec);
     return st;
 }
 
