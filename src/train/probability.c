@@ -12,7 +12,7 @@
 
 #include "train/cv.h"
 
-#define PROB_FOLDS 5
+#define PROB_FOLDS GS_PROB_FOLDS
 
 /* The objective of the fit at (A, B): sum of the cross-entropy terms, each written so exp never
  * overflows. */
@@ -104,11 +104,22 @@ gs_status gs_prob_fit_sigmoid(int l, const double *dec, const double *y, const g
     return GS_OK;
 }
 
+/* The held-out rows perm[b .. e)'s decision values by model into dec (indexed as pair's rows),
+ * signed so the pair's +1 class is positive: the fold's model lists its classes as they came, and
+ * label[0] is the class its values favour. held[e - b] is scratch. */
+static gs_status held_out_decisions(const gs_model *model, const gs_problem *pair, const int *perm, int b, int e,
+                                    double *held, double *dec)
+{
+    const gs_status st = gs_cross_validation_dec(model, pair, perm + b, e - b, held);
+    if (st != GS_OK) return st;
+    for (int j = b; j < e; j++) dec[perm[j]] = held[j - b] * model->label[0];
+    return GS_OK;
+}
+
 /* Fold f's held-out decision values into dec (indexed as pair's rows): trains on the other folds'
  * rows (perm order), or, when they hold one class or none, takes +1, -1 or 0 as svm-train does. */
 static gs_status fold_decisions(const gs_device_provider *dev, const gs_problem *pair, const gs_param *sub,
-                                const int *perm, int b, int e, int *rows, gs_glibc_rand *rng, const gs_log *log,
-                                double *dec)
+                                const int *perm, int b, int e, int *rows, const gs_log *log, double *dec)
 {
     const int n = pair->l;
     int m = 0, npos = 0, nneg = 0;
@@ -129,10 +140,9 @@ static gs_status fold_decisions(const gs_device_provider *dev, const gs_problem 
     gs_status st = GS_OK;
     if (!held) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d decision values", e - b); goto cleanup; }
     if ((st = gs_problem_subset(pair, rows, m, &part))) goto cleanup;
-    if ((st = gs_svm_train_rand(dev, &part, sub, rng, log, &model, NULL))) goto cleanup;
-    if ((st = gs_cross_validation_dec(&model, pair, perm + b, e - b, held))) goto cleanup;
-    /* the fold's model lists its classes as they came: label[0] is the class its values favour */
-    for (int j = b; j < e; j++) dec[perm[j]] = held[j - b] * model.label[0];
+    /* sub has no -b 1: the training draws nothing from a rand() stream */
+    if ((st = gs_svm_train(dev, &part, sub, log, &model, NULL))) goto cleanup;
+    st = held_out_decisions(&model, pair, perm, b, e, held, dec);
 cleanup:
     gs_model_free(&model);
     gs_problem_free(&part);
@@ -140,14 +150,59 @@ cleanup:
     return st;
 }
 
+/* Every fold's held-out decision values into dec, the folds' trainings solved together as one
+ * device batch over one upload of pair (gs_svm_train_folds), each printing its lines in fold order
+ * as fold_decisions would. Folds whose training rows hold one class or none are fold_decisions'
+ * case alone: then nothing is trained or printed here.
+ * @return GS_OK, GS_ERR_UNSUPPORTED (nothing printed: the caller goes fold by fold) or the error */
+static gs_status folds_together(const gs_device_provider *dev, const gs_problem *pair, const gs_param *sub,
+                                const int *perm, const int *start, const gs_log *log, double *dec)
+{
+    const int n = pair->l;
+    int npos = 0;
+    for (int j = 0; j < n; j++) npos += pair->y[j] > 0;
+    for (int f = 0; f < PROB_FOLDS; f++) {
+        int fpos = 0;
+        for (int j = start[f]; j < start[f + 1]; j++) fpos += pair->y[perm[j]] > 0;
+        const int fneg = start[f + 1] - start[f] - fpos;
+        if (npos - fpos == 0 || (n - npos) - fneg == 0) return GS_ERR_UNSUPPORTED;
+    }
+    gs_model models[PROB_FOLDS];
+    memset(models, 0, sizeof models);
+    double *held = malloc(sizeof *held * (size_t)(n ? n : 1));
+    gs_status st = GS_OK;
+    if (!held) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d decision values", n); goto cleanup; }
+    if ((st = gs_svm_train_folds(dev, pair, sub, NULL, 1, log, PROB_FOLDS, perm, start, models))) goto cleanup;
+    for (int f = 0; f < PROB_FOLDS && st == GS_OK; f++)
+        st = held_out_decisions(&models[f], pair, perm, start[f], start[f + 1], held, dec);
+cleanup:
+    for (int f = 0; f < PROB_FOLDS; f++) gs_model_free(&models[f]);
+    free(held);
+    return st;
+}
+
+void gs_prob_shuffle(int n, gs_glibc_rand *rng, int *perm)
+{
+    for (int i = 0; i < n; i++) perm[i] = i;
+    for (int i = 0; i < n; i++) {
+        const int j = i + gs_glibc_rand_next(rng) % (n - i);
+        const int t = perm[i]; perm[i] = perm[j]; perm[j] = t;
+    }
+}
+
+int gs_prob_fold_start(int n, int f)
+{
+    return (int)((int64_t)f * n / PROB_FOLDS);
+}
+
 gs_status gs_prob_train_pair(const gs_device_provider *dev, const gs_problem *pair, const gs_param *param, double Cp,
-                             double Cn, gs_glibc_rand *rng, const gs_log *log, double *probA, double *probB)
+                             double Cn, const int *perm, const gs_log *log, double *probA, double *probB)
 {
     const int n = pair->l;
     gs_status st = GS_OK;
-    int *perm = malloc(sizeof *perm * (size_t)(n ? n : 1)), *rows = malloc(sizeof *rows * (size_t)(n ? n : 1));
+    int *rows = malloc(sizeof *rows * (size_t)(n ? n : 1));
     double *dec = malloc(sizeof *dec * (size_t)(n ? n : 1));
-    if (!perm || !rows || !dec) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d rows' probability folds", n); goto cleanup; }
+    if (!rows || !dec) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d rows' probability folds", n); goto cleanup; }
     /* the fold trainings: C = 1 with the pair's C as class weights, so each class keeps its C */
     int wl[2] = {1, -1};
     double wv[2] = {Cp, Cn};
@@ -157,18 +212,18 @@ gs_status gs_prob_train_pair(const gs_device_provider *dev, const gs_problem *pa
     sub.nr_weight = 2;
     sub.weight_label = wl;
     sub.weight = wv;
-    for (int i = 0; i < n; i++) perm[i] = i;
-    for (int i = 0; i < n; i++) {
-        const int j = i + gs_glibc_rand_next(rng) % (n - i);
-        const int t = perm[i]; perm[i] = perm[j]; perm[j] = t;
+    int start[PROB_FOLDS + 1];
+    for (int f = 0; f <= PROB_FOLDS; f++) start[f] = gs_prob_fold_start(n, f);
+    st = folds_together(dev, pair, &sub, perm, start, log, dec);
+    if (st == GS_ERR_UNSUPPORTED) { /* a fold with one class, or values gs_svm_train_folds leaves to us */
+        st = GS_OK;
+        for (int f = 0; f < PROB_FOLDS && st == GS_OK; f++)
+            st = fold_decisions(dev, pair, &sub, perm, start[f], start[f + 1], rows, log, dec);
     }
-    for (int f = 0; f < PROB_FOLDS; f++) {
-        const int b = (int)((int64_t)f * n / PROB_FOLDS), e = (int)((int64_t)(f + 1) * n / PROB_FOLDS);
-        if ((st = fold_decisions(dev, pair, &sub, perm, b, e, rows, rng, log, dec))) goto cleanup;
-    }
+    if (st != GS_OK) goto cleanup;
     st = gs_prob_fit_sigmoid(n, dec, pair->y, log, probA, probB);
 cleanup:
-    free(perm); free(rows); free(dec);
+    free(rows); free(dec);
     return st;
 }
 

@@ -4,9 +4,10 @@
  * model takes LIBSVM's layout (SVs grouped by class, coefficient column j-1 for class i and i for
  * class j). Every pair's solution is certified before the model is kept (certify.h): the pairs
  * whose recomputed gap is not below eps are resumed from the exact gradients. Prints LIBSVM's
- * per-pair lines (with the certified obj and rho) and "Total nSV". With -b 1, each pair's
- * probability folds (train/probability.h) run after the batch, just before the pair's lines are
- * printed, which is where svm-train prints them (it trains pair by pair). */
+ * per-pair lines (with the certified obj and rho) and "Total nSV". With -b 1, every pair's 5
+ * internal probability folds (train/probability.h) are solved after the batch, all in one more
+ * batch over one upload (pairs_probability); each pair's fold lines are printed just before the
+ * pair's own lines, which is where svm-train prints them (it trains pair by pair). */
 #include "train/trainer.h"
 
 #include <math.h>
@@ -17,6 +18,7 @@
 #include "data/classes.h"
 #include "data/cluster.h"
 #include "data/precomputed.h"
+#include "train/cv.h"
 #include "train/probability.h"
 #include "train/run.h"
 #include "train/single.h"
@@ -221,10 +223,16 @@ static void print_pair(const gs_log *log, const gs_classes *cls, int (*pairs)[2]
                    res->iterations, res->inner_steps);
 }
 
+/* Position t of pair (i, j)'s rows (class i's, then class j's, file order each): the row in prob. */
+static int pair_row(const gs_classes *cls, int i, int j, int t)
+{
+    return t < cls->count[i] ? cls->order[cls->start[i] + t] : cls->order[cls->start[j] + (t - cls->count[i])];
+}
+
 /* Pair (i, j)'s probA and probB: its rows as LIBSVM's pair problem (class i as +1, then class j
- * as -1) through gs_prob_train_pair with the classes' weighted C. */
+ * as -1) through gs_prob_train_pair with the classes' weighted C and the pair's shuffle perm. */
 static gs_status pair_probability(const gs_device_provider *dev, const gs_problem *prob, const gs_classes *cls,
-                                  int i, int j, const double *cw, const gs_param *param, gs_glibc_rand *rng,
+                                  int i, int j, const double *cw, const gs_param *param, const int *perm,
                                   const gs_log *log, double *probA, double *probB)
 {
     const int ni = cls->count[i], n = ni + cls->count[j];
@@ -232,37 +240,60 @@ static gs_status pair_probability(const gs_device_provider *dev, const gs_proble
     gs_status st = GS_OK;
     int *rows = malloc(sizeof *rows * (size_t)(n ? n : 1));
     if (!rows) return GS_FAIL(GS_ERR_NOMEM, "out of memory for %d rows", n);
-    memcpy(rows, cls->order + cls->start[i], sizeof *rows * (size_t)ni);
-    memcpy(rows + ni, cls->order + cls->start[j], sizeof *rows * (size_t)(n - ni));
+    for (int t = 0; t < n; t++) rows[t] = pair_row(cls, i, j, t);
     if ((st = gs_problem_subset(prob, rows, n, &pair))) goto cleanup;
     for (int t = 0; t < n; t++) pair.y[t] = t < ni ? 1 : -1;
-    st = gs_prob_train_pair(dev, &pair, param, cw[i], cw[j], rng, log, probA, probB);
+    st = gs_prob_train_pair(dev, &pair, param, cw[i], cw[j], perm, log, probA, probB);
 cleanup:
     gs_problem_free(&pair);
     free(rows);
     return st;
 }
 
+static gs_status pairs_probability(const gs_device_provider *dev, const gs_problem *prob, const gs_classes *cls,
+                                   int (*pairs)[2], const pair_out *out, const double *cw, const gs_param *param,
+                                   int *const *perm, const gs_log *log, gs_model *model);
+
 /* Every pair's lines in pair order and its rho into the model; with -b 1 the model's probA/probB,
- * each pair's probability folds run just before its lines (svm-train's order). */
+ * each pair's probability folds printed just before its lines (svm-train's order). The pairs'
+ * shuffles are drawn first, in pair order (they depend on the pairs' sizes alone), so every
+ * pair's folds can be solved in one batch (pairs_probability); else pair by pair. */
 static gs_status finish_pairs(const gs_device_provider *dev, const gs_problem *prob, const gs_classes *cls,
                               int (*pairs)[2], const pair_out *out, const double *cw, const gs_param *param,
                               gs_glibc_rand *rng, const gs_log *log, gs_model *model)
 {
     const int npair = cls->k * (cls->k - 1) / 2, nu = param->svm_type == GS_NU_SVC;
+    gs_status st = GS_OK;
+    int **perm = NULL;
     if (param->probability) { /* present even with no pair: svm-train writes bare "probA" / "probB" lines */
         model->probA = calloc((size_t)(npair ? npair : 1), sizeof(double));
         model->probB = calloc((size_t)(npair ? npair : 1), sizeof(double));
-        if (!model->probA || !model->probB) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+        perm = calloc((size_t)(npair ? npair : 1), sizeof *perm);
+        if (!model->probA || !model->probB || !perm) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+        for (int p = 0; p < npair; p++) {
+            const int n = cls->count[pairs[p][0]] + cls->count[pairs[p][1]];
+            if (!(perm[p] = malloc(sizeof **perm * (size_t)(n ? n : 1)))) {
+                st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d rows' probability folds", n);
+                goto cleanup;
+            }
+            gs_prob_shuffle(n, rng, perm[p]);
+        }
+        if (npair > 0) {
+            st = pairs_probability(dev, prob, cls, pairs, out, cw, param, perm, log, model);
+            if (st != GS_ERR_UNSUPPORTED) goto cleanup;
+            st = GS_OK;
+        }
     }
     for (int p = 0; p < npair; p++) {
-        gs_status st;
-        if (param->probability && (st = pair_probability(dev, prob, cls, pairs[p][0], pairs[p][1], cw, param, rng, log,
-                                                         &model->probA[p], &model->probB[p])))
-            return st;
+        if (param->probability && (st = pair_probability(dev, prob, cls, pairs[p][0], pairs[p][1], cw, param, perm[p],
+                                                         log, &model->probA[p], &model->probB[p])))
+            goto cleanup;
         print_pair(log, cls, pairs, out, cw, nu, p, model);
     }
-    return GS_OK;
+cleanup:
+    for (int p = 0; perm && p < npair; p++) free(perm[p]);
+    free(perm);
+    return st;
 }
 
 /* Every pair of nc C values (C-SVC; nu-SVC has nc = 1), set up over one clustering and solved in
@@ -487,15 +518,18 @@ gs_status gs_svm_train_rand(const gs_device_provider *dev, const gs_problem *pro
     return train_c_values(dev, prob, param, &param->C, 1, rng, log, model, stats);
 }
 
-/* ---- cross-validation's folds (gs_svm_train_folds) ------------------------------------------- */
+/* ---- folds over one upload (gs_svm_train_folds, -b 1's internal folds) ----------------------- */
 
-/* Fold f: its training rows (the other folds' rows in perm order: the problem sub that
- * svm_cross_validation hands svm_train), sub's classes cls (LIBSVM's order for sub, so the fold's
- * model's), its pairs at items[item0 ..] with the full set's classes lo < hi each is solved as, and
- * their answers in sub's grouped order (out). */
+/* A fold: a model trained on prob's rows rows[0..n) in that order (the problem sub that
+ * svm_cross_validation hands svm_train, or one of svm_binary_svc_probability's), sub's classes
+ * cls (LIBSVM's order for sub, so the fold's model's), its pairs at items[item0 ..] with the full
+ * set's classes lo < hi each is solved as, and their answers in sub's grouped order (out). With
+ * pos >= 0 sub is a pair's problem: its rows of the full set's class pos are labelled +1, the
+ * others -1, as LIBSVM's pair problem. */
 typedef struct fold {
-    gs_problem sub;
-    int32_t *rows;      /* [sub.l] sub's rows in prob */
+    int32_t *rows;      /* [n] sub's rows in prob (owned) */
+    int n, pos;
+    int cidx;           /* its C value in fold_set's pc / cw */
     gs_classes cls;
     int npair, item0;
     int (*pairs)[2];    /* [npair] class indices in cls, LIBSVM's pair order */
@@ -504,33 +538,105 @@ typedef struct fold {
     double *alpha;      /* out[p].alpha's storage */
 } fold;
 
-static void fold_free(fold *d)
+/* Folds solved together as problems over one clustered upload of prob (the full set's classes
+ * cls, laid out as gs_svm_train lays them out), each fold's pairs the full set's pairs with the
+ * rows outside the fold left out (solver.h spec->skip). */
+typedef struct fold_set {
+    const gs_problem *prob;
+    const gs_param *param;
+    int nc;             /* C values (gs_svm_train_folds' C), each with its param pc[c] and weights */
+    gs_param *pc;       /* [nc] param at each C value (shallow copies) */
+    int k, l, nu, nfold, nitems; /* nfold: the folds added so far (fd has room for more) */
+    int ws_k;           /* the classes the working set is picked for (run.h gs_run_open_solver) */
+    gs_classes cls;
+    gs_problem grouped;
+    gs_clustered cl;
+    fold *fd;           /* [nfold] */
+    gs_run_item *items; /* [nitems] */
+    int *rank;          /* [l] each row's place in its class */
+    int *finite;        /* [k] */
+    int8_t *ysign;      /* [l] */
+    uint8_t *skip_all;
+    double *cw;         /* [nc * k] each C value's class weights */
+    double *alpha_all, *gx_all, *ex_all, *zeros;
+} fold_set;
+
+static void fold_set_free(fold_set *fs)
 {
-    gs_problem_free(&d->sub);
-    gs_classes_free(&d->cls);
-    free(d->rows); free(d->pairs); free(d->lo); free(d->hi); free(d->out); free(d->alpha);
+    if (fs->fd)
+        for (int f = 0; f < fs->nfold; f++) {
+            fold *d = &fs->fd[f];
+            gs_classes_free(&d->cls);
+            free(d->rows); free(d->pairs); free(d->lo); free(d->hi); free(d->out); free(d->alpha);
+        }
+    gs_clustered_free(&fs->cl);
+    gs_problem_free(&fs->grouped);
+    gs_classes_free(&fs->cls);
+    free(fs->fd); free(fs->items); free(fs->rank); free(fs->finite); free(fs->ysign); free(fs->skip_all);
+    free(fs->pc); free(fs->cw); free(fs->alpha_all); free(fs->gx_all); free(fs->ex_all); free(fs->zeros);
+    memset(fs, 0, sizeof *fs);
 }
 
-/* Index of label lab among cls's classes (a fold's labels are all the full set's). */
-static int class_of_label(const gs_classes *cls, int lab)
+/* The full set's classes, layout and class weights at each of the nc values C[c] (C NULL:
+ * param->C, nc 1), and room for room folds.
+ * @return GS_OK; GS_ERR_UNSUPPORTED (nothing printed) for non-finite values, whose LIBSVM answers
+ *         the callers give fold by fold; or the error */
+static gs_status fold_set_open(const gs_problem *prob, const gs_param *param, const double *C, int nc, int room,
+                               fold_set *fs)
 {
-    int c = 0;
-    while (c < cls->k - 1 && cls->label[c] != lab) c++;
-    return c;
+    memset(fs, 0, sizeof *fs);
+    fs->prob = prob;
+    fs->param = param;
+    fs->nc = C ? nc : 1;
+    fs->nu = param->svm_type == GS_NU_SVC;
+    fs->l = prob->l;
+    gs_status st = gs_classes_group(prob, &fs->cls);
+    if (st != GS_OK) return st;
+    const int k = fs->k = fs->ws_k = fs->cls.k, l = fs->l;
+    fs->rank = malloc(sizeof *fs->rank * (size_t)(l ? l : 1));
+    fs->ysign = malloc((size_t)(l ? l : 1));
+    fs->finite = malloc(sizeof *fs->finite * (size_t)(k ? k : 1));
+    fs->cw = malloc(sizeof *fs->cw * (size_t)(k ? k : 1) * (size_t)fs->nc);
+    fs->pc = calloc((size_t)fs->nc, sizeof *fs->pc);
+    fs->fd = calloc((size_t)(room ? room : 1), sizeof *fs->fd);
+    if (!fs->rank || !fs->ysign || !fs->finite || !fs->cw || !fs->pc || !fs->fd)
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    for (int c = 0; c < fs->nc; c++) {
+        fs->pc[c] = *param;
+        if (C) fs->pc[c].C = C[c];
+    }
+    if ((st = layout_classes(prob, param, &fs->cls, &fs->grouped, fs->ysign, fs->finite, &fs->cl))) return st;
+    for (int c = 0; c < k; c++)
+        if (!fs->finite[c]) return GS_ERR_UNSUPPORTED;
+    for (int g = 0; g < l; g++) fs->rank[fs->cls.order[g]] = g - fs->cls.start[fs->cls.of_row[fs->cls.order[g]]];
+    for (int c = 0; c < fs->nc; c++) /* by label, so the same C for each fold's pairs */
+        class_weights(&fs->pc[c], &fs->cls, fs->cw + (size_t)c * k, 0);
+    return GS_OK;
 }
 
-/* Fold f's problem, classes and pairs; *nalpha receives its pairs' rows in the full set. */
-static gs_status fold_set_up(const gs_problem *prob, const gs_classes *full, const int *perm, const int *start,
-                             int nr_fold, int f, fold *d, int64_t *nalpha)
+/* The full set's class of sub's class a (the class of its first row). */
+static int full_class(const fold_set *fs, const fold *d, int a)
 {
-    gs_status st = GS_OK;
-    const int l = prob->l;
-    int32_t n = 0;
-    d->rows = malloc(sizeof *d->rows * (size_t)(l ? l : 1));
-    if (!d->rows) return GS_FAIL(GS_ERR_NOMEM, "out of memory for a fold");
-    for (int j = 0; j < start[f]; j++) d->rows[n++] = perm[j];
-    for (int j = start[f + 1]; j < start[nr_fold]; j++) d->rows[n++] = perm[j];
-    if ((st = gs_problem_subset(prob, d->rows, n, &d->sub)) || (st = gs_classes_group(&d->sub, &d->cls))) return st;
+    return fs->cls.of_row[d->rows[d->cls.order[d->cls.start[a]]]];
+}
+
+/* The next fold (index fs->nfold on entry, within fold_set_open's room) at C value cidx: sub's
+ * rows (rows[n], taken over, freed with fs even on an error), its classes and pairs. */
+static gs_status fold_set_add(fold_set *fs, int32_t *rows, int n, int pos, int cidx)
+{
+    fold *d = &fs->fd[fs->nfold++];
+    d->rows = rows;
+    d->n = n;
+    d->pos = pos;
+    d->cidx = cidx;
+    /* the classes of sub's labels (gs_classes_group reads only l and y) */
+    gs_problem lab = {.l = n, .y = malloc(sizeof(double) * (size_t)(n ? n : 1))};
+    if (!lab.y) return GS_FAIL(GS_ERR_NOMEM, "out of memory for a fold");
+    for (int t = 0; t < n; t++)
+        lab.y[t] = pos < 0 ? fs->prob->y[rows[t]] : (fs->cls.of_row[rows[t]] == pos ? 1 : -1);
+    gs_status st = gs_classes_group(&lab, &d->cls);
+    free(lab.y);
+    if (st != GS_OK) return st;
     const int kf = d->cls.k;
     d->npair = kf * (kf - 1) / 2;
     const size_t np1 = (size_t)(d->npair ? d->npair : 1);
@@ -540,15 +646,15 @@ static gs_status fold_set_up(const gs_problem *prob, const gs_classes *full, con
     d->out = calloc(np1, sizeof *d->out);
     d->alpha = malloc(sizeof *d->alpha * (size_t)(n ? n : 1) * (size_t)(kf > 1 ? kf - 1 : 1));
     if (!d->pairs || !d->lo || !d->hi || !d->out || !d->alpha) return GS_FAIL(GS_ERR_NOMEM, "out of memory for a fold");
-    *nalpha = 0;
+    d->item0 = fs->nitems;
+    fs->nitems += d->npair;
     for (int a = 0, p = 0; a < kf; a++)
         for (int b = a + 1; b < kf; b++, p++) {
-            const int i = class_of_label(full, d->cls.label[a]), j = class_of_label(full, d->cls.label[b]);
+            const int i = full_class(fs, d, a), j = full_class(fs, d, b);
             d->pairs[p][0] = a;
             d->pairs[p][1] = b;
             d->lo[p] = i < j ? i : j;
             d->hi[p] = i < j ? j : i;
-            *nalpha += full->count[d->lo[p]] + full->count[d->hi[p]];
         }
     return GS_OK;
 }
@@ -578,45 +684,119 @@ static void fold_nu_start(const gs_param *param, const gs_classes *full, const i
     }
 }
 
-/* Fold d's model from its solved items, as gs_svm_train builds and prints it for sub. */
-static gs_status fold_model(const gs_param *param, const gs_log *log, const gs_classes *full, const int *rank,
-                            fold *d, const gs_run_item *items, gs_model *m)
+/* Every fold's pairs as items (the full set's pair, the rows outside the fold left out), solved
+ * and certified in one batch. */
+static gs_status fold_set_solve(const gs_device_provider *dev, fold_set *fs, const gs_log *log)
 {
     gs_status st = GS_OK;
+    const gs_param *param = fs->param;
+    const gs_classes *cls = &fs->cls;
+    const int nu = fs->nu, l = fs->l;
+    int64_t total = 0;
+    for (int f = 0; f < fs->nfold; f++)
+        for (int p = 0; p < fs->fd[f].npair; p++) total += cls->count[fs->fd[f].lo[p]] + cls->count[fs->fd[f].hi[p]];
+    const size_t t1 = (size_t)(total ? total : 1);
+    gs_run_pool *solver = NULL;
+    int *in_fold = malloc(sizeof *in_fold * (size_t)(l ? l : 1));
+    fs->items = calloc((size_t)(fs->nitems ? fs->nitems : 1), sizeof *fs->items);
+    fs->alpha_all = malloc(sizeof *fs->alpha_all * t1);
+    fs->gx_all = malloc(sizeof *fs->gx_all * t1);
+    fs->ex_all = malloc(sizeof *fs->ex_all * t1);
+    fs->skip_all = malloc(t1);
+    if (nu) fs->zeros = calloc(t1, sizeof *fs->zeros);
+    if (!in_fold || !fs->items || !fs->alpha_all || !fs->gx_all || !fs->ex_all || !fs->skip_all || (nu && !fs->zeros)) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d folds' problems", fs->nfold);
+        goto cleanup;
+    }
+    for (int r = 0; r < l; r++) in_fold[r] = -1;
+    int64_t off = 0;
+    for (int f = 0; f < fs->nfold; f++) {
+        const fold *d = &fs->fd[f];
+        const pair_layout lay = {.param = &fs->pc[d->cidx], .cls = cls, .cl = &fs->cl, .k = fs->k, .l = l, .nu = nu,
+                                 .cw = fs->cw + (size_t)d->cidx * fs->k, .alpha_all = fs->alpha_all,
+                                 .gx_all = fs->gx_all, .ex_all = fs->ex_all, .zeros = fs->zeros};
+        for (int t = 0; t < d->n; t++) in_fold[d->rows[t]] = f;
+        for (int p = 0; p < d->npair; p++) {
+            gs_run_item *it = &fs->items[d->item0 + p];
+            pair_out o = {.alpha = fs->alpha_all + off};
+            const int lo = d->lo[p], hi = d->hi[p];
+            set_up_pair(&lay, lo, hi, &o, it);
+            uint8_t *skip = fs->skip_all + off;
+            for (int32_t t = 0; t < it->n; t++)
+                skip[t] = in_fold[cls->order[t < it->ni ? cls->start[lo] + t : cls->start[hi] + (t - it->ni)]] != f;
+            it->spec.skip = skip;
+            if (nu) fold_nu_start(param, cls, fs->rank, d, p, o.alpha, it->n);
+            snprintf(it->name, sizeof it->name, "fold %d pair %d-%d", f + 1, cls->label[lo], cls->label[hi]);
+            off += it->n;
+        }
+    }
+    if (fs->nitems > 0) {
+        if ((st = gs_run_open_solver(dev, param, fs->ws_k, l, fs->grouped.row_ptr, &fs->cl, log, NULL, &solver)) ||
+            (nu && (st = gs_run_start_gradients(solver, &fs->cl, fs->ysign, fs->items, fs->nitems, NULL))) ||
+            (st = gs_run_certified(solver, &fs->cl, fs->ysign, fs->items, fs->nitems, param->eps, 0, log, NULL)))
+            goto cleanup;
+    }
+cleanup:
+    gs_run_pool_free(solver);
+    free(in_fold);
+    return st;
+}
+
+/* Fold d's pair answers (out) in sub's grouped order from its solved items, as gs_svm_train gives
+ * them for sub. */
+static void fold_answers(const fold_set *fs, fold *d)
+{
     const gs_classes *c = &d->cls;
-    const int kf = c->k, nu = param->svm_type == GS_NU_SVC, l = d->sub.l;
-    double *cw = malloc(sizeof *cw * (size_t)(kf ? kf : 1));
-    int *nonzero = calloc((size_t)(l ? l : 1), sizeof *nonzero);
-    double *coef_rows = calloc((size_t)(l ? l : 1) * (size_t)(kf > 1 ? kf - 1 : 1), sizeof *coef_rows);
-    if (!cw || !nonzero || !coef_rows) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
-    if ((st = model_header(param, c, m))) goto cleanup;
-    class_weights(param, c, cw, 1);
-    if (kf == 1) gs_log_info(log, "WARNING: training data in only one class. See README for details.\n");
     double *alpha = d->alpha;
     for (int p = 0; p < d->npair; p++) {
         const int a = d->pairs[p][0], b = d->pairs[p][1], na = c->count[a], n = na + c->count[b];
-        const gs_run_item *it = &items[d->item0 + p];
+        const gs_run_item *it = &fs->items[d->item0 + p];
         pair_out *o = &d->out[p];
         o->alpha = alpha;
         alpha += n;
         for (int t = 0; t < n; t++)
-            o->alpha[t] = it->spec.alpha[pair_pos(full, rank, d->lo[p],
+            o->alpha[t] = it->spec.alpha[pair_pos(&fs->cls, fs->rank, d->lo[p],
                                                   d->rows[c->order[t < na ? c->start[a] + t : c->start[b] + (t - na)]])];
         o->res = it->res;
         /* class a is the full pair's -1 side: the same alphas, the other sign of rho */
-        if (class_of_label(full, c->label[a]) != d->lo[p]) o->res.rho = -o->res.rho;
-        if (nu) { /* LIBSVM's scaling by r, as gs_svm_train */
+        if (full_class(fs, d, a) != d->lo[p]) o->res.rho = -o->res.rho;
+        if (fs->nu) { /* LIBSVM's scaling by r, as gs_svm_train */
             const double r = o->res.r;
             for (int t = 0; t < n; t++) o->alpha[t] /= r;
             o->res.rho /= r;
             o->res.obj /= r * r;
         }
     }
-    if ((st = model_svs(&d->sub, c, d->pairs, d->out, nonzero, coef_rows, m))) goto cleanup;
-    for (int p = 0; p < d->npair; p++) print_pair(log, c, d->pairs, d->out, cw, nu, p, m);
+}
+
+/* Fold f's model, as gs_svm_train builds and prints it for sub (prob's rows of the fold). */
+static gs_status fold_model(const fold_set *fs, int f, const gs_log *log, gs_model *m)
+{
+    gs_status st = GS_OK;
+    fold *d = &fs->fd[f];
+    const gs_classes *c = &d->cls;
+    const int kf = c->k, l = d->n;
+    gs_problem sub = {0};
+    double *cw = malloc(sizeof *cw * (size_t)(kf ? kf : 1));
+    int *nonzero = calloc((size_t)(l ? l : 1), sizeof *nonzero);
+    double *coef_rows = calloc((size_t)(l ? l : 1) * (size_t)(kf > 1 ? kf - 1 : 1), sizeof *coef_rows);
+    if (!cw || !nonzero || !coef_rows) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    if ((st = gs_problem_subset(fs->prob, d->rows, d->n, &sub))) goto cleanup;
+    const gs_param *param = &fs->pc[d->cidx];
+    if ((st = model_header(param, c, m))) goto cleanup;
+    /* a pair's problem: LIBSVM's +1 / -1 labels, and its classes' C from the full set's (its
+     * weights are those two, so it warns of none) */
+    for (int t = 0; t < sub.l && d->pos >= 0; t++) sub.y[t] = fs->cls.of_row[d->rows[t]] == d->pos ? 1 : -1;
+    class_weights(param, c, cw, d->pos < 0);
+    for (int a = 0; a < kf && d->pos >= 0; a++) cw[a] = fs->cw[(size_t)d->cidx * fs->k + full_class(fs, d, a)];
+    if (kf == 1) gs_log_info(log, "WARNING: training data in only one class. See README for details.\n");
+    fold_answers(fs, d);
+    if ((st = model_svs(&sub, c, d->pairs, d->out, nonzero, coef_rows, m))) goto cleanup;
+    for (int p = 0; p < d->npair; p++) print_pair(log, c, d->pairs, d->out, cw, fs->nu, p, m);
     gs_log_info(log, "Total nSV = %d\n", m->l);
 cleanup:
     if (st != GS_OK) gs_model_free(m);
+    gs_problem_free(&sub);
     free(cw); free(nonzero); free(coef_rows);
     return st;
 }
@@ -625,102 +805,117 @@ gs_status gs_svm_train_folds(const gs_device_provider *dev, const gs_problem *pr
                              const double *C, int nc, const gs_log *log, int nr_fold, const int *perm,
                              const int *start, gs_model *models)
 {
-    gs_status st = GS_OK;
-    const int nu = param->svm_type == GS_NU_SVC, l = prob->l;
-    gs_classes cls = {0};
-    gs_problem grouped = {0};
-    gs_clustered cl = {0};
-    gs_run_pool *solver = NULL;
-    fold *fd = NULL;
-    gs_run_item *items = NULL;
-    int *fold_of = NULL, *rank = NULL, *finite = NULL;
-    int8_t *ysign = NULL;
-    uint8_t *skip_all = NULL;
-    double *cw = NULL, *alpha_all = NULL, *gx_all = NULL, *ex_all = NULL, *zeros = NULL;
-    gs_param *pc = NULL; /* param at each C value (shallow copies) */
     if (!C) nc = 1;
     if (param->svm_type == GS_ONE_CLASS || param->svm_type == GS_EPSILON_SVR || param->svm_type == GS_NU_SVR)
         return C ? GS_ERR_UNSUPPORTED : gs_train_single_folds(dev, prob, param, log, nr_fold, perm, start, models);
-    if ((param->svm_type != GS_C_SVC && !nu) || nc < 1 || (nu && nc > 1)) return GS_ERR_UNSUPPORTED;
-    if (!(pc = calloc((size_t)nc, sizeof *pc))) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
-    for (int c = 0; c < nc; c++) { pc[c] = *param; if (C) pc[c].C = C[c]; }
-    if ((st = gs_classes_group(prob, &cls))) goto cleanup;
-    const int k = cls.k;
-    fold_of = malloc(sizeof *fold_of * (size_t)(l ? l : 1));
-    rank = malloc(sizeof *rank * (size_t)(l ? l : 1));
-    ysign = malloc((size_t)(l ? l : 1));
-    finite = malloc(sizeof *finite * (size_t)(k ? k : 1));
-    cw = malloc(sizeof *cw * (size_t)(k ? k : 1) * (size_t)nc);
-    fd = calloc((size_t)nr_fold, sizeof *fd);
-    if (!fold_of || !rank || !ysign || !finite || !cw || !fd) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
-    if ((st = layout_classes(prob, param, &cls, &grouped, ysign, finite, &cl))) goto cleanup;
-    for (int c = 0; c < k; c++)
-        if (!finite[c]) { st = GS_ERR_UNSUPPORTED; goto cleanup; } /* LIBSVM's NaN answers: fold by fold */
-    for (int f = 0; f < nr_fold; f++)
-        for (int j = start[f]; j < start[f + 1]; j++) fold_of[perm[j]] = f;
-    for (int g = 0; g < l; g++) rank[cls.order[g]] = g - cls.start[cls.of_row[cls.order[g]]];
-    for (int c = 0; c < nc; c++) class_weights(&pc[c], &cls, cw + (size_t)c * k, 0); /* by label: the same C for each fold's pairs */
-    int nitems = 0;
-    int64_t total = 0;
-    for (int f = 0; f < nr_fold; f++) {
-        int64_t na = 0;
-        if ((st = fold_set_up(prob, &cls, perm, start, nr_fold, f, &fd[f], &na))) goto cleanup;
-        fd[f].item0 = nitems;
-        nitems += fd[f].npair;
-        total += na;
-    }
-    const size_t t1 = (size_t)(total ? total : 1) * (size_t)nc;
-    items = calloc((size_t)(nitems ? nitems : 1) * (size_t)nc, sizeof *items);
-    alpha_all = malloc(sizeof *alpha_all * t1);
-    gx_all = malloc(sizeof *gx_all * t1);
-    ex_all = malloc(sizeof *ex_all * t1);
-    skip_all = malloc(t1);
-    if (nu) zeros = calloc(t1, sizeof *zeros);
-    if (!items || !alpha_all || !gx_all || !ex_all || !skip_all || (nu && !zeros)) {
-        st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d folds' problems", nr_fold);
-        goto cleanup;
-    }
-    /* every C value's folds' pairs: the full set's pair, the fold's rows left out */
-    int64_t off = 0;
-    for (int c = 0; c < nc; c++) {
-        const pair_layout lay = {.param = &pc[c], .cls = &cls, .cl = &cl, .k = k, .l = l, .nu = nu,
-                                 .cw = cw + (size_t)c * k, .alpha_all = alpha_all, .gx_all = gx_all,
-                                 .ex_all = ex_all, .zeros = zeros};
-        for (int f = 0; f < nr_fold; f++)
-        for (int p = 0; p < fd[f].npair; p++) {
-            gs_run_item *it = &items[(size_t)c * nitems + fd[f].item0 + p];
-            pair_out o = {.alpha = alpha_all + off};
-            const int lo = fd[f].lo[p], hi = fd[f].hi[p];
-            set_up_pair(&lay, lo, hi, &o, it);
-            uint8_t *skip = skip_all + off;
-            for (int32_t t = 0; t < it->n; t++)
-                skip[t] = fold_of[cls.order[t < it->ni ? cls.start[lo] + t : cls.start[hi] + (t - it->ni)]] == f;
-            it->spec.skip = skip;
-            if (nu) fold_nu_start(param, &cls, rank, &fd[f], p, o.alpha, it->n);
-            snprintf(it->name, sizeof it->name, "fold %d pair %d-%d", f + 1, cls.label[lo], cls.label[hi]);
-            off += it->n;
+    if ((param->svm_type != GS_C_SVC && param->svm_type != GS_NU_SVC) || nc < 1 ||
+        (param->svm_type == GS_NU_SVC && nc > 1))
+        return GS_ERR_UNSUPPORTED;
+    fold_set fs;
+    gs_status st = fold_set_open(prob, param, C, nc, nr_fold * nc, &fs);
+    /* C value c's fold f is fold c * nr_fold + f */
+    for (int c = 0; c < nc && st == GS_OK; c++)
+        for (int f = 0; f < nr_fold && st == GS_OK; f++) {
+            const int l = prob->l;
+            int32_t *rows = malloc(sizeof *rows * (size_t)(l ? l : 1)), n = 0;
+            if (!rows) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for a fold"); break; }
+            for (int j = 0; j < start[f]; j++) rows[n++] = perm[j];
+            for (int j = start[f + 1]; j < start[nr_fold]; j++) rows[n++] = perm[j];
+            st = fold_set_add(&fs, rows, n, -1, c);
         }
-    }
-    if (nitems > 0) {
-        if ((st = gs_run_open_solver(dev, param, k, l, grouped.row_ptr, &cl, log, NULL, &solver)) ||
-            (nu && (st = gs_run_start_gradients(solver, &cl, ysign, items, nitems, NULL))) ||
-            (st = gs_run_certified(solver, &cl, ysign, items, nitems * nc, param->eps, 0, log, NULL)))
-            goto cleanup;
-    }
+    if (st == GS_OK) st = fold_set_solve(dev, &fs, log);
     /* fold by fold, each C value's model in turn (the order of training them fold by fold) */
-    for (int f = 0; f < nr_fold; f++)
-        for (int c = 0; c < nc; c++)
-            if ((st = fold_model(&pc[c], log, &cls, rank, &fd[f], items + (size_t)c * nitems,
-                                 &models[(size_t)c * nr_fold + f])))
-                goto cleanup;
+    for (int f = 0; f < nr_fold && st == GS_OK; f++)
+        for (int c = 0; c < nc && st == GS_OK; c++)
+            st = fold_model(&fs, c * nr_fold + f, log, &models[(size_t)c * nr_fold + f]);
+    fold_set_free(&fs);
+    return st;
+}
+
+/* ---- -b 1's internal folds of every pair in one batch ---------------------------------------- */
+
+/* Pair p's probability: its folds' models (fold_set fs, fold fi[f] or -1 for a fold whose training
+ * rows hold one class or none, which LIBSVM does not train: +1, -1 or 0) each printed and asked
+ * for its held-out rows' decision values, then the sigmoid. perm: the pair's shuffle. */
+static gs_status pair_from_folds(const fold_set *fs, const gs_classes *cls, int i, int j, const int *perm,
+                                 const int *fi, const gs_log *log, double *probA, double *probB)
+{
+    const int ni = cls->count[i], n = ni + cls->count[j];
+    gs_status st = GS_OK;
+    gs_model m = {0};
+    double *dec = malloc(sizeof *dec * (size_t)(n ? n : 1)), *held = malloc(sizeof *held * (size_t)(n ? n : 1));
+    double *y = malloc(sizeof *y * (size_t)(n ? n : 1));
+    int *rows = malloc(sizeof *rows * (size_t)(n ? n : 1));
+    if (!dec || !held || !y || !rows) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d decision values", n); goto cleanup; }
+    for (int t = 0; t < n; t++) y[t] = t < ni ? 1 : -1;
+    for (int f = 0; f < GS_PROB_FOLDS; f++) {
+        const int b = gs_prob_fold_start(n, f), e = gs_prob_fold_start(n, f + 1);
+        if (fi[f] < 0) {
+            int npos = 0; /* the training positions of class i */
+            for (int t = 0; t < n; t++) npos += perm[t] < ni && (t < b || t >= e);
+            const double v = npos > 0 ? 1 : (n - (e - b) - npos > 0 ? -1 : 0);
+            for (int t = b; t < e; t++) dec[perm[t]] = v;
+            continue;
+        }
+        if ((st = fold_model(fs, fi[f], log, &m))) goto cleanup;
+        for (int t = b; t < e; t++) rows[t - b] = pair_row(cls, i, j, perm[t]);
+        if ((st = gs_cross_validation_dec(&m, fs->prob, rows, e - b, held))) goto cleanup;
+        /* the fold's model lists its classes as they came: label[0] is the class its values favour */
+        for (int t = b; t < e; t++) dec[perm[t]] = held[t - b] * m.label[0];
+        gs_model_free(&m);
+    }
+    st = gs_prob_fit_sigmoid(n, dec, y, log, probA, probB);
 cleanup:
-    gs_run_pool_free(solver);
-    gs_clustered_free(&cl);
-    gs_problem_free(&grouped);
-    if (fd)
-        for (int f = 0; f < nr_fold; f++) fold_free(&fd[f]);
-    gs_classes_free(&cls);
-    free(pc); free(fd); free(items); free(fold_of); free(rank); free(ysign); free(finite); free(cw);
-    free(alpha_all); free(gx_all); free(ex_all); free(skip_all); free(zeros);
+    gs_model_free(&m);
+    free(dec); free(held); free(y); free(rows);
+    return st;
+}
+
+/* Fold f of pair (i, j) shuffled by perm added to fs as fold *fi when its training rows hold both
+ * classes (*fi = -1, nothing added, otherwise). */
+static gs_status pair_fold_add(fold_set *fs, const gs_classes *cls, int i, int j, const int *perm, int f, int *fi)
+{
+    const int ni = cls->count[i], n = ni + cls->count[j];
+    const int b = gs_prob_fold_start(n, f), e = gs_prob_fold_start(n, f + 1);
+    int npos = 0;
+    for (int t = 0; t < n; t++) npos += perm[t] < ni && (t < b || t >= e);
+    *fi = -1;
+    if (npos == 0 || n - (e - b) - npos == 0) return GS_OK;
+    int32_t *rows = malloc(sizeof *rows * (size_t)(n - (e - b) > 0 ? n - (e - b) : 1)), m = 0;
+    if (!rows) return GS_FAIL(GS_ERR_NOMEM, "out of memory for a fold");
+    for (int t = 0; t < n; t++)
+        if (t < b || t >= e) rows[m++] = pair_row(cls, i, j, perm[t]);
+    *fi = fs->nfold;
+    return fold_set_add(fs, rows, m, i, 0);
+}
+
+/* Every pair's probability (finish_pairs with the shuffles perm[npair] drawn): the folds of every
+ * pair solved in one batch over one upload of prob, then pair by pair its folds' lines, its
+ * sigmoid and its own lines (svm-train's order).
+ * @return GS_OK; GS_ERR_UNSUPPORTED (nothing printed) for non-finite values; or the error */
+static gs_status pairs_probability(const gs_device_provider *dev, const gs_problem *prob, const gs_classes *cls,
+                                   int (*pairs)[2], const pair_out *out, const double *cw, const gs_param *param,
+                                   int *const *perm, const gs_log *log, gs_model *model)
+{
+    const int npair = cls->k * (cls->k - 1) / 2, nu = param->svm_type == GS_NU_SVC;
+    fold_set fs;
+    int *fi = malloc(sizeof *fi * (size_t)GS_PROB_FOLDS * (size_t)(npair ? npair : 1));
+    gs_status st = fi ? fold_set_open(prob, param, NULL, 1, GS_PROB_FOLDS * npair, &fs)
+                      : GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    if (st == GS_OK) {
+        memcpy(fs.cw, cw, sizeof *cw * (size_t)cls->k); /* this C value's (param->C may be another) */
+        fs.ws_k = 2; /* each fold is a two-class problem: the working set of the pair trainings it replaces */
+    }
+    for (int p = 0; p < npair && st == GS_OK; p++)
+        for (int f = 0; f < GS_PROB_FOLDS && st == GS_OK; f++)
+            st = pair_fold_add(&fs, cls, pairs[p][0], pairs[p][1], perm[p], f, &fi[p * GS_PROB_FOLDS + f]);
+    if (st == GS_OK) st = fold_set_solve(dev, &fs, log);
+    for (int p = 0; p < npair && st == GS_OK; p++) {
+        st = pair_from_folds(&fs, cls, pairs[p][0], pairs[p][1], perm[p], fi + p * GS_PROB_FOLDS, log,
+                             &model->probA[p], &model->probB[p]);
+        if (st == GS_OK) print_pair(log, cls, pairs, out, cw, nu, p, model);
+    }
+    if (fi) fold_set_free(&fs);
+    free(fi);
     return st;
 }
