@@ -237,11 +237,13 @@ cleanup:
     return st;
 }
 
-gs_status gs_cross_validation_dec(const gs_model *m, const gs_problem *prob, const int *rows, int n, double *dec)
+gs_status gs_cross_validation_dec(const gs_device_provider *dev, const gs_tuning *tuning, const gs_model *m,
+                                  const gs_problem *prob, const int *rows, int n, double *dec)
 {
+    const cv_device cd = {.dev = dev, .tuning = tuning, .log = NULL};
     int exceeded = 0;
     const pred_job job = {.m = m, .dec_out = dec};
-    return predict_fold(NULL, prob, rows, n, job, &exceeded);
+    return predict_fold(dev ? &cd : NULL, prob, rows, n, job, &exceeded);
 }
 
 /* The folds' trainings, their folds drawn from rng: with C == NULL one gs_svm_train_rand per fold

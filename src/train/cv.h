@@ -20,10 +20,12 @@ gs_status gs_cross_validation(const gs_device_provider *dev, const gs_problem *p
 gs_status gs_cross_validation_rand(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
                                    int nr_fold, gs_glibc_rand *rng, const gs_log *log, double *target);
 
-/* The decision values of prob's rows rows[0..n) by m, as svm_predict_values computes them on the
- * CPU, into dec[n * gs_pred_n_dec(m)] (row by row), on a few threads.
- * @return GS_OK or GS_ERR_NOMEM */
-gs_status gs_cross_validation_dec(const gs_model *m, const gs_problem *prob, const int *rows, int n, double *dec);
+/* The decision values of prob's rows rows[0..n) by m, LIBSVM's (svm_predict_values') bits, into
+ * dec[n * gs_pred_n_dec(m)] (row by row): on dev's device where its exact paths give them (NULL:
+ * none; tuning may be NULL), the others on the CPU on a few threads.
+ * @return GS_OK, GS_ERR_NOMEM or the device's error */
+gs_status gs_cross_validation_dec(const gs_device_provider *dev, const gs_tuning *tuning, const gs_model *m,
+                                  const gs_problem *prob, const int *rows, int n, double *dec);
 
 /* C-SVC's cross-validation at nc values of C at once (the rest of param shared): the same folds,
  * each fold's models trained together by gs_svm_train_c_values. target[c * l + i] is row i's

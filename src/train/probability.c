@@ -107,10 +107,10 @@ gs_status gs_prob_fit_sigmoid(int l, const double *dec, const double *y, const g
 /* The held-out rows perm[b .. e)'s decision values by model into dec (indexed as pair's rows),
  * signed so the pair's +1 class is positive: the fold's model lists its classes as they came, and
  * label[0] is the class its values favour. held[e - b] is scratch. */
-static gs_status held_out_decisions(const gs_model *model, const gs_problem *pair, const int *perm, int b, int e,
-                                    double *held, double *dec)
+static gs_status held_out_decisions(const gs_device_provider *dev, const gs_param *sub, const gs_model *model,
+                                    const gs_problem *pair, const int *perm, int b, int e, double *held, double *dec)
 {
-    const gs_status st = gs_cross_validation_dec(model, pair, perm + b, e - b, held);
+    const gs_status st = gs_cross_validation_dec(dev, &sub->tuning, model, pair, perm + b, e - b, held);
     if (st != GS_OK) return st;
     for (int j = b; j < e; j++) dec[perm[j]] = held[j - b] * model->label[0];
     return GS_OK;
@@ -142,7 +142,7 @@ static gs_status fold_decisions(const gs_device_provider *dev, const gs_problem 
     if ((st = gs_problem_subset(pair, rows, m, &part))) goto cleanup;
     /* sub has no -b 1: the training draws nothing from a rand() stream */
     if ((st = gs_svm_train(dev, &part, sub, log, &model, NULL))) goto cleanup;
-    st = held_out_decisions(&model, pair, perm, b, e, held, dec);
+    st = held_out_decisions(dev, sub, &model, pair, perm, b, e, held, dec);
 cleanup:
     gs_model_free(&model);
     gs_problem_free(&part);
@@ -174,7 +174,7 @@ static gs_status folds_together(const gs_device_provider *dev, const gs_problem 
     if (!held) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d decision values", n); goto cleanup; }
     if ((st = gs_svm_train_folds(dev, pair, sub, NULL, 1, log, PROB_FOLDS, perm, start, models))) goto cleanup;
     for (int f = 0; f < PROB_FOLDS && st == GS_OK; f++)
-        st = held_out_decisions(&models[f], pair, perm, start[f], start[f + 1], held, dec);
+        st = held_out_decisions(dev, sub, &models[f], pair, perm, start[f], start[f + 1], held, dec);
 cleanup:
     for (int f = 0; f < PROB_FOLDS; f++) gs_model_free(&models[f]);
     free(held);
@@ -278,7 +278,7 @@ gs_status gs_prob_one_class_marks(const gs_model *m, const gs_problem *prob, dou
     int *rows = malloc(sizeof *rows * (size_t)(l ? l : 1));
     if (!dec || !rows) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d decision values", l); goto cleanup; }
     for (int i = 0; i < l; i++) rows[i] = i;
-    if ((st = gs_cross_validation_dec(m, prob, rows, l, dec))) goto cleanup;
+    if ((st = gs_cross_validation_dec(NULL, NULL, m, prob, rows, l, dec))) goto cleanup;
     qsort(dec, (size_t)l, sizeof *dec, cmp_double);
     int neg = 0;
     while (neg < l && dec[neg] < 0) neg++;

@@ -837,7 +837,8 @@ gs_status gs_svm_train_folds(const gs_device_provider *dev, const gs_problem *pr
 /* Pair p's probability: its folds' models (fold_set fs, fold fi[f] or -1 for a fold whose training
  * rows hold one class or none, which LIBSVM does not train: +1, -1 or 0) each printed and asked
  * for its held-out rows' decision values, then the sigmoid. perm: the pair's shuffle. */
-static gs_status pair_from_folds(const fold_set *fs, const gs_classes *cls, int i, int j, const int *perm,
+static gs_status pair_from_folds(const gs_device_provider *dev, const fold_set *fs, const gs_classes *cls, int i,
+                                 int j, const int *perm,
                                  const int *fi, const gs_log *log, double *probA, double *probB)
 {
     const int ni = cls->count[i], n = ni + cls->count[j];
@@ -859,7 +860,7 @@ static gs_status pair_from_folds(const fold_set *fs, const gs_classes *cls, int 
         }
         if ((st = fold_model(fs, fi[f], log, &m))) goto cleanup;
         for (int t = b; t < e; t++) rows[t - b] = pair_row(cls, i, j, perm[t]);
-        if ((st = gs_cross_validation_dec(&m, fs->prob, rows, e - b, held))) goto cleanup;
+        if ((st = gs_cross_validation_dec(dev, &fs->param->tuning, &m, fs->prob, rows, e - b, held))) goto cleanup;
         /* the fold's model lists its classes as they came: label[0] is the class its values favour */
         for (int t = b; t < e; t++) dec[perm[t]] = held[t - b] * m.label[0];
         gs_model_free(&m);
@@ -911,7 +912,7 @@ static gs_status pairs_probability(const gs_device_provider *dev, const gs_probl
             st = pair_fold_add(&fs, cls, pairs[p][0], pairs[p][1], perm[p], f, &fi[p * GS_PROB_FOLDS + f]);
     if (st == GS_OK) st = fold_set_solve(dev, &fs, log);
     for (int p = 0; p < npair && st == GS_OK; p++) {
-        st = pair_from_folds(&fs, cls, pairs[p][0], pairs[p][1], perm[p], fi + p * GS_PROB_FOLDS, log,
+        st = pair_from_folds(dev, &fs, cls, pairs[p][0], pairs[p][1], perm[p], fi + p * GS_PROB_FOLDS, log,
                              &model->probA[p], &model->probB[p]);
         if (st == GS_OK) print_pair(log, cls, pairs, out, cw, nu, p, model);
     }
