@@ -6,7 +6,7 @@
 # rebuilt and overwritten, with the same model; a folder that cannot be created is skipped
 # silently (nothing on stderr without --verbose, exit 0); --no-kernel-cache and
 # GPUSVM_KERNEL_CACHE=0 turn it off; two trainings filling one empty folder at once both succeed
-# and leave complete entries only; -b 1 builds its program once and reuses it for its internal folds' batch; XDG_CACHE_HOME gives the default folder (GPUs; CPU devices
+# and leave complete entries only; -b 1 builds its programs once and reuses them for its internal folds; XDG_CACHE_HOME gives the default folder (GPUs; CPU devices
 # leave it to their driver's cache, and the test checks that instead).
 # PoCL's own cache is pinned where it was, so that moving XDG_CACHE_HOME does not empty it.
 . "$(dirname "$0")/lib.sh"
@@ -127,14 +127,15 @@ train c3 GPUSVM_KERNEL_CACHE="$KC"
 check_eq "after the concurrent runs: all loaded" "$n 0 0" "$(counts c3)"
 
 # 8. -b 1 trains twice in one process (the model, then its five internal folds as one batch over
-# one upload, as -v's folds): the solver is built once and reused once (same model as without the
-# cache).
+# one upload, as -v's folds) and predicts each fold's held-out rows on the device: the solver is
+# built once and reused once, the prediction program built once and reused for the other four
+# folds (same model as without the cache).
 env GPUSVM_KERNEL_CACHE="$TMPD/kc4" "$TRAIN" --verbose -b 1 "$H" "$TMPD/b1.model" > "$TMPD/cv.out" 2> "$TMPD/cv.err"
 check_eq "-b 1: exit" 0 "$?"
 "$TRAIN" --no-kernel-cache -b 1 "$H" "$TMPD/b0.model" > "$TMPD/cv0.out" 2>&1
 check_file_eq "-b 1: model" "$TMPD/b0.model" "$TMPD/b1.model"
 case "$(grep 'kernel cache' "$TMPD/cv.err")" in
-*": 0 loaded, 1 built and stored, 0 refused and rebuilt, 1 reused in this process"*) pass ;;
+*": 0 loaded, 2 built and stored, 0 refused and rebuilt, 5 reused in this process"*) pass ;;
 *) fail "-b 1: $(grep 'kernel cache' "$TMPD/cv.err")" ;;
 esac
 
