@@ -29,6 +29,7 @@
 #include "predict/predictor.h"
 #include "predict/probability.h"
 #include "util/atomic_file.h"
+#include "util/parallel.h"
 #include "util/status.h"
 
 #define CHUNK_ROWS 65536              /* rows per chunk (fewer when a row has many pairs) */
@@ -188,24 +189,14 @@ static void *cpu_worker(void *arg)
 static gs_status cpu_rows(const gs_model *m, const gs_rows *rows, const int32_t *list, int32_t n,
                           double *dec, int nd)
 {
-    long nt = sysconf(_SC_NPROCESSORS_ONLN);
-    if (nt < 1) nt = 1;
-    if (nt > 64) nt = 64;
+    int nt = gs_cpu_threads(64);
     if ((int64_t)n * (m->l > 0 ? m->l : 1) < 100000) nt = 1; /* not worth a thread */
     cpu_job jobs[64];
-    pthread_t th[64];
-    int ok[64];
-    for (long t = 0; t < nt; t++) {
-        jobs[t] = (cpu_job){m, rows, list, n, (int32_t)nt, (int32_t)t, dec, nd, -1};
-        ok[t] = t > 0 && pthread_create(&th[t], NULL, cpu_worker, &jobs[t]) == 0;
-    }
-    for (long t = 0; t < nt; t++)
-        if (!ok[t]) cpu_worker(&jobs[t]);
+    for (int t = 0; t < nt; t++) jobs[t] = (cpu_job){m, rows, list, n, (int32_t)nt, (int32_t)t, dec, nd, -1};
+    gs_parallel_run(jobs, sizeof jobs[0], nt, cpu_worker);
     int32_t bad = -1;
-    for (long t = 0; t < nt; t++) {
-        if (ok[t]) pthread_join(th[t], NULL);
+    for (int t = 0; t < nt; t++)
         if (jobs[t].bad >= 0 && (bad < 0 || jobs[t].bad < bad)) bad = jobs[t].bad;
-    }
     /* A failure is computed again on this thread: the message lives in the failing thread. */
     if (bad >= 0) return gs_pred_cpu_dec(m, rows, bad, dec + (size_t)bad * nd);
     return GS_OK;

@@ -35,14 +35,13 @@
 #include "predict/predictor.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "data/cluster.h"
 #include "kernels/abi.h"
 #include "util/log.h"
+#include "util/parallel.h"
 
 #define PRED_WG 128 /* kernels/predict.cl's WG; passed as -DWG so the two cannot disagree */
 #define PRED_RT 8
@@ -718,21 +717,11 @@ static void *hx_rows(void *arg)
 
 static void hx_host(const gs_model *m, double *k, int32_t n, double *dec)
 {
-    long nt = sysconf(_SC_NPROCESSORS_ONLN);
-    if (nt < 1) nt = 1;
-    if (nt > 64) nt = 64;
+    int nt = gs_cpu_threads(64);
     if (nt > n) nt = n;
     hx_job jobs[64];
-    pthread_t th[64];
-    int ok[64];
-    for (long t = 0; t < nt; t++) {
-        jobs[t] = (hx_job){m, k, dec, n, (int32_t)t, (int32_t)nt};
-        ok[t] = t > 0 && pthread_create(&th[t], NULL, hx_rows, &jobs[t]) == 0;
-    }
-    for (long t = 0; t < nt; t++)
-        if (!ok[t]) hx_rows(&jobs[t]);
-    for (long t = 0; t < nt; t++)
-        if (ok[t]) pthread_join(th[t], NULL);
+    for (int t = 0; t < nt; t++) jobs[t] = (hx_job){m, k, dec, n, (int32_t)t, (int32_t)nt};
+    gs_parallel_run(jobs, sizeof jobs[0], nt, hx_rows);
 }
 
 /* hx: every pass of the chunk, the device computing the next pass's arguments while the host

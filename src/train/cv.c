@@ -7,15 +7,14 @@
 #include "train/cv.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "data/classes.h"
 #include "predict/predictor.h"
 #include "predict/probability.h"
+#include "util/parallel.h"
 
 /* perm[l]: the rows in fold order; fold f is perm[start[f] .. start[f+1]). */
 static gs_status make_folds(const gs_problem *prob, const gs_param *param, int nr_fold, gs_glibc_rand *g, int *perm,
@@ -209,25 +208,18 @@ static gs_status predict_fold(const cv_device *cd, const gs_problem *prob, const
         if ((st = device_fold(cd, &rows, &job, ddec, dok, &used))) goto cleanup;
         if (used) { job.ddec = ddec; job.dok = dok; }
     }
-    long nt = sysconf(_SC_NPROCESSORS_ONLN);
-    nt = nt < 1 ? 1 : (nt > 16 ? 16 : nt);
+    int nt = gs_cpu_threads(16);
     if (nt > n / 64 + 1) nt = n / 64 + 1;
-    pthread_t th[16];
     pred_job jobs[16];
-    int started = 0;
     job.rows = &rows;
     job.perm = perm;
     job.exceeded = 0;
     for (int t = 0; t < nt; t++) {
         jobs[t] = job;
         jobs[t].t = t;
-        jobs[t].nt = (int)nt;
-        if (t > 0 && pthread_create(&th[t], NULL, pred_rows, &jobs[t]) == 0) started |= 1 << t;
-        else if (t > 0) pred_rows(&jobs[t]);
+        jobs[t].nt = nt;
     }
-    pred_rows(&jobs[0]);
-    for (int t = 1; t < nt; t++)
-        if (started & (1 << t)) pthread_join(th[t], NULL);
+    gs_parallel_run(jobs, sizeof jobs[0], nt, pred_rows);
     for (int t = 0; t < nt; t++) *exceeded += jobs[t].exceeded;
     for (int t = 0; t < nt && st == GS_OK; t++)
         if (jobs[t].st != GS_OK) st = jobs[t].st == GS_ERR_NOMEM ? GS_FAIL(GS_ERR_NOMEM, "out of memory") : jobs[t].st;

@@ -2,13 +2,13 @@
 #include "train/run.h"
 
 #include <float.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "device/devset.h"
 #include "train/certify.h"
+#include "util/parallel.h"
 
 struct gs_run_pool {
     int n;                         /* devices */
@@ -102,8 +102,6 @@ static gs_status pool_deal(gs_run_pool *p, const struct gs_clustered *cl, const 
     pool_share *sh = calloc((size_t)nd, sizeof *sh);
     int *owner = malloc(sizeof *owner * (size_t)n), *order = malloc(sizeof *order * (size_t)n);
     double *cost = malloc(sizeof *cost * (size_t)n), load[GS_DEVSET_MAX] = {0};
-    pthread_t th[GS_DEVSET_MAX];
-    int started[GS_DEVSET_MAX] = {0};
     if (!sh || !owner || !order || !cost) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d problems", n); goto cleanup; }
     for (int i = 0; i < n; i++) { order[i] = i; cost[i] = spec_cost(p->s[0], &specs[i]); }
     for (int i = 1; i < n; i++) /* by cost, largest first; ties in the caller's order */
@@ -123,11 +121,7 @@ static gs_status pool_deal(gs_run_pool *p, const struct gs_clustered *cl, const 
         for (int i = 0; i < n; i++)
             if (owner[i] == d) { h->from[h->n] = i; h->specs[h->n++] = specs[i]; }
     }
-    for (int d = 1; d < nd; d++) started[d] = pthread_create(&th[d], NULL, share_thread, &sh[d]) == 0;
-    for (int d = 0; d < nd; d++)
-        if (!started[d]) share_thread(&sh[d]);
-    for (int d = 1; d < nd; d++)
-        if (started[d]) pthread_join(th[d], NULL);
+    gs_parallel_run(sh, sizeof *sh, nd, share_thread);
     for (int d = 0; d < nd && st == GS_OK; d++) /* the first failure, its message re-recorded here */
         if (sh[d].st != GS_OK) st = GS_FAIL(sh[d].st, "%s", sh[d].err);
     if (st != GS_OK) goto cleanup;
