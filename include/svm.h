@@ -157,9 +157,10 @@ void svm_set_print_string_function(void (*print_func)(const char *));
 const char *gpusvm_version(void);
 
 /* Chooses the OpenCL device the first svm_train opens: spec as gpusvm-train --device (an index
- * in gpusvm-train --list-devices order, or a case-insensitive substring of "platform / device";
- * NULL or "" = automatic: env GPUSVM_DEVICE, else the first GPU, else any device), and at most
- * memory_mb MB of it (0 = all). The device stays open until gpusvm_release_device or the end of
+ * in gpusvm-train --list-devices order, or a case-insensitive substring of "platform / device", or
+ * a comma-separated list of them or "all": several devices, as gpusvm-train --device; NULL or "" =
+ * automatic: env GPUSVM_DEVICE, else the first GPU, else any device), and at most memory_mb MB of
+ * each (0 = all). The device stays open until gpusvm_release_device or the end of
  * the process. @return 0, or -1 when a device is already open (release it first) or spec is too
  * long (over 255 bytes) */
 int gpusvm_set_device(const char *spec, int memory_mb);

@@ -13,7 +13,7 @@ static void (*g_print)(const char *);
  * opened, used or closed by two threads at once: the solver's programs, queue and build log are
  * not shared-safe, and trainings on one device would only queue behind each other anyway. */
 static pthread_mutex_t g_train_lock = PTHREAD_MUTEX_INITIALIZER;
-static gs_ocl g_ocl;
+static gs_devset g_set;   /* the device, or gpusvm_set_device's list */
 static int g_open;
 static char g_spec[256];
 static int g_has_spec;
@@ -57,8 +57,8 @@ gs_status gs_api_choose_device(const char *spec, int memory_mb)
 void gs_api_release_device(void)
 {
     pthread_mutex_lock(&g_train_lock);
-    if (g_open) gs_ocl_close(&g_ocl);
-    memset(&g_ocl, 0, sizeof g_ocl);
+    if (g_open) gs_devset_close(&g_set);
+    memset(&g_set, 0, sizeof g_set);
     g_open = 0;
     pthread_mutex_unlock(&g_train_lock);
 }
@@ -70,10 +70,17 @@ void gs_api_end_training(void) { pthread_mutex_unlock(&g_train_lock); }
 gs_ocl *gs_api_device(void *ctx)
 {
     (void)ctx;
-    if (g_open) return &g_ocl;
+    if (g_open) return &g_set.dev[0];
     /* the default tuning: the library reads no environment (gpusvm_* setters change it) */
-    if (gs_ocl_open(&g_ocl, g_has_spec ? g_spec : NULL, NULL) != GS_OK) return NULL;
-    gs_ocl_limit_memory(&g_ocl, (cl_ulong)g_memory_mb << 20);
+    if (gs_devset_open(&g_set, g_has_spec ? g_spec : NULL, NULL, (cl_ulong)g_memory_mb << 20) != GS_OK) return NULL;
     g_open = 1;
-    return &g_ocl;
+    return &g_set.dev[0];
+}
+
+int gs_api_devices(void *ctx, gs_ocl **devs, int max)
+{
+    (void)ctx;
+    int n = 0;
+    for (; g_open && n < g_set.n && n < max; n++) devs[n] = &g_set.dev[n];
+    return n;
 }

@@ -4,6 +4,7 @@
 #ifndef GS_API_RUNTIME_H
 #define GS_API_RUNTIME_H
 
+#include "device/devset.h"
 #include "device/ocl.h"
 #include "util/log.h"
 
@@ -26,5 +27,8 @@ void gs_api_end_training(void);
  * yet (a failed opening is tried again by the next training). NULL with the error recorded when
  * there is none. Its signature is gs_device_provider.wait's (ctx unused). */
 gs_ocl *gs_api_device(void *ctx);
+/* Between begin and end, after gs_api_device: every device gpusvm_set_device's list opened (its
+ * signature is gs_device_provider.all's). */
+int gs_api_devices(void *ctx, gs_ocl **devs, int max);
 
 #endif

@@ -79,7 +79,7 @@ struct svm_model *gpusvm_train(const struct svm_problem *prob, const struct svm_
     gs_status st = prepare(prob, param, opt, &p, &gp);
     if (st == GS_OK) {
         const gs_log log = gs_api_log();
-        const gs_device_provider dev = {.wait = gs_api_device, .ctx = NULL};
+        const gs_device_provider dev = {.wait = gs_api_device, .ctx = NULL, .all = gs_api_devices};
         gs_train_stats stats;
         gs_api_begin_training();
         st = gs_svm_train(&dev, &gp, &p, &log, &gm, &stats);
@@ -111,7 +111,7 @@ void svm_cross_validation(const struct svm_problem *prob, const struct svm_param
     if (st == GS_OK && nr_fold < 2) st = GS_FAIL(GS_ERR_ARG, "nr_fold is %d: cross validation needs 2 folds or more", nr_fold);
     if (st == GS_OK) {
         const gs_log log = gs_api_log();
-        const gs_device_provider dev = {.wait = gs_api_device, .ctx = NULL};
+        const gs_device_provider dev = {.wait = gs_api_device, .ctx = NULL, .all = gs_api_devices};
         gs_api_begin_training();
         st = gs_cross_validation(&dev, &gp, &p, nr_fold, &log, target);
         gs_api_end_training();

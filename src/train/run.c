@@ -92,6 +92,31 @@ static double spec_cost(const gs_solver *s, const gs_binary_spec *sp)
     return rows * rounds;
 }
 
+typedef struct ranked {
+    double cost;
+    int i;
+} ranked;
+
+/* Largest cost first; ties in the caller's order. */
+static int cmp_ranked(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* order[0..n) receives the indices of cost[] by cmp_ranked (insertion order when out of memory). */
+static void sort_by_cost(const double *cost, int *order, int n)
+{
+    ranked *r = malloc(sizeof *r * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++) order[i] = i;
+    if (!r) return;
+    for (int i = 0; i < n; i++) r[i] = (ranked){cost[i], i};
+    qsort(r, (size_t)n, sizeof *r, cmp_ranked);
+    for (int i = 0; i < n; i++) order[i] = r[i].i;
+    free(r);
+}
+
 /* Deals specs out (largest first, each to the least loaded device; a share keeps the caller's
  * order), solves the shares on one thread each, and writes each problem's result back. */
 static gs_status pool_deal(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign,
@@ -103,9 +128,8 @@ static gs_status pool_deal(gs_run_pool *p, const struct gs_clustered *cl, const 
     int *owner = malloc(sizeof *owner * (size_t)n), *order = malloc(sizeof *order * (size_t)n);
     double *cost = malloc(sizeof *cost * (size_t)n), load[GS_DEVSET_MAX] = {0};
     if (!sh || !owner || !order || !cost) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d problems", n); goto cleanup; }
-    for (int i = 0; i < n; i++) { order[i] = i; cost[i] = spec_cost(p->s[0], &specs[i]); }
-    for (int i = 1; i < n; i++) /* by cost, largest first; ties in the caller's order */
-        for (int j = i; j > 0 && cost[order[j]] > cost[order[j - 1]]; j--) { int t = order[j]; order[j] = order[j - 1]; order[j - 1] = t; }
+    for (int i = 0; i < n; i++) cost[i] = spec_cost(p->s[0], &specs[i]);
+    sort_by_cost(cost, order, n);
     for (int k = 0; k < n; k++) {
         int best = 0;
         for (int d = 1; d < nd; d++) if (load[d] < load[best]) best = d;
