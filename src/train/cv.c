@@ -134,8 +134,15 @@ static int device_row_ok(const pred_job *job, const double *dec, const double *e
     return 1;
 }
 
+/* Below this many multiply-adds (held-out rows x the model's stored SV values) the CPU answers
+ * sooner than a predictor is set up on the device (layout, upload, buffers: milliseconds on a
+ * GPU): heart_scale's folds (54 rows, ~150 SVs) on the device made svm-grid's default grid twice
+ * as slow on an H200; a9a's (6,512 rows, ~11,000 SVs) are 10^9. */
+#define CV_DEVICE_MIN_WORK 5e7
+
 /* The held-out rows on the device into ddec, dok[r] set where device_row_ok; *used 0 (nothing
- * set) when the model or the run has no device use (no device, no SVs, a precomputed kernel). */
+ * set) when the model or the run has no device use (no device, no SVs, a precomputed kernel) or
+ * the work is too small for one (CV_DEVICE_MIN_WORK). */
 static gs_status device_fold(const cv_device *cd, const gs_rows *rows, const pred_job *job, double *ddec,
                              uint8_t *dok, int *used)
 {
@@ -146,7 +153,9 @@ static gs_status device_fold(const cv_device *cd, const gs_rows *rows, const pre
     gs_pred_program prg = {0};
     double *err = NULL;
     *used = 0;
-    if (!cd || !cd->dev || rows->l == 0 || m->l == 0 || nd == 0 || m->kernel_type == GS_KERNEL_PRECOMPUTED)
+    const int force = cd && cd->tuning ? cd->tuning->cv_device : GS_TUNE_AUTO;
+    if (!cd || !cd->dev || rows->l == 0 || m->l == 0 || nd == 0 || m->kernel_type == GS_KERNEL_PRECOMPUTED ||
+        force == 0 || (force != 1 && (double)rows->l * (double)(m->sv_ptr[m->l] + m->l) < CV_DEVICE_MIN_WORK))
         return GS_OK;
     gs_ocl *ocl = cd->dev->wait(cd->dev->ctx);
     if (!ocl) return GS_OK; /* the trainer had it: not reached; the CPU answers anyway */

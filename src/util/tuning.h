@@ -25,6 +25,9 @@ typedef struct gs_tuning {
                         (default) picks by problem size */
     long batch_mb;   /* GPUSVM_BATCH_MB=N: caps the device, pinned and host budget of one batch
                         of problems at N MB (to test several batches); 0 (default): no cap */
+    int cv_device;   /* GPUSVM_CV_DEVICE=0|1: -v's and -b 1's held-out rows on the device always
+                        (1) or never (0); GS_TUNE_AUTO (default): where the work is large enough
+                        (src/train/cv.c) */
     /* ---- device (src/device/ocl.c) ---- */
     const char *device;     /* GPUSVM_DEVICE: the device spec used when the caller gives none
                                (gs_ocl_open); NULL (default): the first GPU, else any device.

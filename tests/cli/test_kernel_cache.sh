@@ -127,16 +127,22 @@ train c3 GPUSVM_KERNEL_CACHE="$KC"
 check_eq "after the concurrent runs: all loaded" "$n 0 0" "$(counts c3)"
 
 # 8. -b 1 trains twice in one process (the model, then its five internal folds as one batch over
-# one upload, as -v's folds) and predicts each fold's held-out rows on the device: the solver is
-# built once and reused once, the prediction program built once and reused for the other four
-# folds (same model as without the cache).
+# one upload, as -v's folds): the solver is built once and reused once; with the held-out rows on
+# the device (GPUSVM_CV_DEVICE=1; heart's folds are too small for it by default) the prediction
+# program is built once and reused for the other four folds (same model as without the cache).
 env GPUSVM_KERNEL_CACHE="$TMPD/kc4" "$TRAIN" --verbose -b 1 "$H" "$TMPD/b1.model" > "$TMPD/cv.out" 2> "$TMPD/cv.err"
 check_eq "-b 1: exit" 0 "$?"
 "$TRAIN" --no-kernel-cache -b 1 "$H" "$TMPD/b0.model" > "$TMPD/cv0.out" 2>&1
 check_file_eq "-b 1: model" "$TMPD/b0.model" "$TMPD/b1.model"
 case "$(grep 'kernel cache' "$TMPD/cv.err")" in
-*": 0 loaded, 2 built and stored, 0 refused and rebuilt, 5 reused in this process"*) pass ;;
+*": 0 loaded, 1 built and stored, 0 refused and rebuilt, 1 reused in this process"*) pass ;;
 *) fail "-b 1: $(grep 'kernel cache' "$TMPD/cv.err")" ;;
+esac
+env GPUSVM_KERNEL_CACHE="$TMPD/kc5" GPUSVM_CV_DEVICE=1 "$TRAIN" --verbose -b 1 "$H" "$TMPD/b2.model" > "$TMPD/cv2.out" 2> "$TMPD/cv2.err"
+check_file_eq "-b 1, held-out rows on the device: model" "$TMPD/b0.model" "$TMPD/b2.model"
+case "$(grep 'kernel cache' "$TMPD/cv2.err")" in
+*": 0 loaded, 2 built and stored, 0 refused and rebuilt, 5 reused in this process"*) pass ;;
+*) fail "-b 1 with GPUSVM_CV_DEVICE=1: $(grep 'kernel cache' "$TMPD/cv2.err")" ;;
 esac
 
 # 9. the default folder: XDG_CACHE_HOME (GPUs); a CPU device leaves it alone

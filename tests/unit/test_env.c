@@ -15,7 +15,7 @@
 static const char *const k_vars[] = {
     "GPUSVM_SPLIT", "GPUSVM_COURIER", "GPUSVM_SELECT", "GPUSVM_BATCH_MB", "GPUSVM_DEVICE",
     "GPUSVM_PROFILE", "GPUSVM_KERNEL_DIR", "GS_PRED_LAYOUT", "GPUSVM_DRIVER_ENV", "GPUSVM_FAST_EXIT",
-    "GPUSVM_EXIT_WAIT",
+    "GPUSVM_EXIT_WAIT", "GPUSVM_CV_DEVICE",
 };
 #define N_VARS (sizeof k_vars / sizeof k_vars[0])
 
@@ -32,7 +32,7 @@ static int same_tuning(const gs_tuning *a, const gs_tuning *b)
            a->batch_mb == b->batch_mb && a->device == b->device && a->profile == b->profile &&
            a->kernel_dir == b->kernel_dir && a->pred_blocks == b->pred_blocks &&
            a->pred_tile == b->pred_tile && a->driver_env == b->driver_env &&
-           a->fast_exit == b->fast_exit && a->exit_wait == b->exit_wait;
+           a->fast_exit == b->fast_exit && a->exit_wait == b->exit_wait && a->cv_device == b->cv_device;
 }
 
 static void check_defaults(void)
@@ -76,8 +76,10 @@ static void check_values(void)
     setenv("GPUSVM_DRIVER_ENV", "0", 1);
     setenv("GPUSVM_FAST_EXIT", "1", 1);
     setenv("GPUSVM_EXIT_WAIT", "1", 1);
+    setenv("GPUSVM_CV_DEVICE", "1", 1);
     gs_tuning_from_env(&t);
-    CHECK(t.split == 0 && t.courier == 1 && t.select == GS_SELECT_ONE && t.batch_mb == 12, "training knobs");
+    CHECK(t.split == 0 && t.courier == 1 && t.select == GS_SELECT_ONE && t.batch_mb == 12 && t.cv_device == 1,
+          "training knobs");
     CHECK(t.device && strcmp(t.device, "pocl") == 0 && t.profile == 1 && t.kernel_dir &&
           strcmp(t.kernel_dir, "kernels") == 0, "device knobs");
     CHECK(t.pred_blocks == GS_PRED_BLOCKS_ROWS && t.pred_tile == GS_TUNE_AUTO, "GS_PRED_LAYOUT=rows");
@@ -87,8 +89,10 @@ static void check_values(void)
     setenv("GPUSVM_SELECT", "multi", 1);
     setenv("GPUSVM_PROFILE", "0", 1);
     setenv("GS_PRED_LAYOUT", "merge", 1);
+    setenv("GPUSVM_CV_DEVICE", "0", 1);
     gs_tuning_from_env(&t);
-    CHECK(t.split == 1 && t.courier == 0 && t.select == GS_SELECT_MULTI && t.profile == 0, "the other values");
+    CHECK(t.split == 1 && t.courier == 0 && t.select == GS_SELECT_MULTI && t.profile == 0 && t.cv_device == 0,
+          "the other values");
     CHECK(t.pred_blocks == GS_PRED_BLOCKS_AUTO && t.pred_tile == 0, "GS_PRED_LAYOUT=merge");
     setenv("GS_PRED_LAYOUT", "tile", 1);
     gs_tuning_from_env(&t);
