@@ -80,7 +80,5 @@ gs_ocl *gs_api_device(void *ctx)
 int gs_api_devices(void *ctx, gs_ocl **devs, int max)
 {
     (void)ctx;
-    int n = 0;
-    for (; g_open && n < g_set.n && n < max; n++) devs[n] = &g_set.dev[n];
-    return n;
+    return g_open ? gs_devset_list(&g_set, devs, max) : 0;
 }

@@ -284,9 +284,7 @@ static gs_ocl *grid_device_wait(void *ctx)
 static int grid_device_all(void *ctx, gs_ocl **devs, int max)
 {
     grid_device *d = ctx;
-    int n = 0;
-    for (; n < d->set.n && n < max; n++) devs[n] = &d->set.dev[n];
-    return n;
+    return gs_devset_list(&d->set, devs, max);
 }
 
 /* ---- the run ---------------------------------------------------------------------------------- */

@@ -115,9 +115,7 @@ static gs_ocl *device_wait_fn(void *ctx)
 static int device_all_fn(void *ctx, gs_ocl **devs, int max)
 {
     const device_wait *w = ctx;
-    int n = 0;
-    for (; n < w->job->set.n && n < max; n++) devs[n] = &w->job->set.dev[n];
-    return n;
+    return gs_devset_list(&w->job->set, devs, max);
 }
 
 /* --verbose: what the kernel cache did for the programs built so far; nothing while the device is

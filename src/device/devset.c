@@ -28,6 +28,13 @@ cleanup:
     return st;
 }
 
+int gs_devset_list(gs_devset *s, gs_ocl **devs, int max)
+{
+    int n = 0;
+    for (; n < s->n && n < max; n++) devs[n] = &s->dev[n];
+    return n;
+}
+
 void gs_devset_close(gs_devset *s)
 {
     if (!s) return;

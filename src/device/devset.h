@@ -19,6 +19,8 @@ typedef struct gs_devset {
  * run on a helper thread. On failure every device is closed and s->n is 0.
  * @return GS_OK or gs_ocl_open's / gs_ocl_resolve_list's errors */
 gs_status gs_devset_open(gs_devset *s, const char *spec, const gs_tuning *tuning, cl_ulong mem_cap);
+/* The open devices into devs[0..max) (for gs_device_provider.all); @return how many */
+int gs_devset_list(gs_devset *s, gs_ocl **devs, int max);
 /* Closes every device; s may be zeroed or half-open. */
 void gs_devset_close(gs_devset *s);
 
