@@ -1057,8 +1057,8 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
         lane = gp % WG;
         na = norm2[gp];
         ew = ell_w[c];
-        b0 = ew > 0 ? ell_off[c] + lane : col_off[c];
-        cnt = ew > 0 ? ew : (int)(col_off[c + 1] - col_off[c]);
+        b0 = ew > 0 ? GS_ROW_BASE(c, lane) : col_off[c];
+        cnt = (int)(ew > 0 ? GS_ROW_LEN(c, lane, ew) : col_off[c + 1] - col_off[c]);
     }
 #if KTYPE == 4
     /* nothing to sum: b's row at a is column ID_a of b's vector, as k_rows reads it */
@@ -1070,8 +1070,8 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int i = lid; i < jn; i += GRAM_WG) {
             if (ew > 0) {
-                lcol[i] = ell_idx[b0 + (long)(j0 + i) * WG];
-                lx[i] = ell_val[b0 + (long)(j0 + i) * WG];
+                lcol[i] = ell_idx[b0 + (long)(j0 + i) * GS_ROW_STEP];
+                lx[i] = ell_val[b0 + (long)(j0 + i) * GS_ROW_STEP];
             } else {
                 lcol[i] = cols[b0 + j0 + i];
                 lx[i] = vals[(b0 + j0 + i) * WG + lane];

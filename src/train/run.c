@@ -1,6 +1,8 @@
 /* run.c — see run.h. */
 #include "train/run.h"
 
+#include "data/cluster.h"
+
 #include <float.h>
 #include <stdlib.h>
 
@@ -113,7 +115,7 @@ gs_status gs_run_open_solver(const gs_device_provider *dev, const gs_param *para
         if (row_ptr[g + 1] - row_ptr[g] > max_nnz) max_nnz = (int32_t)(row_ptr[g + 1] - row_ptr[g]);
     const int precise = gs_solver_needs_precise(param, cl, max_nnz);
     gs_log_verbose(log, "gpusvm: kernel rows' dot products in %s\n", precise ? "double" : "float");
-    gs_status st = gs_solver_create(ocl, &sp, precise, log, out);
+    gs_status st = gs_solver_create(ocl, &sp, precise, cl->wide, log, out);
     if (st == GS_OK && stats) { stats->setup += gs_now() - t_dev; stats->peak_gbps = ocl->peak_gbps; }
     return st;
 }

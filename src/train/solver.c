@@ -91,6 +91,7 @@ struct gs_solver {
     int kernel_type, degree;
     double gamma, coef0, eps;
     int q, keep, wg;
+    int wide;              /* built for wide data (gs_clustered.wide): its layout, no dense block U */
     int split;             /* split rounds (see solve_batch): -1 for lone problems that fit, 0 never,
                             * 1 always (GPUSVM_SPLIT) */
     gs_tuning tuning;      /* param->tuning: the forced paths and the batch cap (util/tuning.h) */
@@ -127,7 +128,8 @@ void gs_solver_free(gs_solver *s)
     free(s);
 }
 
-gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, const gs_log *log, gs_solver **out)
+gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int wide, const gs_log *log,
+                           gs_solver **out)
 {
     gs_status st = GS_OK;
     gs_solver *s = calloc(1, sizeof *s);
@@ -135,6 +137,7 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, cons
     if (!s) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     s->ocl = ocl;
     s->log = log;
+    s->wide = wide != 0;
     s->kernel_type = param->kernel_type;
     s->degree = param->degree;
     s->gamma = param->gamma;
@@ -162,9 +165,9 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, cons
     double t0 = gs_now();
     char opts[256];
     snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d -DMWG=%d -DUSPLIT=%d "
-             "-DHSPLIT=%d -DGRAM_WG=%d -DGS_PRECISE=%d",
+             "-DHSPLIT=%d -DGRAM_WG=%d -DGS_PRECISE=%d -DGS_WIDE=%d",
              s->wg, s->kernel_type, WCH, CCH, ITEMS, (s->q + MWG - 1) / MWG * MWG, MWG, USPLIT,
-             HSPLIT, GRAM_WG, precise != 0);
+             HSPLIT, GRAM_WG, precise != 0, s->wide);
     if ((st = gs_dev_kernels_build(ocl, "solver", opts, k_names, K_COUNT_ALL, &s->ks))) goto cleanup;
     size_t wm = 0, ws = 0;
     cl_ulong lm = 0, ls = 0;
@@ -1384,7 +1387,7 @@ static gs_status batch_rounds(gs_solver *s, batch *b)
     gs_status st = GS_OK;
     const gs_clustered *cl = b->cl;
     const int q = s->q, ncl = cl->n_clusters;
-    b->clustered_bytes_per_pos = ((double)cl->col_off[ncl] * s->wg + (double)cl->ell_off[ncl]) * sizeof(float) /
+    b->clustered_bytes_per_pos = ((double)cl->col_off[ncl] * s->wg + (double)cl->ell_nnz) * sizeof(float) /
                                  (cl->n_pos ? cl->n_pos : 1);
     b->nact = b->np;
     b->tables_dirty = 1;
@@ -1555,6 +1558,9 @@ gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ys
 {
     gs_status st = GS_OK;
     if (nspec <= 0) return GS_OK;
+    if (cl->wide != s->wide)
+        return GS_FAIL(GS_ERR_INTERNAL, "solver built for %s data given %s data", s->wide ? "wide" : "narrow",
+                       cl->wide ? "wide" : "narrow");
     if (stats) stats->cluster += cl->seconds;
     gs_log_verbose(s->log, "gpusvm: clustering: %d rows into %d clusters of %d (%d stored row-wise), %.2f "
                    "nonzeros/row raw, %.2f per clustered row, %.4f s\n", cl->n, cl->n_clusters, cl->cluster_size,
@@ -1567,8 +1573,8 @@ gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ys
      * figures, never a bare CL_INVALID_BUFFER_SIZE or an out-of-memory kill later. */
     const int ncl = cl->n_clusters;
     const size_t wg = (size_t)s->wg, q = (size_t)s->q, ncols = (size_t)cl->col_off[ncl];
-    const size_t nell = (size_t)cl->ell_off[ncl];
-    const size_t data_b = ncols * 4 + ncols * wg * 4 + (size_t)ncl * 20 + 16 + nell * 8 + (size_t)cl->n_pos * 8;
+    const size_t nell = (size_t)cl->ell_nnz;
+    const size_t data_b = ncols * 4 + ncols * wg * 4 + (size_t)ncl * 20 + 16 + nell * 8 + (size_t)cl->n_pos * 16;
     size_t big_b = 0, big_npos = 0;
     for (int k = 0; k < nspec; k++) {
         size_t d1, p1, h1;
