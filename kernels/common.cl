@@ -44,6 +44,51 @@ float gs_wg_sum_f(float v, __local float *scratch)
 #define GS_ROW_STEP WG
 #define GS_ROW_LEN(c, t, w) ((long)(w))
 #endif
+#if GS_WIDE
+/* The row at clustered position p as a list: columns ix[0..n), values vx[0], vx[st], ... (a
+ * dense cluster's row over its union, zeros included; a row-wise one's own entries). */
+#define GS_ROW_AT(p, ix, vx, n, st)                                                                   \
+    do {                                                                                             \
+        const int c_ = (p) / WG;                                                                     \
+        if (ell_w[c_] > 0) {                                                                         \
+            const long b_ = ell_off[p];                                                              \
+            ix = ell_idx + b_; vx = ell_val + b_; n = ell_off[(p) + 1] - b_; st = 1;                 \
+        } else {                                                                                     \
+            const long b_ = col_off[c_];                                                             \
+            ix = cols + b_; vx = vals + b_ * WG + (p) % WG; n = col_off[c_ + 1] - b_; st = WG;       \
+        }                                                                                            \
+    } while (0)
+/* Wide data's dot product <x_a, x_b> of the rows at positions pa and pb without a dense block of
+ * x_b (the working-set vector): x_a's nonzeros in column order, each times x_b's value there,
+ * added as gs_row_dots adds them (fma(x_a, x_b, acc), from 0). The terms it leaves out are those
+ * with a zero factor, which add nothing to a finite sum (wide data is finite, cluster.c is_wide)
+ * and the accumulator is never -0: the same bits as the block's sum. */
+#define GS_SPARSE_DOT_DEF(NAME, ACC)                                                                 \
+ACC NAME(int pa, int pb, __global const long *col_off, __global const int *cols,                    \
+         __global const float *vals, __global const int *ell_w, __global const long *ell_off,       \
+         __global const int *ell_idx, __global const float *ell_val)                                \
+{                                                                                                    \
+    __global const int *ia, *ib;                                                                     \
+    __global const float *va, *vb;                                                                   \
+    long na, nb;                                                                                     \
+    int sa, sb;                                                                                      \
+    GS_ROW_AT(pa, ia, va, na, sa);                                                                   \
+    GS_ROW_AT(pb, ib, vb, nb, sb);                                                                   \
+    ACC acc = (ACC)0;                                                                                \
+    long j = 0;                                                                                      \
+    for (long i = 0; i < na && j < nb; i++) {                                                        \
+        const float x = va[i * sa];                                                                  \
+        if (x == 0.0f) continue;                                                                     \
+        const int col = ia[i];                                                                       \
+        while (j < nb && ib[j] < col) j++;                                                           \
+        if (j < nb && ib[j] == col) acc = fma((ACC)x, (ACC)vb[j * sb], acc);                         \
+    }                                                                                                \
+    return acc;                                                                                      \
+}
+GS_SPARSE_DOT_DEF(gs_sparse_dot_f, float)
+GS_SPARSE_DOT_DEF(gs_sparse_dot_d, double)
+#endif
+
 /* Working-set block (solver.cl, cs.cl): the row at clustered position p into column k of U, U[col * q
  * + k] over compact columns (or zeros over the row's columns when clear). Dense clusters hold a
  * row's values over the cluster's union, row-wise clusters its own entries. Needs -DWG. */
@@ -85,9 +130,11 @@ void gs_put_row(int p, int clear, __global const long *col_off, __global const i
 #if GS_PRECISE
 typedef double gs_acc_t;
 #define gs_row_dots gs_row_dots_d
+#define gs_sparse_dot gs_sparse_dot_d
 #else
 typedef float gs_acc_t;
 #define gs_row_dots gs_row_dots_f
+#define gs_sparse_dot gs_sparse_dot_f
 #endif
 /* Defined twice: NAME over ACC (ACC4 accumulators, CONV4 widening a float4), float and double
  * (the certification's exact gradients use the double one whatever GS_PRECISE says). */

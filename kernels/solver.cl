@@ -816,7 +816,7 @@ __kernel void k_gather_u(__global const int *ws_pos, __global const int *new_slo
     const int k = get_group_id(0), lid = get_local_id(0);
     const int pid = rt[get_group_id(1)].pid;
     __global const gs_abi_problem *pt = ptab + pid;
-    if (k >= n_new[pid]) return;
+    if (k >= n_new[pid] || GS_WIDE) return; /* wide data: no block U (k_rows) */
     ws_pos += qn * pid;
     new_slots += qn * pid;
     u_pos += qn * pid;
@@ -857,13 +857,14 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
     const int pos = lc * WG + t;
     const double ni = norm2[c * WG + t];
     /* the block's kernel rows, positions and norms, looked up once for the group */
-    __local int ls[WCH], lp[WCH];
+    __local int ls[WCH], lp[WCH], lg[WCH];
     __local double ln[WCH];
     if (t < WCH && w0 + t < nn) {
         const int sl = new_slots[w0 + t], p = ws_pos[sl];
         ls[t] = ws_row[qn * pid + sl];
         lp[t] = p;
-        ln[t] = norm2[gpos(pt, p)];
+        lg[t] = gpos(pt, p);
+        ln[t] = norm2[lg[t]];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #if KTYPE == 4
@@ -874,7 +875,13 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
     }
 #else
     gs_acc_t acc[WCH];
+#if GS_WIDE /* no block U: each new vector read from the layout (a zero row's dots are 0) */
+    for (int w = 0; w < WCH; w++)
+        acc[w] = w0 + w < nn && ni != 0.0 ? gs_sparse_dot(c * WG + t, lg[w], col_off, cols, vals, ell_w, ell_off,
+                                                          ell_idx, ell_val) : 0.0f;
+#else
     gs_row_dots(c, t, w0, nn, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, qn, lu, acc);
+#endif
     for (int w = 0; w < WCH; w++) {
         if (w0 + w >= nn) break;
         const double dot = pos == lp[w] ? ni : (double)acc[w];
@@ -1064,6 +1071,13 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
     /* nothing to sum: b's row at a is column ID_a of b's vector, as k_rows reads it */
     const int sa = pa >= 0 ? gs_pre_serial(col_off, vals, gpos(pt, pa) / WG, gpos(pt, pa) % WG) : 0;
     cnt = 0;
+#elif GS_WIDE
+    /* no block U: the new vectors read from the layout, as k_rows reads them for row a */
+    for (int i = 0; i < GRAM_KPI; i++)
+        if (kp[i] >= 0 && pa >= 0 && na != 0.0)
+            acc[i] = gs_sparse_dot(gpos(pt, pa), gpos(pt, kp[i]), col_off, cols, vals, ell_w, ell_off, ell_idx,
+                                   ell_val);
+    cnt = 0;
 #endif
     for (int j0 = 0; j0 < cnt; j0 += GRAM_CH) {
         const int jn = min(GRAM_CH, cnt - j0);
@@ -1145,6 +1159,7 @@ __kernel void k_cert_gather(__global const int *cold, __global const int *cnew, 
 {
     const int k = get_group_id(0), a = sbase + get_group_id(1);
     __global const gs_abi_cert *ct = ctab + a;
+    if (GS_WIDE) return; /* no block U (k_cert) */
     U += uq * ct->prob;
     if (k < ct->nold && cold[a * q + k] >= 0)
         gs_put_row(cold[a * q + k], 1, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, k);
@@ -1188,6 +1203,11 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
 #if KTYPE == 4
         const int sr = gs_pre_serial(col_off, vals, c, t);
         for (int w = 0; w < WCH; w++) acc[w] = (w0 + w < n && sr > 0) ? (double)U[(long)sr * q + w0 + w] : 0.0;
+#elif GS_WIDE
+        for (int w = 0; w < WCH; w++)
+            acc[w] = w0 + w >= n || ni == 0.0 ? 0.0
+                     : fdots ? (double)gs_sparse_dot_f(gp, lp[w], col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val)
+                             : gs_sparse_dot_d(gp, lp[w], col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val);
 #else
         if (fdots) { /* the same in every work-item of the group */
             float af[WCH];

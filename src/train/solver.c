@@ -455,6 +455,13 @@ static int use_courier(const gs_solver *s)
     return (s->ocl->device_type & CL_DEVICE_TYPE_GPU) && sysconf(_SC_NPROCESSORS_ONLN) >= 4;
 }
 
+/* Columns of a problem's block U of working-set vectors: the data's distinct columns and a spare,
+ * none for wide data (kernels read the vectors from the layout, gs_sparse_dot). */
+static size_t u_cols(const gs_solver *s, const gs_clustered *cl)
+{
+    return s->wide ? 0 : (size_t)cl->n_ucols + 1;
+}
+
 /* Doubles of one problem's readback: header, per-slot G / position / new slot, then q*q floats. */
 static size_t rb_head(int q) { return 4 + 3 * (size_t)q; }
 static size_t rb_kws(int q) { return ((size_t)q * q + 1) / 2; }
@@ -774,7 +781,7 @@ static gs_status cert_args(gs_solver *s, const gs_clustered *cl)
     gs_status st = GS_OK;
     const dev *const dp = &s->d;
     const int q = s->q;
-    const cl_long uq = (cl_long)(((size_t)cl->n_ucols + 1) * (size_t)q);
+    const cl_long uq = (cl_long)(u_cols(s, cl) * (size_t)q);
     const int zero = 0;
     const gs_dev_karg a_gather[] = {GS_KARG_BUF(dp->cold), GS_KARG_BUF(dp->cnew), GS_KARG_BUF(dp->certtab),
                                     GS_KARG_BUF(dp->data.col_off), GS_KARG_BUF(dp->data.cols),
@@ -1025,7 +1032,7 @@ static gs_status batch_upload(gs_solver *s, batch *b)
     dev *const dp = &s->d;
     const gs_clustered *cl = b->cl;
     const int np = b->np, q = s->q;
-    const size_t total = (size_t)b->total, ucols = (size_t)cl->n_ucols + 1, rtd = b->rtd;
+    const size_t total = (size_t)b->total, ucols = u_cols(s, cl), rtd = b->rtd;
     const size_t rb_prob = rb_doubles(q) * sizeof(double);
     int *neg = NULL;
     void *h0 = NULL, *h1 = NULL;
@@ -1068,7 +1075,7 @@ static gs_status batch_upload(gs_solver *s, batch *b)
         (st = gs_dev_buf_ensure(&s->dev, &dp->fresh, (size_t)q * np, NULL, "new-row flags")))
         goto cleanup;
     if ((st = gs_dev_buf_fill(&s->dev, &dp->hist, 0, 2 * 2048 * (size_t)np * sizeof(cl_uint))) ||
-        (st = gs_dev_buf_fill(&s->dev, &dp->U, 0, ucols * (size_t)q * np * sizeof(float))) ||
+        (ucols && (st = gs_dev_buf_fill(&s->dev, &dp->U, 0, ucols * (size_t)q * np * sizeof(float)))) ||
         (st = gs_dev_buf_fill(&s->dev, &dp->kws, 0, (size_t)q * q * np * sizeof(float))) ||
         (st = gs_dev_buf_fill(&s->dev, &dp->fresh, 0, (size_t)q * np)))
         goto cleanup;
@@ -1088,7 +1095,7 @@ static gs_status batch_args(gs_solver *s, const batch *b)
     const dev *const dp = &s->d;
     const gs_clustered *cl = b->cl;
     const int q = s->q, nbank = b->nbank;
-    const cl_long uq = (cl_long)(((size_t)cl->n_ucols + 1) * (size_t)q);
+    const cl_long uq = (cl_long)(u_cols(s, cl) * (size_t)q);
     const int itotal = (int)b->total, qh = q;
     /* k_hist's digit and store flag: the one-group path's first histogram (digit 0, storing the keys)
      * each round; the chain sets both itself */
@@ -1567,7 +1574,7 @@ gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ys
                    cl->n_ell, cl->raw_nnz_per_row, cl->clustered_nnz_per_row, cl->seconds);
     /* batches: as many problems as fit a share of the device memory (the kernel rows are one
      * buffer, so also the largest allocation), of pinned memory and of host memory */
-    const size_t ucols = (size_t)cl->n_ucols + 1;
+    const size_t ucols = u_cols(s, cl);
     /* Before any work: the clustered data and the largest problem alone must fit the device (its
      * memory, or --device-memory), and each buffer its largest allocation; otherwise stop with the
      * figures, never a bare CL_INVALID_BUFFER_SIZE or an out-of-memory kill later. */
@@ -1617,7 +1624,9 @@ gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ys
     if (nu) split = 0; /* the nu rule's stopping test counts on each round's changes being whole */
     else if (s->split < 0 && nspec == 1) {
         size_t d2, p2, h2;
-        prob_bytes(s, (size_t)(specs[0].na + specs[0].nb) * s->wg, ucols, 2, &d2, &p2, &h2);
+        /* with the block U the narrow layout would need, whatever the data: the split choice (and
+         * so the model) does not depend on the layout */
+        prob_bytes(s, (size_t)(specs[0].na + specs[0].nb) * s->wg, (size_t)cl->n_ucols + 1, 2, &d2, &p2, &h2);
         split = d2 <= dev_cap && p2 <= pin_cap && h2 <= host_cap && data_b + d2 <= (size_t)s->ocl->global_mem;
     }
     const size_t nbank = split ? 2 : 1;
