@@ -1632,12 +1632,15 @@ gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ys
     const size_t nbank = split ? 2 : 1;
     /* Batches of several problems (the choice of split above stays the device's, so models do not
      * depend on these caps): what the data leaves of the device's memory, and on a CPU device,
-     * whose device memory is the host's, about what the data itself takes (16 MiB at least), so
+     * whose device memory is the host's, about what the data itself takes (16 MiB at least, 4 for wide data), so
      * memory grows with the data and the working set, not with the number of problems times the
      * columns (news20.t's 78-problem batches took 2.5 GB of U). */
     if (dev_cap > ((size_t)s->ocl->global_mem - data_b) / 2) dev_cap = ((size_t)s->ocl->global_mem - data_b) / 2;
     if (!(s->ocl->device_type & CL_DEVICE_TYPE_GPU)) {
-        const size_t host_share = data_b > ((size_t)16 << 20) ? data_b : ((size_t)16 << 20);
+        /* wide data's problems are small without their blocks U: 4 MiB of them kept the 500-row
+         * news20.t subset of test_memory.sh within 3x LIBSVM's peak (16 MiB did not) */
+        const size_t floor_b = (size_t)(s->wide ? 4 : 16) << 20;
+        const size_t host_share = data_b > floor_b ? data_b : floor_b;
         if (dev_cap > host_share) dev_cap = host_share;
     }
     int i = 0, nbatch = 0;
