@@ -830,70 +830,78 @@ __kernel void k_gather_u(__global const int *ws_pos, __global const int *new_slo
 }
 
 #if GS_WIDE && KTYPE != 4
-/* Wide data's k_rows dots without a block U: the group's m <= WCH vectors (global positions lg)
+/* Wide data's k_rows and k_cert dots without a block U: the group's m <= WCH vectors (positions lg)
  * go into a local hash table keyed by column (GS_HT entries: ht the column, hv the value, hw the
  * vector; zeros left out), then each work-item walks its row's nonzeros in column order and adds
  * x * v to acc[vector] for every entry of that column: per vector the terms and the order of
- * gs_sparse_dot, so the same bits (k_gram and k_cert merge). Vectors of more than GS_HT_MAX
+ * gs_sparse_dot, so the same bits (k_gram merges; k_cert looks up too). Vectors of more than GS_HT_MAX
  * entries in all are merged instead (the same choice in the whole group). */
 #define GS_HT 4096
 #define GS_HT_SHIFT 20 /* 32 - log2(GS_HT) */
 #define GS_HT_MAX 3072
-void gs_block_dots_wide(int p, int m, __local const int *lg, __global const long *col_off,
-                        __global const int *cols, __global const float *vals, __global const int *ell_w,
-                        __global const long *ell_off, __global const int *ell_idx, __global const float *ell_val,
-                        __local int *ht, __local float *hv, __local uchar *hw, gs_acc_t *acc)
-{
-    const int t = get_local_id(0);
-    long len[WCH], tot = 0;
-    for (int w = 0; w < WCH; w++) {
-        len[w] = 0;
-        if (w < m) {
-            const int c = lg[w] / WG;
-            len[w] = ell_w[c] > 0 ? ell_off[lg[w] + 1] - ell_off[lg[w]] : col_off[c + 1] - col_off[c];
-        }
-        tot += len[w];
-        acc[w] = 0.0f;
-    }
-    const int use_ht = tot <= GS_HT_MAX; /* the barriers stay outside the branches (PoCL) */
-    for (int i = t; i < GS_HT && use_ht; i += WG) ht[i] = -1;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (long f = t; f < tot && use_ht; f += WG) { /* flat entry f: vector w's e-th */
-        int w = 0;
-        long e = f;
-        while (e >= len[w]) e -= len[w++];
-        __global const int *ix;
-        __global const float *vx;
-        long n;
-        int st;
-        GS_ROW_AT(lg[w], ix, vx, n, st);
-        const float v = vx[e * st];
-        if (v == 0.0f) continue;
-        const int col = ix[e];
-        uint h = ((uint)col * 2654435761u) >> GS_HT_SHIFT;
-        while (atomic_cmpxchg((volatile __local int *)&ht[h], -1, col) != -1) h = (h + 1) & (GS_HT - 1);
-        hv[h] = v;
-        hw[h] = (uchar)w;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (!use_ht) { /* too many entries for the table: merge */
-        for (int w = 0; w < m; w++)
-            acc[w] = gs_sparse_dot(p, lg[w], col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val);
-        return;
-    }
-    __global const int *ia;
-    __global const float *va;
-    long na;
-    int sa;
-    GS_ROW_AT(p, ia, va, na, sa);
-    for (long i = 0; i < na; i++) {
-        const float x = va[i * sa];
-        if (x == 0.0f) continue;
-        const int col = ia[i];
-        for (uint h = ((uint)col * 2654435761u) >> GS_HT_SHIFT; ht[h] != -1; h = (h + 1) & (GS_HT - 1))
-            if (ht[h] == col) acc[hw[h]] = fma((gs_acc_t)x, (gs_acc_t)hv[h], acc[hw[h]]);
-    }
+#define GS_BLOCK_DOTS_WIDE_DEF(NAME, ACC, DOT)                                                                     \
+void NAME(int p, int m, __local const int *lg, __global const long *col_off,                                       \
+                        __global const int *cols, __global const float *vals, __global const int *ell_w,           \
+                        __global const long *ell_off, __global const int *ell_idx, __global const float *ell_val,  \
+                        __local int *ht, __local float *hv, __local uchar *hw, ACC *acc)                           \
+{                                                                                                                  \
+    const int t = get_local_id(0);                                                                                 \
+    long len[WCH], tot = 0;                                                                                        \
+    for (int w = 0; w < WCH; w++) {                                                                                \
+        len[w] = 0;                                                                                                \
+        if (w < m) {                                                                                               \
+            const int c = lg[w] / WG;                                                                              \
+            len[w] = ell_w[c] > 0 ? ell_off[lg[w] + 1] - ell_off[lg[w]] : col_off[c + 1] - col_off[c];             \
+        }                                                                                                          \
+        tot += len[w];                                                                                             \
+        acc[w] = (ACC)0;                                                                                           \
+    }                                                                                                              \
+    const int use_ht = tot <= GS_HT_MAX; /* the barriers stay outside the branches (PoCL) */                       \
+    for (int i = t; i < GS_HT && use_ht; i += WG) ht[i] = -1;                                                      \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                                  \
+    for (long f = t; f < tot && use_ht; f += WG) { /* flat entry f: vector w's e-th */                             \
+        int w = 0;                                                                                                 \
+        long e = f;                                                                                                \
+        while (e >= len[w]) e -= len[w++];                                                                         \
+        __global const int *ix;                                                                                    \
+        __global const float *vx;                                                                                  \
+        long n;                                                                                                    \
+        int st;                                                                                                    \
+        GS_ROW_AT(lg[w], ix, vx, n, st);                                                                           \
+        const float v = vx[e * st];                                                                                \
+        if (v == 0.0f) continue;                                                                                   \
+        const int col = ix[e];                                                                                     \
+        uint h = ((uint)col * 2654435761u) >> GS_HT_SHIFT;                                                         \
+        while (atomic_cmpxchg((volatile __local int *)&ht[h], -1, col) != -1) h = (h + 1) & (GS_HT - 1);           \
+        hv[h] = v;                                                                                                 \
+        hw[h] = (uchar)w;                                                                                          \
+    }                                                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                                  \
+    if (!use_ht) { /* too many entries for the table: merge */                                                     \
+        for (int w = 0; w < m; w++)                                                                                \
+            acc[w] = DOT(p, lg[w], col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val);                         \
+        return;                                                                                                    \
+    }                                                                                                              \
+    __global const int *ia;                                                                                        \
+    __global const float *va;                                                                                      \
+    long na;                                                                                                       \
+    int sa;                                                                                                        \
+    GS_ROW_AT(p, ia, va, na, sa);                                                                                  \
+    for (long i = 0; i < na; i++) {                                                                                \
+        const float x = va[i * sa];                                                                                \
+        if (x == 0.0f) continue;                                                                                   \
+        const int col = ia[i];                                                                                     \
+        for (uint h = ((uint)col * 2654435761u) >> GS_HT_SHIFT; ht[h] != -1; h = (h + 1) & (GS_HT - 1))            \
+            if (ht[h] == col) acc[hw[h]] = fma((ACC)x, (ACC)hv[h], acc[hw[h]]);                                    \
+    }                                                                                                              \
 }
+GS_BLOCK_DOTS_WIDE_DEF(gs_block_dots_wide_f, float, gs_sparse_dot_f)
+GS_BLOCK_DOTS_WIDE_DEF(gs_block_dots_wide_d, double, gs_sparse_dot_d)
+#if GS_PRECISE /* k_rows' sums (k_cert picks its own) */
+#define gs_block_dots_wide gs_block_dots_wide_d
+#else
+#define gs_block_dots_wide gs_block_dots_wide_f
+#endif
 #endif
 
 /* Work-group (virtual cluster, block w0/WCH), work-item = row: the kernel rows of WCH new slots. The
@@ -1245,7 +1253,13 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
                      __global const float *ell_val, __global const gs_abi_problem *ptab, __global double *part,
                      __global const gs_abi_cert *ctab, __global const int *vcc, long uq, int fdots, int sbase, int vbase)
 {
+#if GS_WIDE
+    __local int ht[GS_HT];
+    __local float hv[GS_HT];
+    __local uchar hw[GS_HT];
+#else
     __local double4 lu[GS_LU_FLOAT4S]; /* U staged as double (as float4s by gs_row_dots_f) */
+#endif
     __local double lc[WCH], ln[WCH];
     __local int lp[WCH];
     const int v = vbase + get_group_id(0), t = get_local_id(0), grp = get_group_id(1), ngrp = get_num_groups(1);
@@ -1274,11 +1288,16 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
 #if KTYPE == 4
         const int sr = gs_pre_serial(col_off, vals, c, t);
         for (int w = 0; w < WCH; w++) acc[w] = (w0 + w < n && sr > 0) ? (double)U[(long)sr * q + w0 + w] : 0.0;
-#elif GS_WIDE
-        for (int w = 0; w < WCH; w++)
-            acc[w] = w0 + w >= n || ni == 0.0 ? 0.0
-                     : fdots ? (double)gs_sparse_dot_f(gp, lp[w], col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val)
-                             : gs_sparse_dot_d(gp, lp[w], col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val);
+#elif GS_WIDE /* no block U: the SVs looked up as k_rows does (the same in every work-item) */
+        if (fdots) {
+            float af[WCH];
+            gs_block_dots_wide_f(gp, min(WCH, n - w0), lp, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val,
+                                 ht, hv, hw, af);
+            for (int w = 0; w < WCH; w++) acc[w] = af[w];
+        } else {
+            gs_block_dots_wide_d(gp, min(WCH, n - w0), lp, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val,
+                                 ht, hv, hw, acc);
+        }
 #else
         if (fdots) { /* the same in every work-item of the group */
             float af[WCH];
