@@ -1581,7 +1581,8 @@ gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ys
     const int ncl = cl->n_clusters;
     const size_t wg = (size_t)s->wg, q = (size_t)s->q, ncols = (size_t)cl->col_off[ncl];
     const size_t nell = (size_t)cl->ell_nnz;
-    const size_t data_b = ncols * 4 + ncols * wg * 4 + (size_t)ncl * 20 + 16 + nell * 8 + (size_t)cl->n_pos * 16;
+    const size_t data_b = ncols * 4 + ncols * wg * 4 + (size_t)ncl * 20 + 16 + nell * 8 + (size_t)cl->n_pos * 8 +
+                          (cl->wide ? ((size_t)cl->n_pos + 1) * 8 : 0); /* wide: ell_off per position */
     size_t big_b = 0, big_npos = 0;
     for (int k = 0; k < nspec; k++) {
         size_t d1, p1, h1;
