@@ -38,6 +38,15 @@ for d in news20 a9a mushrooms wide2; do
         fail "$d: peak RSS ${ours} kB > ${bound} kB (PoCL base ${base} kB + 3 x svm-train's ${theirs} kB)"; fi
     [ "$d" = wide2 ] && check_file_eq "wide2 model (LIBSVM's)" "$TMPD/wide2.lm" "$TMPD/wide2.m"
 done
+# predicting the two wide rows with their model (2.2 GB before its SVs were kept as runs)
+if [ "$sanitized" = no ] && [ -x "$PREDICT" ] && [ -s "$TMPD/wide2.m" ] && command -v svm-predict >/dev/null 2>&1; then
+    ours=$(peak_kb "$PREDICT" "$TMPD/wide2" "$TMPD/wide2.m" "$TMPD/wide2.out")
+    theirs=$(peak_kb svm-predict "$TMPD/wide2" "$TMPD/wide2.m" "$TMPD/wide2.lout")
+    bound=$((base + 3 * theirs))
+    if [ "$ours" -le "$bound" ]; then pass; else
+        fail "predict wide2: peak RSS ${ours} kB > ${bound} kB (PoCL base ${base} kB + 3 x svm-predict's ${theirs} kB)"; fi
+    check_file_eq "predict wide2 output (svm-predict's)" "$TMPD/wide2.lout" "$TMPD/wide2.out"
+fi
 # --device-memory too small: the clear message, exit 1, no model file
 rm -f "$TMPD/small.m"
 "$TRAIN" --device-memory 1 "$TMPD/heart" "$TMPD/small.m" > "$TMPD/out" 2> "$TMPD/err"
