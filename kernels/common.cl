@@ -28,9 +28,70 @@ float gs_wg_sum_f(float v, __local float *scratch)
 }
 
 #ifdef WG
+/* Row-wise clusters (src/data/cluster.h): GS_WIDE 1 (wide data) keeps each row's entries as a run
+ * from ell_off[position]; 0 in ELL slots, entry e of row t at ell_off[c] + e * WG + t (padding
+ * slots hold 0). Row t of cluster c: its first entry, the step between entries, their count (w:
+ * the cluster's ell_w). */
+#ifndef GS_WIDE
+#define GS_WIDE 0
+#endif
+#if GS_WIDE
+#define GS_ROW_BASE(c, t) ell_off[(c) * WG + (t)]
+#define GS_ROW_STEP 1
+#define GS_ROW_LEN(c, t, w) (ell_off[(c) * WG + (t) + 1] - ell_off[(c) * WG + (t)])
+#else
+#define GS_ROW_BASE(c, t) (ell_off[c] + (t))
+#define GS_ROW_STEP WG
+#define GS_ROW_LEN(c, t, w) ((long)(w))
+#endif
+#if GS_WIDE
+/* The row at clustered position p as a list: columns ix[0..n), values vx[0], vx[st], ... (a
+ * dense cluster's row over its union, zeros included; a row-wise one's own entries). */
+#define GS_ROW_AT(p, ix, vx, n, st)                                                                   \
+    do {                                                                                             \
+        const int c_ = (p) / WG;                                                                     \
+        if (ell_w[c_] > 0) {                                                                         \
+            const long b_ = ell_off[p];                                                              \
+            ix = ell_idx + b_; vx = ell_val + b_; n = ell_off[(p) + 1] - b_; st = 1;                 \
+        } else {                                                                                     \
+            const long b_ = col_off[c_];                                                             \
+            ix = cols + b_; vx = vals + b_ * WG + (p) % WG; n = col_off[c_ + 1] - b_; st = WG;       \
+        }                                                                                            \
+    } while (0)
+/* Wide data's dot product <x_a, x_b> of the rows at positions pa and pb without a dense block of
+ * x_b (the working-set vector): x_a's nonzeros in column order, each times x_b's value there,
+ * added as gs_row_dots adds them (fma(x_a, x_b, acc), from 0). The terms it leaves out are those
+ * with a zero factor, which add nothing to a finite sum (wide data is finite, cluster.c is_wide)
+ * and the accumulator is never -0: the same bits as the block's sum. */
+#define GS_SPARSE_DOT_DEF(NAME, ACC)                                                                 \
+ACC NAME(int pa, int pb, __global const long *col_off, __global const int *cols,                    \
+         __global const float *vals, __global const int *ell_w, __global const long *ell_off,       \
+         __global const int *ell_idx, __global const float *ell_val)                                \
+{                                                                                                    \
+    __global const int *ia, *ib;                                                                     \
+    __global const float *va, *vb;                                                                   \
+    long na, nb;                                                                                     \
+    int sa, sb;                                                                                      \
+    GS_ROW_AT(pa, ia, va, na, sa);                                                                   \
+    GS_ROW_AT(pb, ib, vb, nb, sb);                                                                   \
+    ACC acc = (ACC)0;                                                                                \
+    long j = 0;                                                                                      \
+    for (long i = 0; i < na && j < nb; i++) {                                                        \
+        const float x = va[i * sa];                                                                  \
+        if (x == 0.0f) continue;                                                                     \
+        const int col = ia[i];                                                                       \
+        while (j < nb && ib[j] < col) j++;                                                           \
+        if (j < nb && ib[j] == col) acc = fma((ACC)x, (ACC)vb[j * sb], acc);                         \
+    }                                                                                                \
+    return acc;                                                                                      \
+}
+GS_SPARSE_DOT_DEF(gs_sparse_dot_f, float)
+GS_SPARSE_DOT_DEF(gs_sparse_dot_d, double)
+#endif
+
 /* Working-set block (solver.cl, cs.cl): the row at clustered position p into column k of U, U[col * q
  * + k] over compact columns (or zeros over the row's columns when clear). Dense clusters hold a
- * row's values over the cluster's union, row-wise (ELL) clusters in slots. Needs -DWG. */
+ * row's values over the cluster's union, row-wise clusters its own entries. Needs -DWG. */
 void gs_put_row(int p, int clear, __global const long *col_off, __global const int *cols,
                 __global const float *vals, __global const int *ell_w, __global const long *ell_off,
                 __global const int *ell_idx, __global const float *ell_val, __global float *U, int q, int k)
@@ -38,10 +99,10 @@ void gs_put_row(int p, int clear, __global const long *col_off, __global const i
     const int c = p / WG, t = p % WG, lid = get_local_id(0);
     const int w = ell_w[c];
     if (w > 0) {
-        const long b = ell_off[c];
-        for (int e = lid; e < w; e += WG) {
-            const float x = ell_val[b + (long)e * WG + t];
-            if (x != 0.0f || clear) U[(long)ell_idx[b + (long)e * WG + t] * q + k] = clear ? 0.0f : x;
+        const long b = GS_ROW_BASE(c, t), n = GS_ROW_LEN(c, t, w);
+        for (long e = lid; e < n; e += WG) {
+            const float x = ell_val[b + e * GS_ROW_STEP];
+            if (x != 0.0f || clear) U[(long)ell_idx[b + e * GS_ROW_STEP] * q + k] = clear ? 0.0f : x;
         }
     } else {
         const long b = col_off[c], n = col_off[c + 1] - b;
@@ -69,9 +130,11 @@ void gs_put_row(int p, int clear, __global const long *col_off, __global const i
 #if GS_PRECISE
 typedef double gs_acc_t;
 #define gs_row_dots gs_row_dots_d
+#define gs_sparse_dot gs_sparse_dot_d
 #else
 typedef float gs_acc_t;
 #define gs_row_dots gs_row_dots_f
+#define gs_sparse_dot gs_sparse_dot_f
 #endif
 /* Defined twice: NAME over ACC (ACC4 accumulators, CONV4 widening a float4), float and double
  * (the certification's exact gradients use the double one whatever GS_PRECISE says). */
@@ -87,11 +150,11 @@ void NAME(int c, int t, int w0, int nn, __global const long *col_off, __global c
     for (int w = 0; w < WCH / 4; w++) a4[w] = (ACC4)(0.0f);                                                      \
     const int ew = ell_w[c];                                                                                     \
     if (ew > 0) {                                                                                                \
-        const long b = ell_off[c] + t;                                                                           \
-        for (int e = 0; e < ew; e++) {                                                                           \
-            const float xv = ell_val[b + (long)e * WG];                                                          \
+        const long b = GS_ROW_BASE(c, t), ne = GS_ROW_LEN(c, t, ew);                                             \
+        for (long e = 0; e < ne; e++) {                                                                          \
+            const float xv = ell_val[b + e * GS_ROW_STEP];                                                       \
             if (xv == 0.0f) continue;                                                                            \
-            __global const float *u = U + (long)ell_idx[b + (long)e * WG] * q + w0;                              \
+            __global const float *u = U + (long)ell_idx[b + e * GS_ROW_STEP] * q + w0;                           \
             for (int w = 0; w < WCH / 4; w++) {                                                                  \
                 const int k = 4 * w;                                                                             \
                 const float4 uv = (float4)(w0 + k < nn ? u[k] : 0.0f, w0 + k + 1 < nn ? u[k + 1] : 0.0f,         \

@@ -71,10 +71,11 @@ static inline double pred_kout(const int ktype, const double sum, const double g
  * at +0 never becomes -0 in round-to-nearest, and s + 0 = s for every other s). The unselected
  * value is discarded by the select, so non-finite values cannot leak in. */
 /* RBF after the merge, as LIBSVM: the SV's remaining values squared, then the row's (used inside
- * the two merge macros below, where a, n, x, xe, sv, x_val and sum are in scope). */
-#define PRED_TAIL_RBF                                                                            \
+ * the two merge macros below, where a, n, x, xe, sv, x_val and sum are in scope; RS: the step
+ * between an SV's values). */
+#define PRED_TAIL_RBF(RS)                                                                        \
     for (; a < n; a++) {                                                                         \
-        const double d = sv[a * WG];                                                             \
+        const double d = sv[a * (RS)];                                                           \
         sum += d * d;                                                                            \
     }                                                                                            \
     for (; x < xe; x++) {                                                                        \
@@ -106,7 +107,7 @@ static inline double NAME(const int rbf, __global const int *sc, __global const 
             }                                                                                    \
             sum += d * d;                                                                        \
         }                                                                                        \
-        PRED_TAIL_RBF                                                                            \
+        PRED_TAIL_RBF(WG)                                                                        \
     } else {                                                                                     \
         while (a < n && x < xe) {                                                                \
             const int ca = sc[a], cx = x_idx[x];                                                 \
@@ -124,7 +125,7 @@ static inline double NAME(const int rbf, __global const int *sc, __global const 
     return sum;                                                                                  \
 }
 
-#define PRED_MERGE_ROWS(NAME, XS, IT)                                                                \
+#define PRED_MERGE_ROWS(NAME, XS, IT, RS)                                                            \
 static inline double NAME(const int rbf, __global const int *sc, __global const double *sv,    \
                           const int n, XS const int *x_idx, XS const double *x_val, IT x,       \
                           const IT xe)                                                           \
@@ -133,18 +134,18 @@ static inline double NAME(const int rbf, __global const int *sc, __global const 
     int a = 0;                                                                                   \
     if (rbf) {                                                                                   \
         while (a < n && x < xe) {                                                                \
-            const int ca = sc[a * WG], cx = x_idx[x];                                            \
-            const double va = sv[a * WG], vx = x_val[x];                                         \
+            const int ca = sc[a * (RS)], cx = x_idx[x];                                         \
+            const double va = sv[a * (RS)], vx = x_val[x];                                       \
             const double d = (ca >= cx ? vx : 0.0) - (ca <= cx ? va : 0.0);                      \
             sum += d * d;                                                                        \
             a += ca <= cx;                                                                       \
             x += ca >= cx;                                                                       \
         }                                                                                        \
-        PRED_TAIL_RBF                                                                            \
+        PRED_TAIL_RBF(RS)                                                                        \
     } else {                                                                                     \
         while (a < n && x < xe) {                                                                \
-            const int ca = sc[a * WG], cx = x_idx[x];                                            \
-            const double va = sv[a * WG], vx = x_val[x];                                         \
+            const int ca = sc[a * (RS)], cx = x_idx[x];                                         \
+            const double va = sv[a * (RS)], vx = x_val[x];                                       \
             const double pr = vx * va;                                                           \
             sum += ca == cx ? pr : 0.0;                                                          \
             a += ca <= cx;                                                                       \
@@ -156,8 +157,9 @@ static inline double NAME(const int rbf, __global const int *sc, __global const 
 
 PRED_MERGE_DENSE(merge_dense_g, __global, long)
 PRED_MERGE_DENSE(merge_dense_l, __local, int)
-PRED_MERGE_ROWS(merge_rows_g, __global, long)
-PRED_MERGE_ROWS(merge_rows_l, __local, int)
+PRED_MERGE_ROWS(merge_rows_g, __global, long, WG)
+PRED_MERGE_ROWS(merge_rows_l, __local, int, WG)
+PRED_MERGE_ROWS(merge_rows_g1, __global, long, 1) /* runs (see pred_kvals) */
 
 /* Blocks come in two layouts (the host picks per block, see predictor.c):
  * - dense (ell_w[b] == 0): the block's column union cols[blk_off[b] .. blk_off[b+1]) and values
@@ -165,7 +167,8 @@ PRED_MERGE_ROWS(merge_rows_l, __local, int)
  * - row-wise (ell_w[b] > 0, for sparse blocks whose union is far wider than their rows): SV t's
  *   e-th value at ell_val[ell_off[b] + e * WG + t], its column in ell_idx, ell_len[b * WG + t]
  *   values; each work-item merges its own SV's columns with the row, exactly LIBSVM's loop, so the
- *   work is proportional to the real nonzeros.
+ *   work is proportional to the real nonzeros. With runs (wide models, predictor.c) SV t's values
+ *   are one run from ell_off[b * WG + t] instead, no slots padded to the block's widest SV.
  * For dense blocks the group's RT test rows are first copied to local memory when they fit in LX
  * values (one read of global memory per value instead of one per work-item); longer rows, and the
  * rows of row-wise blocks, are read in place. */
@@ -177,7 +180,7 @@ void pred_kvals(const int ktype, const double gamma, const double coef0, const i
                 const int row0, const int rows, __global double *K, const int ld,
                 __global const int *ell_w, __global const long *ell_off,
                 __global const int *ell_idx, __global const double *ell_val,
-                __global const int *ell_len, const int tile, const int arg_out)
+                __global const int *ell_len, const int tile, const int arg_out, const int runs)
 {
 #if LX > 0
     __local int lx_idx[LX];
@@ -193,7 +196,7 @@ void pred_kvals(const int ktype, const double gamma, const double coef0, const i
     __global const double *sv;
     int n;
     if (row_wise) {
-        const long e0 = ell_off[b] + t;
+        const long e0 = runs ? ell_off[b * WG + t] : ell_off[b] + t;
         sc = ell_idx + e0;
         sv = ell_val + e0;
         n = ell_len[b * WG + t];
@@ -287,7 +290,8 @@ void pred_kvals(const int ktype, const double gamma, const double coef0, const i
                            : merge_dense_l(rbf, sc, sv, n, lx_idx, lx_val, (int)x, (int)xe);
         else
 #endif
-            sum = row_wise ? merge_rows_g(rbf, sc, sv, n, gx_idx, gx_val, x, xe)
+            sum = row_wise ? (runs ? merge_rows_g1(rbf, sc, sv, n, gx_idx, gx_val, x, xe)
+                                   : merge_rows_g(rbf, sc, sv, n, gx_idx, gx_val, x, xe))
                            : merge_dense_g(rbf, sc, sv, n, gx_idx, gx_val, x, xe);
         if (s >= 0) K[arg_out ? (long)r * ld + s : (long)s * ld + r] = pred_kout(ktype, sum, gamma, coef0, degree, arg_out);
     }

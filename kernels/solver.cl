@@ -816,7 +816,7 @@ __kernel void k_gather_u(__global const int *ws_pos, __global const int *new_slo
     const int k = get_group_id(0), lid = get_local_id(0);
     const int pid = rt[get_group_id(1)].pid;
     __global const gs_abi_problem *pt = ptab + pid;
-    if (k >= n_new[pid]) return;
+    if (k >= n_new[pid] || GS_WIDE) return; /* wide data: no block U (k_rows) */
     ws_pos += qn * pid;
     new_slots += qn * pid;
     u_pos += qn * pid;
@@ -828,6 +828,81 @@ __kernel void k_gather_u(__global const int *ws_pos, __global const int *new_slo
     gs_put_row(p, 0, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, qn, k);
     if (lid == 0) u_pos[k] = p;
 }
+
+#if GS_WIDE && KTYPE != 4
+/* Wide data's k_rows and k_cert dots without a block U: the group's m <= WCH vectors (positions lg)
+ * go into a local hash table keyed by column (GS_HT entries: ht the column, hv the value, hw the
+ * vector; zeros left out), then each work-item walks its row's nonzeros in column order and adds
+ * x * v to acc[vector] for every entry of that column: per vector the terms and the order of
+ * gs_sparse_dot, so the same bits (k_gram merges; k_cert looks up too). Vectors of more than GS_HT_MAX
+ * entries in all are merged instead (the same choice in the whole group). */
+#define GS_HT 4096
+#define GS_HT_SHIFT 20 /* 32 - log2(GS_HT) */
+#define GS_HT_MAX 3072
+#define GS_BLOCK_DOTS_WIDE_DEF(NAME, ACC, DOT)                                                                     \
+void NAME(int p, int m, __local const int *lg, __global const long *col_off,                                       \
+                        __global const int *cols, __global const float *vals, __global const int *ell_w,           \
+                        __global const long *ell_off, __global const int *ell_idx, __global const float *ell_val,  \
+                        __local int *ht, __local float *hv, __local uchar *hw, ACC *acc)                           \
+{                                                                                                                  \
+    const int t = get_local_id(0);                                                                                 \
+    long len[WCH], tot = 0;                                                                                        \
+    for (int w = 0; w < WCH; w++) {                                                                                \
+        len[w] = 0;                                                                                                \
+        if (w < m) {                                                                                               \
+            const int c = lg[w] / WG;                                                                              \
+            len[w] = ell_w[c] > 0 ? ell_off[lg[w] + 1] - ell_off[lg[w]] : col_off[c + 1] - col_off[c];             \
+        }                                                                                                          \
+        tot += len[w];                                                                                             \
+        acc[w] = (ACC)0;                                                                                           \
+    }                                                                                                              \
+    const int use_ht = tot <= GS_HT_MAX; /* the barriers stay outside the branches (PoCL) */                       \
+    for (int i = t; i < GS_HT && use_ht; i += WG) ht[i] = -1;                                                      \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                                  \
+    for (long f = t; f < tot && use_ht; f += WG) { /* flat entry f: vector w's e-th */                             \
+        int w = 0;                                                                                                 \
+        long e = f;                                                                                                \
+        while (e >= len[w]) e -= len[w++];                                                                         \
+        __global const int *ix;                                                                                    \
+        __global const float *vx;                                                                                  \
+        long n;                                                                                                    \
+        int st;                                                                                                    \
+        GS_ROW_AT(lg[w], ix, vx, n, st);                                                                           \
+        const float v = vx[e * st];                                                                                \
+        if (v == 0.0f) continue;                                                                                   \
+        const int col = ix[e];                                                                                     \
+        uint h = ((uint)col * 2654435761u) >> GS_HT_SHIFT;                                                         \
+        while (atomic_cmpxchg((volatile __local int *)&ht[h], -1, col) != -1) h = (h + 1) & (GS_HT - 1);           \
+        hv[h] = v;                                                                                                 \
+        hw[h] = (uchar)w;                                                                                          \
+    }                                                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                                  \
+    if (!use_ht) { /* too many entries for the table: merge */                                                     \
+        for (int w = 0; w < m; w++)                                                                                \
+            acc[w] = DOT(p, lg[w], col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val);                         \
+        return;                                                                                                    \
+    }                                                                                                              \
+    __global const int *ia;                                                                                        \
+    __global const float *va;                                                                                      \
+    long na;                                                                                                       \
+    int sa;                                                                                                        \
+    GS_ROW_AT(p, ia, va, na, sa);                                                                                  \
+    for (long i = 0; i < na; i++) {                                                                                \
+        const float x = va[i * sa];                                                                                \
+        if (x == 0.0f) continue;                                                                                   \
+        const int col = ia[i];                                                                                     \
+        for (uint h = ((uint)col * 2654435761u) >> GS_HT_SHIFT; ht[h] != -1; h = (h + 1) & (GS_HT - 1))            \
+            if (ht[h] == col) acc[hw[h]] = fma((ACC)x, (ACC)hv[h], acc[hw[h]]);                                    \
+    }                                                                                                              \
+}
+GS_BLOCK_DOTS_WIDE_DEF(gs_block_dots_wide_f, float, gs_sparse_dot_f)
+GS_BLOCK_DOTS_WIDE_DEF(gs_block_dots_wide_d, double, gs_sparse_dot_d)
+#if GS_PRECISE /* k_rows' sums (k_cert picks its own) */
+#define gs_block_dots_wide gs_block_dots_wide_d
+#else
+#define gs_block_dots_wide gs_block_dots_wide_f
+#endif
+#endif
 
 /* Work-group (virtual cluster, block w0/WCH), work-item = row: the kernel rows of WCH new slots. The
  * second dimension spreads the new slots over many work-groups so the whole device is busy. */
@@ -841,7 +916,9 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
                      __global const gs_abi_round *rt, __global const gs_abi_problem *ptab, __global const int *vc, long uq,
                      __global const int *ws_row)
 {
+#if !GS_WIDE
     __local float4 lu[GS_LU_FLOAT4S];
+#endif
     const int v = get_group_id(0), t = get_local_id(0);
     const int pid = rt[vc[2 * v]].pid, lc = vc[2 * v + 1];
     __global const gs_abi_problem *pt = ptab + pid;
@@ -857,13 +934,14 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
     const int pos = lc * WG + t;
     const double ni = norm2[c * WG + t];
     /* the block's kernel rows, positions and norms, looked up once for the group */
-    __local int ls[WCH], lp[WCH];
+    __local int ls[WCH], lp[WCH], lg[WCH];
     __local double ln[WCH];
     if (t < WCH && w0 + t < nn) {
         const int sl = new_slots[w0 + t], p = ws_pos[sl];
         ls[t] = ws_row[qn * pid + sl];
         lp[t] = p;
-        ln[t] = norm2[gpos(pt, p)];
+        lg[t] = gpos(pt, p);
+        ln[t] = norm2[lg[t]];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #if KTYPE == 4
@@ -874,7 +952,15 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
     }
 #else
     gs_acc_t acc[WCH];
+#if GS_WIDE /* no block U: the new vectors read from the layout */
+    __local int ht[GS_HT];
+    __local float hv[GS_HT];
+    __local uchar hw[GS_HT];
+    gs_block_dots_wide(c * WG + t, min(WCH, nn - w0), lg, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val,
+                       ht, hv, hw, acc);
+#else
     gs_row_dots(c, t, w0, nn, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, qn, lu, acc);
+#endif
     for (int w = 0; w < WCH; w++) {
         if (w0 + w >= nn) break;
         const double dot = pos == lp[w] ? ni : (double)acc[w];
@@ -1057,12 +1143,19 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
         lane = gp % WG;
         na = norm2[gp];
         ew = ell_w[c];
-        b0 = ew > 0 ? ell_off[c] + lane : col_off[c];
-        cnt = ew > 0 ? ew : (int)(col_off[c + 1] - col_off[c]);
+        b0 = ew > 0 ? GS_ROW_BASE(c, lane) : col_off[c];
+        cnt = (int)(ew > 0 ? GS_ROW_LEN(c, lane, ew) : col_off[c + 1] - col_off[c]);
     }
 #if KTYPE == 4
     /* nothing to sum: b's row at a is column ID_a of b's vector, as k_rows reads it */
     const int sa = pa >= 0 ? gs_pre_serial(col_off, vals, gpos(pt, pa) / WG, gpos(pt, pa) % WG) : 0;
+    cnt = 0;
+#elif GS_WIDE
+    /* no block U: the new vectors read from the layout, as k_rows reads them for row a */
+    for (int i = 0; i < GRAM_KPI; i++)
+        if (kp[i] >= 0 && pa >= 0 && na != 0.0)
+            acc[i] = gs_sparse_dot(gpos(pt, pa), gpos(pt, kp[i]), col_off, cols, vals, ell_w, ell_off, ell_idx,
+                                   ell_val);
     cnt = 0;
 #endif
     for (int j0 = 0; j0 < cnt; j0 += GRAM_CH) {
@@ -1070,8 +1163,8 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int i = lid; i < jn; i += GRAM_WG) {
             if (ew > 0) {
-                lcol[i] = ell_idx[b0 + (long)(j0 + i) * WG];
-                lx[i] = ell_val[b0 + (long)(j0 + i) * WG];
+                lcol[i] = ell_idx[b0 + (long)(j0 + i) * GS_ROW_STEP];
+                lx[i] = ell_val[b0 + (long)(j0 + i) * GS_ROW_STEP];
             } else {
                 lcol[i] = cols[b0 + j0 + i];
                 lx[i] = vals[(b0 + j0 + i) * WG + lane];
@@ -1147,6 +1240,7 @@ __kernel void k_cert_gather(__global const int *cold, __global const int *cnew, 
 {
     const int k = get_group_id(0), a = sbase + get_group_id(1);
     __global const gs_abi_cert *ct = ctab + a;
+    if (GS_WIDE) return; /* no block U (k_cert) */
     U += uq * ct->prob;
     if (k < ct->nold && cold[a * q + k] >= 0)
         gs_put_row(cold[a * q + k], 1, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, k);
@@ -1162,7 +1256,13 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
                      __global const gs_abi_cert *ctab, __global const int *vcc, long uq, int fdots, int sbase, int vbase,
                      int gstride)
 {
+#if GS_WIDE
+    __local int ht[GS_HT];
+    __local float hv[GS_HT];
+    __local uchar hw[GS_HT];
+#else
     __local double4 lu[GS_LU_FLOAT4S]; /* U staged as double (as float4s by gs_row_dots_f) */
+#endif
     __local double lc[WCH], ln[WCH];
     __local int lp[WCH];
     const int v = vbase + get_group_id(0), t = get_local_id(0), grp = get_group_id(1);
@@ -1192,6 +1292,16 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
 #if KTYPE == 4
         const int sr = gs_pre_serial(col_off, vals, c, t);
         for (int w = 0; w < WCH; w++) acc[w] = (w0 + w < n && sr > 0) ? (double)U[(long)sr * q + w0 + w] : 0.0;
+#elif GS_WIDE /* no block U: the SVs looked up as k_rows does (the same in every work-item) */
+        if (fdots) {
+            float af[WCH];
+            gs_block_dots_wide_f(gp, min(WCH, n - w0), lp, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val,
+                                 ht, hv, hw, af);
+            for (int w = 0; w < WCH; w++) acc[w] = af[w];
+        } else {
+            gs_block_dots_wide_d(gp, min(WCH, n - w0), lp, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val,
+                                 ht, hv, hw, acc);
+        }
 #else
         if (fdots) { /* the same in every work-item of the group */
             float af[WCH];

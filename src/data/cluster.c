@@ -18,6 +18,7 @@
 #define _GNU_SOURCE /* sched_getaffinity */
 #include "data/cluster.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -65,12 +66,13 @@ typedef struct greedy {
     int32_t *cnt;      /* [64W] counts for the wide path, slot order */
 } greedy;
 
-/* A cluster is stored row-wise (ELL) when its union has more than GS_ELL_RATIO times the columns of
+/* A cluster is stored row-wise when its union has more than GS_ELL_RATIO times the columns of
  * its widest row (and more than GS_ELL_MIN columns): gathering the working-set values per value
  * then costs less than streaming the mostly-zero dense block. */
 #define GS_ELL_RATIO 8
 #define GS_ELL_MIN 64
 #define GS_PAD_MAX 16
+#define GS_WIDE_COLS 4096
 
 static inline int32_t lane_of(int32_t a) { return (a & ~7) + 4 * (a & 1) + ((a & 7) >> 1); }
 
@@ -402,19 +404,20 @@ static void *layout_run(void *arg)
     gs_clustered *out = j->out;
     const int32_t cs = out->cluster_size;
     for (int32_t c = j->c0; c < j->c1; c++) {
-        if (out->ell_w[c] > 0) { /* row-wise: each row's values in its own slots */
-            const int32_t w = out->ell_w[c];
-            int32_t *ei = out->ell_idx + out->ell_off[c];
-            float *ev = out->ell_val + out->ell_off[c];
-            memset(ei, 0, sizeof *ei * (size_t)w * (size_t)cs);
-            memset(ev, 0, sizeof *ev * (size_t)w * (size_t)cs);
+        if (out->ell_w[c] > 0) { /* row-wise: each row's values in its own run, or its ELL slots */
+            const int64_t st = out->wide ? 1 : cs; /* entry e of row t at base(t) + e * st */
+            if (!out->wide) {
+                memset(out->ell_idx + out->ell_off[c], 0, sizeof *out->ell_idx * (size_t)out->ell_w[c] * (size_t)cs);
+                memset(out->ell_val + out->ell_off[c], 0, sizeof *out->ell_val * (size_t)out->ell_w[c] * (size_t)cs);
+            }
             for (int32_t t = 0; t < j->fill[c]; t++) {
                 const int32_t p = c * cs + t, r = out->perm[p];
+                const int64_t b0 = out->wide ? out->ell_off[p] : out->ell_off[c] + t;
                 double s2 = 0;
-                int32_t e = 0;
+                int64_t e = 0;
                 for (int64_t k = j->row_ptr[r]; k < j->row_ptr[r + 1]; k++, e++) {
-                    ei[(int64_t)e * cs + t] = j->map ? j->map[j->idx[k]] : j->idx[k];
-                    ev[(int64_t)e * cs + t] = j->val[k];
+                    out->ell_idx[b0 + e * st] = j->map ? j->map[j->idx[k]] : j->idx[k];
+                    out->ell_val[b0 + e * st] = j->val[k];
                     s2 += (double)j->val[k] * (double)j->val[k];
                 }
                 out->norm2[p] = s2;
@@ -738,14 +741,34 @@ static gs_status cluster_segment(build *b, int32_t sg, int32_t cl0)
     return GS_OK;
 }
 
-/* Which clusters are stored row-wise (ELL: union over GS_ELL_RATIO times the widest row, or a
- * dense block over GS_PAD_MAX times the cluster's values where ELL is smaller), the offsets of
+/* Wide data: more than GS_WIDE_COLS distinct columns, and a dense block of 256 working-set vectors
+ * over them would hold more floats than the data has values (text, or a few very wide rows), all
+ * values finite. Its row-wise clusters keep only each row's entries (no ELL padding), and the
+ * solver reads working-set vectors from the layout instead of a dense block (solver.c). */
+static int is_wide(const build *b, const gs_clustered *out)
+{
+    const int64_t nnz = b->n ? b->row_ptr[b->n] : 0;
+    if (out->n_ucols <= GS_WIDE_COLS || ((int64_t)out->n_ucols + 1) * 256 <= nnz) return 0;
+    for (int64_t e = 0; e < nnz; e++)
+        if (!isfinite(b->val[e])) return 0;
+    return 1;
+}
+
+/* Row-wise entries stored before cluster c (fill_layout's work split). */
+static int64_t ell_before(const gs_clustered *out, int32_t c)
+{
+    return out->wide ? out->ell_off[(int64_t)c * out->cluster_size] : out->ell_off[c];
+}
+
+/* Which clusters are stored row-wise (union over GS_ELL_RATIO times the widest row, or a dense
+ * block over GS_PAD_MAX times the cluster's values), the offsets of
  * both forms, and the layout's arrays. */
 static gs_status plan_layout(build *b, gs_clustered *out)
 {
     const int32_t nc = b->total, cs = b->cluster_size;
     out->ell_w = calloc((size_t)(nc ? nc : 1), sizeof *out->ell_w);
-    out->ell_off = calloc((size_t)nc + 1, sizeof *out->ell_off);
+    out->wide = is_wide(b, out);
+    out->ell_off = calloc((size_t)(out->wide ? out->n_pos : nc) + 1, sizeof *out->ell_off);
     b->nnzc = calloc((size_t)nc + 1, sizeof *b->nnzc);
     if (!out->ell_w || !out->ell_off || !b->nnzc) return GS_FAIL(GS_ERR_NOMEM, "out of memory for the clustered layout");
     for (int32_t r = 0; r < b->n; r++) {
@@ -757,19 +780,21 @@ static gs_status plan_layout(build *b, gs_clustered *out)
     out->n_ell = 0;
     for (int32_t c = 0; c < nc; c++) {
         /* row-wise where the dense block would hold over GS_PAD_MAX times the cluster's values and
-         * ELL is smaller (rows much wider than others, or a cluster with few rows: two rows of 1M
-         * values gave a 1 GB block) */
-        const int64_t dense_v = b->usize[c] * (int64_t)cs, ell_v = 2 * (int64_t)out->ell_w[c] * cs;
-        const int pad = dense_v > GS_PAD_MAX * b->nnzc[c] && ell_v < dense_v;
+         * the row-wise form is smaller (rows much wider than others, or a cluster with few rows: two
+         * rows of 1M values gave a 1 GB block); wide data's row-wise form is the values themselves */
+        const int64_t dense_v = b->usize[c] * (int64_t)cs;
+        const int64_t row_v = out->wide ? 2 * b->nnzc[c] : 2 * (int64_t)out->ell_w[c] * cs;
+        const int pad = dense_v > GS_PAD_MAX * b->nnzc[c] && row_v < dense_v;
         if (!pad && (b->usize[c] <= GS_ELL_MIN || b->usize[c] <= (int64_t)GS_ELL_RATIO * out->ell_w[c])) out->ell_w[c] = 0;
         else out->n_ell++;
-        out->ell_off[c] = ell_total;
-        ell_total += (int64_t)out->ell_w[c] * cs;
+        if (!out->wide) out->ell_off[c] = ell_total;
+        ell_total += !out->ell_w[c] ? 0 : out->wide ? b->nnzc[c] : (int64_t)out->ell_w[c] * cs;
         out->col_off[c] = ncols_total;
         if (!out->ell_w[c]) ncols_total += b->usize[c];
     }
-    out->ell_off[nc] = ell_total;
     out->col_off[nc] = ncols_total;
+    if (!out->wide) out->ell_off[nc] = ell_total;
+    out->ell_nnz = ell_total;
     out->ell_idx = malloc(sizeof *out->ell_idx * (size_t)(ell_total ? ell_total : 1));
     out->ell_val = malloc(sizeof *out->ell_val * (size_t)(ell_total ? ell_total : 1));
     out->cols = malloc(sizeof *out->cols * (size_t)(ncols_total ? ncols_total : 1));
@@ -819,7 +844,14 @@ static gs_status fill_layout(build *b, gs_clustered *out)
         out->perm[p] = r;
         out->inv[r] = p;
     }
-    const int64_t work = (out->col_off[nc] + out->ell_off[nc] / (cs ? cs : 1)) * cs;
+    int64_t run = 0; /* wide: row-wise positions' runs, in position order (padding and dense rows: empty) */
+    for (int32_t p = 0; p < out->n_pos && out->wide; p++) {
+        out->ell_off[p] = run;
+        const int32_t r = out->perm[p];
+        if (r >= 0 && out->ell_w[p / cs]) run += b->row_ptr[r + 1] - b->row_ptr[r];
+    }
+    if (out->wide) out->ell_off[out->n_pos] = run;
+    const int64_t work = out->col_off[nc] * cs + out->ell_nnz;
     int nt = b->ncpu > 1 ? (int)(b->ncpu < GS_CLUSTER_THREADS ? b->ncpu : GS_CLUSTER_THREADS) : 1;
     while (nt > 1 && work / nt < GS_CLUSTER_PAR_MIN) nt--;
     layout_job jobs[GS_CLUSTER_THREADS];
@@ -831,7 +863,7 @@ static gs_status fill_layout(build *b, gs_clustered *out)
     for (int i = 0; i < nt; i++) {
         const int64_t goal = work * (i + 1) / nt;
         const int32_t c0 = c;
-        while (c < nc && (i == nt - 1 || c == c0 || out->col_off[c + 1] * cs + out->ell_off[c + 1] <= goal)) c++;
+        while (c < nc && (i == nt - 1 || c == c0 || out->col_off[c + 1] * cs + ell_before(out, c + 1) <= goal)) c++;
         jobs[i] = (layout_job){b->row_ptr, b->idx, b->val, out, b->fill, b->pool, b->ustart, c0, c, !b->big,
                                b->pos + (size_t)i * (size_t)b->space, b->direct ? b->map : NULL};
     }
@@ -896,7 +928,8 @@ gs_status gs_cluster_build_seg(const int64_t *row_ptr, const int32_t *idx, const
     out->raw_nnz_per_row = n ? (double)row_ptr[n] / n : 0;
     double cl = 0;
     for (int32_t k = 0; k < b.total; k++)
-        cl += (double)(out->ell_w[k] ? out->ell_w[k] : out->col_off[k + 1] - out->col_off[k]) * b.fill[k];
+        cl += out->ell_w[k] && out->wide ? (double)b.nnzc[k]
+              : (double)(out->ell_w[k] ? out->ell_w[k] : out->col_off[k + 1] - out->col_off[k]) * b.fill[k];
     out->clustered_nnz_per_row = n ? cl / n : 0;
     out->seconds = gs_now() - t0;
 cleanup:

@@ -22,12 +22,19 @@ typedef struct gs_clustered {
                               cluster's union, row t of the cluster (0 where the row lacks it) */
     double *norm2;         /* [n_pos] squared norms in double (0 for padding) */
     /* Clusters whose union is much wider than their rows (random-sparse data such as text, where
-     * the dense block would be mostly zeros) are stored row-wise instead, ELL style: */
-    int32_t *ell_w;        /* [n_clusters] slots per row (the widest row), 0 for a dense cluster */
-    int64_t *ell_off;      /* [n_clusters+1] offsets into ell_idx / ell_val */
-    int32_t *ell_idx;      /* ell_idx[ell_off[c] + e*cluster_size + t]: compact column of row t's
-                              e-th value (0 in padding slots) */
-    float *ell_val;        /* matching values (0 in padding slots) */
+     * the dense block would be mostly zeros), or whose few rows would leave the block mostly
+     * padding, are stored row-wise instead: ELL slots, or for wide data (see wide) each row's own
+     * entries, so they take O(nnz): */
+    int32_t *ell_w;        /* [n_clusters] the widest row of a row-wise cluster, 0 for a dense one */
+    int64_t *ell_off;      /* ELL: [n_clusters+1]; row t's e-th entry of cluster c at ell_off[c] +
+                              e*cluster_size + t (compact column 0 and value 0 in padding slots).
+                              wide: [n_pos+1]; position p's entries are [ell_off[p], ell_off[p+1])
+                              (none for dense clusters' positions and padding) */
+    int32_t *ell_idx;      /* compact columns of a row's entries, ascending */
+    float *ell_val;        /* matching values */
+    int64_t ell_nnz;       /* entries (slots) stored row-wise */
+    int wide;              /* wide data (cluster.c is_wide): row-wise clusters as runs, and the
+                              solver reads working-set vectors from the layout (no dense block) */
     int32_t max_col;       /* largest column index (0 when none) */
     int32_t n_ucols;       /* distinct columns present: compact ids are 0..n_ucols-1 */
     int32_t *ucol;         /* [n_ucols] original column index of each compact id, ascending */

@@ -105,7 +105,7 @@ gs_status gs_precomputed_cluster(const int64_t *row_ptr, const int32_t *idx, con
     out->vals = calloc((npos ? npos : 1) * w, sizeof *out->vals);
     out->norm2 = calloc(npos ? npos : 1, sizeof *out->norm2); /* no norms: the kernel reads values */
     out->ell_w = calloc((size_t)(nc ? nc : 1), sizeof *out->ell_w);
-    out->ell_off = calloc((size_t)nc + 1, sizeof *out->ell_off);
+    out->ell_off = calloc(npos + 1, sizeof *out->ell_off);
     out->ell_idx = calloc(1, sizeof *out->ell_idx);
     out->ell_val = calloc(1, sizeof *out->ell_val);
     out->ucol = malloc(sizeof *out->ucol * w);

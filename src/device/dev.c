@@ -94,13 +94,13 @@ void gs_dev_pinned_release(const gs_dev *d, gs_dev_pinned *p)
 gs_status gs_dev_upload_clustered(const gs_dev *d, const gs_clustered *cl, gs_dev_clustered *out)
 {
     const size_t ncl = (size_t)cl->n_clusters, wg = (size_t)cl->cluster_size;
-    const size_t ncols = (size_t)cl->col_off[ncl], nell = (size_t)cl->ell_off[ncl];
+    const size_t ncols = (size_t)cl->col_off[ncl], nell = (size_t)cl->ell_nnz;
     gs_status st = GS_OK;
     if ((st = gs_dev_buf_ensure(d, &out->cols, ncols * sizeof(int32_t), cl->cols, "cols")) ||
         (st = gs_dev_buf_ensure(d, &out->col_off, (ncl + 1) * sizeof(int64_t), cl->col_off, "col_off")) ||
         (st = gs_dev_buf_ensure(d, &out->vals, ncols * wg * sizeof(float), cl->vals, "vals")) ||
         (st = gs_dev_buf_ensure(d, &out->ell_w, ncl * sizeof(int32_t), cl->ell_w, "ell_w")) ||
-        (st = gs_dev_buf_ensure(d, &out->ell_off, (ncl + 1) * sizeof(int64_t), cl->ell_off, "ell_off")) ||
+        (st = gs_dev_buf_ensure(d, &out->ell_off, ((size_t)(cl->wide ? cl->n_pos : cl->n_clusters) + 1) * sizeof(int64_t), cl->ell_off, "ell_off")) ||
         (st = gs_dev_buf_ensure(d, &out->ell_idx, nell * sizeof(int32_t), nell ? cl->ell_idx : NULL, "ell_idx")) ||
         (st = gs_dev_buf_ensure(d, &out->ell_val, nell * sizeof(float), nell ? cl->ell_val : NULL, "ell_val")) ||
         (st = gs_dev_buf_ensure(d, &out->norm2, (size_t)cl->n_pos * sizeof(double), cl->norm2, "norm2")))

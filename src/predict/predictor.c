@@ -219,8 +219,10 @@ typedef struct sv_layout {
     int64_t ncols;
     int32_t *pos;        /* [nb * PRED_WG] the SV at each position, -1 for padding */
     int32_t *ell_w;      /* [nb] row-wise blocks: slots per SV (0 for a dense block) */
-    int64_t *ell_off;    /* [nb+1] where a block's slots start in ell_idx / ell_val */
-    int32_t *ell_idx;    /* SV t's e-th column at ell_off[b] + e * PRED_WG + t */
+    int64_t *ell_off;    /* [nb+1] where a block's slots start in ell_idx / ell_val; runs:
+                            [nb * PRED_WG + 1], where each SV's run starts */
+    int32_t *ell_idx;    /* SV t's e-th column at ell_off[b] + e * PRED_WG + t (runs:
+                            ell_off[b * PRED_WG + t] + e) */
     double *ell_val;
     int32_t *ell_len;    /* [nb * PRED_WG] values of each SV of a row-wise block */
     gs_abi_pair *pairs;  /* [n_dec] pair table */
@@ -261,6 +263,7 @@ struct gs_predictor {
     gs_pred_times tm;      /* --verbose split (kernel seconds need a profiling queue) */
     int n_blocks;
     int n_ell;             /* blocks stored row-wise */
+    int runs;              /* row-wise SVs as runs, not slots (a wide SV set, cluster.h's is_wide) */
     int32_t ld;            /* rows per pass (K buffer columns; 0 before the first chunk) */
     int32_t ld_max;        /* the most rows per pass the memory budget allows */
     double *pair_terms;    /* [n_dec] SV count per pair, for the bound */
@@ -342,7 +345,7 @@ static gs_status plan_blocks(gs_predictor *p, const gs_clustered *cl, int force,
     L->pos = malloc(sizeof(int32_t) * (size_t)nb * PRED_WG);
     L->cols = malloc(sizeof(int32_t) * (size_t)(nnz > 0 ? nnz : 1));
     L->ell_w = malloc(sizeof(int32_t) * (size_t)nb);
-    L->ell_off = malloc(sizeof(int64_t) * ((size_t)nb + 1));
+    L->ell_off = malloc(sizeof(int64_t) * ((size_t)(p->runs ? nb * PRED_WG : nb) + 1));
     L->ell_len = calloc((size_t)nb * PRED_WG, sizeof(int32_t));
     if (!L->off || !L->pos || !L->cols || !L->ell_w || !L->ell_off || !L->ell_len)
         return GS_FAIL(GS_ERR_NOMEM, "out of memory for the SV layout");
@@ -369,11 +372,18 @@ static gs_status plan_blocks(gs_predictor *p, const gs_clustered *cl, int force,
         for (int64_t e = 0; e < n; e++)
             if (w == 0 || u[w - 1] != u[e]) u[w++] = u[e];
         /* Row-wise where the union is much wider than the widest SV (the dense merge would walk
-         * mostly padding); the block's union is dropped then. */
+         * mostly padding), or, for runs, where the dense block would hold over 16 times the
+         * block's values (a few wide SVs); the block's union is dropped then. */
         const int row_wise = force > 0 || (force == 0 && widest > 0 && w > PRED_ROWS_MIN &&
-                                           w > (int64_t)PRED_ROWS_RATIO * widest);
+                                           w > (int64_t)PRED_ROWS_RATIO * widest) ||
+                             (force == 0 && p->runs && w * PRED_WG > 16 * n);
         L->ell_w[b] = row_wise ? widest : 0;
-        L->ell_off[b + 1] = L->ell_off[b] + (int64_t)L->ell_w[b] * PRED_WG;
+        if (!p->runs) {
+            L->ell_off[b + 1] = L->ell_off[b] + (int64_t)L->ell_w[b] * PRED_WG;
+        } else { /* runs: SV t's values from ell_off[b * PRED_WG + t], none padded */
+            const int64_t b0 = (int64_t)b * PRED_WG;
+            for (int t = 0; t < PRED_WG; t++) L->ell_off[b0 + t + 1] = L->ell_off[b0 + t] + (row_wise ? len[t] : 0);
+        }
         if (row_wise) {
             p->n_ell++;
             L->off[b + 1] = L->off[b];
@@ -388,9 +398,10 @@ static gs_status plan_blocks(gs_predictor *p, const gs_clustered *cl, int force,
 
 /* The SVs' values: column-major over the union in dense blocks (zero padded), in their slots in
  * row-wise blocks (in order: the model reader checked that indices ascend). */
-static gs_status fill_blocks(const gs_model *m, int nb, sv_layout *L)
+static gs_status fill_blocks(const gs_model *m, int nb, int runs, sv_layout *L)
 {
-    const int64_t nell = L->ell_off[nb];
+    const int64_t nell = L->ell_off[runs ? (int64_t)nb * PRED_WG : nb];
+    const int64_t step = runs ? 1 : PRED_WG;
     L->vals = calloc((size_t)(L->ncols > 0 ? L->ncols : 1) * PRED_WG, sizeof(double));
     L->ell_idx = calloc((size_t)(nell > 0 ? nell : 1), sizeof(int32_t));
     L->ell_val = calloc((size_t)(nell > 0 ? nell : 1), sizeof(double));
@@ -401,9 +412,9 @@ static gs_status fill_blocks(const gs_model *m, int nb, sv_layout *L)
             const int32_t s = pos[t];
             if (s < 0) continue;
             if (L->ell_w[b] > 0) {
-                const int64_t base = L->ell_off[b] + t;
+                const int64_t base = runs ? L->ell_off[(int64_t)b * PRED_WG + t] : L->ell_off[b] + t;
                 for (int64_t e = m->sv_ptr[s]; e < m->sv_ptr[s + 1]; e++) {
-                    const int64_t k = base + (e - m->sv_ptr[s]) * PRED_WG;
+                    const int64_t k = base + (e - m->sv_ptr[s]) * step;
                     L->ell_idx[k] = m->sv_idx[e];
                     L->ell_val[k] = m->sv_val[e];
                 }
@@ -465,10 +476,11 @@ static gs_status build_layout(gs_predictor *p)
     memset(&cl, 0, sizeof cl);
     if ((st = cluster_svs(p->m, &cl))) goto cleanup;
     p->n_blocks = cl.n_clusters;
+    p->runs = cl.wide; /* two SVs of 1M values in slots took 3 GB */
     /* GS_PRED_LAYOUT=rows / =dense (gs_tuning.pred_blocks) overrides the choice (tests run the
      * golden cases both ways). */
     const int force = p->force_blocks == GS_PRED_BLOCKS_ROWS ? 1 : p->force_blocks == GS_PRED_BLOCKS_DENSE ? -1 : 0;
-    if ((st = plan_blocks(p, &cl, force, &p->h)) || (st = fill_blocks(p->m, p->n_blocks, &p->h)) ||
+    if ((st = plan_blocks(p, &cl, force, &p->h)) || (st = fill_blocks(p->m, p->n_blocks, p->runs, &p->h)) ||
         (st = build_pairs(p, &p->h)))
         goto cleanup;
 cleanup:
@@ -512,7 +524,7 @@ static gs_status upload_layout(gs_predictor *p)
     sv_bufs *b = &p->sv;
     const gs_model *m = p->m;
     const size_t nb = (size_t)p->n_blocks, nc = (size_t)L->ncols, nd = (size_t)p->n_dec;
-    const size_t ne = (size_t)L->ell_off[nb];
+    const size_t noff = p->runs ? nb * PRED_WG : nb, ne = (size_t)L->ell_off[noff];
     gs_status st = GS_OK;
     if ((st = gs_dev_buf_ensure(d, &b->blk_off, sizeof(int64_t) * (nb + 1), L->off, "SV block offsets")) ||
         (st = gs_dev_buf_ensure(d, &b->cols, sizeof(int32_t) * nc, L->cols, "SV columns")) ||
@@ -520,7 +532,7 @@ static gs_status upload_layout(gs_predictor *p)
         (st = gs_dev_buf_ensure(d, &b->pos_sv, sizeof(int32_t) * nb * PRED_WG, L->pos, "SV positions")) ||
         (st = gs_dev_buf_ensure(d, &b->pairs, sizeof(gs_abi_pair) * nd, L->pairs, "pair table")) ||
         (st = gs_dev_buf_ensure(d, &b->ell_w, sizeof(int32_t) * nb, L->ell_w, "SV block widths")) ||
-        (st = gs_dev_buf_ensure(d, &b->ell_off, sizeof(int64_t) * (nb + 1), L->ell_off, "SV slot offsets")) ||
+        (st = gs_dev_buf_ensure(d, &b->ell_off, sizeof(int64_t) * (noff + 1), L->ell_off, "SV slot offsets")) ||
         (st = gs_dev_buf_ensure(d, &b->ell_idx, sizeof(int32_t) * ne, L->ell_idx, "SV slot columns")) ||
         (st = gs_dev_buf_ensure(d, &b->ell_val, sizeof(double) * ne, L->ell_val, "SV slot values")) ||
         (st = gs_dev_buf_ensure(d, &b->ell_len, sizeof(int32_t) * nb * PRED_WG, L->ell_len, "SV lengths")) ||
@@ -662,7 +674,7 @@ static gs_status set_chunk_args(gs_predictor *p)
                               GS_KARG(zero) /* KV_ROW0 */, GS_KARG(zero) /* KV_ROWS */, GS_KARG_BUF(x->K),
                               GS_KARG(kld), GS_KARG_BUF(b->ell_w), GS_KARG_BUF(b->ell_off),
                               GS_KARG_BUF(b->ell_idx), GS_KARG_BUF(b->ell_val), GS_KARG_BUF(b->ell_len),
-                              GS_KARG(p->tile), GS_KARG(p->hx)};
+                              GS_KARG(p->tile), GS_KARG(p->hx), GS_KARG(p->runs)};
     const gs_dev_karg sum[] = {GS_KARG_BUF(x->K), GS_KARG(p->ld), GS_KARG(zero) /* SUM_ROW0 */,
                                GS_KARG(zero) /* SUM_ROWS */, GS_KARG_BUF(b->pairs), GS_KARG_BUF(b->coef),
                                GS_KARG(nc), GS_KARG_BUF(b->rho), GS_KARG(nd), GS_KARG_BUF(x->dec),

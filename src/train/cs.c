@@ -190,6 +190,7 @@ typedef struct run {
     gs_dev_pinned pin_rb, pin_upd; /* pinned, mapped host memory: readback and update */
     gs_dev_prof pf;
     int k, q, wg, npos, ncl, mwg, nhist;
+    int wide;              /* cl->wide: -DGS_WIDE */
     size_t qk, rb_doubles, rb_bytes, upd_bytes;
     double *rb, *upd;              /* the pinned memory */
     int nupd;                      /* changed slots, sent at the start of the next round */
@@ -248,8 +249,8 @@ static gs_status build_kernels(run *r, gs_ocl *ocl, const gs_param *param)
     while ((size_t)r->mwg > ocl->max_wg) r->mwg /= 2;
     const int qmax = pow2_at_least(r->q > r->mwg ? r->q : r->mwg);
     char opts[256];
-    snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DCB=%d -DWCH=%d -DCCH=%d -DQMAX=%d -DMWG=%d", r->wg,
-             param->kernel_type, CB, WCH, CCH, qmax, r->mwg);
+    snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DCB=%d -DWCH=%d -DCCH=%d -DQMAX=%d -DMWG=%d -DGS_WIDE=%d",
+             r->wg, param->kernel_type, CB, WCH, CCH, qmax, r->mwg, r->wide);
     if ((st = gs_dev_kernels_build(ocl, "cs", opts, k_names, K_N, &r->ks))) return st;
     for (int i = 0; i < K_N; i++) {
         size_t kw = 0;
@@ -571,6 +572,7 @@ static gs_status setup(run *r, gs_ocl *ocl, const gs_clustered *cl, const gs_cla
     r->wg = cl->cluster_size;
     r->npos = cl->n_pos;
     r->ncl = cl->n_clusters;
+    r->wide = cl->wide; /* the row-wise clusters' form (cluster.h); cs keeps its dense block U */
     r->q = param->ws_size > 0 ? param->ws_size : GS_CS_WS_SIZE; /* 0: automatic */
     r->nhist = r->ncl < 256 ? r->ncl : 256;
     r->qk = (size_t)r->q * (size_t)r->k;

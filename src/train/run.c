@@ -1,6 +1,8 @@
 /* run.c — see run.h. */
 #include "train/run.h"
 
+#include "data/cluster.h"
+
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,7 +287,7 @@ gs_status gs_run_open_solver(const gs_device_provider *dev, const gs_param *para
     gs_run_pool *p = calloc(1, sizeof *p);
     if (!p) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     for (int d = 0; d < nd && st == GS_OK; d++)
-        if ((st = gs_solver_create(devs[d], &sp, precise, log, &p->s[d])) == GS_OK) p->n = d + 1;
+        if ((st = gs_solver_create(devs[d], &sp, precise, cl->wide, log, &p->s[d])) == GS_OK) p->n = d + 1;
     if (st != GS_OK) { gs_run_pool_free(p); return st; }
     if (nd > 1) gs_log_verbose(log, "gpusvm: %d devices\n", nd);
     if (stats) { stats->setup += gs_now() - t_dev; stats->peak_gbps = devs[0]->peak_gbps; }

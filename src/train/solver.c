@@ -91,6 +91,7 @@ struct gs_solver {
     int kernel_type, degree;
     double gamma, coef0, eps;
     int q, keep, wg;
+    int wide;              /* built for wide data (gs_clustered.wide): its layout, no dense block U */
     int split;             /* split rounds (see solve_batch): -1 for lone problems that fit, 0 never,
                             * 1 always (GPUSVM_SPLIT) */
     gs_tuning tuning;      /* param->tuning: the forced paths and the batch cap (util/tuning.h) */
@@ -129,7 +130,8 @@ void gs_solver_free(gs_solver *s)
 
 int gs_solver_cluster_size(const gs_solver *s) { return s->wg; }
 
-gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, const gs_log *log, gs_solver **out)
+gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int wide, const gs_log *log,
+                           gs_solver **out)
 {
     gs_status st = GS_OK;
     gs_solver *s = calloc(1, sizeof *s);
@@ -137,6 +139,7 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, cons
     if (!s) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     s->ocl = ocl;
     s->log = log;
+    s->wide = wide != 0;
     s->kernel_type = param->kernel_type;
     s->degree = param->degree;
     s->gamma = param->gamma;
@@ -164,9 +167,9 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, cons
     double t0 = gs_now();
     char opts[256];
     snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d -DMWG=%d -DUSPLIT=%d "
-             "-DHSPLIT=%d -DGRAM_WG=%d -DGS_PRECISE=%d",
+             "-DHSPLIT=%d -DGRAM_WG=%d -DGS_PRECISE=%d -DGS_WIDE=%d",
              s->wg, s->kernel_type, WCH, CCH, ITEMS, (s->q + MWG - 1) / MWG * MWG, MWG, USPLIT,
-             HSPLIT, GRAM_WG, precise != 0);
+             HSPLIT, GRAM_WG, precise != 0, s->wide);
     if ((st = gs_dev_kernels_build(ocl, "solver", opts, k_names, K_COUNT_ALL, &s->ks))) goto cleanup;
     size_t wm = 0, ws = 0;
     cl_ulong lm = 0, ls = 0;
@@ -452,6 +455,13 @@ static int use_courier(const gs_solver *s)
     if (s->tuning.courier == 0) return 0;
     if (s->tuning.courier == 1) return 1;
     return (s->ocl->device_type & CL_DEVICE_TYPE_GPU) && sysconf(_SC_NPROCESSORS_ONLN) >= 4;
+}
+
+/* Columns of a problem's block U of working-set vectors: the data's distinct columns and a spare,
+ * none for wide data (kernels read the vectors from the layout, gs_sparse_dot). */
+static size_t u_cols(const gs_solver *s, const gs_clustered *cl)
+{
+    return s->wide ? 0 : (size_t)cl->n_ucols + 1;
 }
 
 /* Doubles of one problem's readback: header, per-slot G / position / new slot, then q*q floats. */
@@ -779,7 +789,7 @@ static gs_status cert_args(gs_solver *s, const gs_clustered *cl, int gstride)
     gs_status st = GS_OK;
     const dev *const dp = &s->d;
     const int q = s->q;
-    const cl_long uq = (cl_long)(((size_t)cl->n_ucols + 1) * (size_t)q);
+    const cl_long uq = (cl_long)(u_cols(s, cl) * (size_t)q);
     const int zero = 0;
     const gs_dev_karg a_gather[] = {GS_KARG_BUF(dp->cold), GS_KARG_BUF(dp->cnew), GS_KARG_BUF(dp->certtab),
                                     GS_KARG_BUF(dp->data.col_off), GS_KARG_BUF(dp->data.cols),
@@ -1030,7 +1040,7 @@ static gs_status batch_upload(gs_solver *s, batch *b)
     dev *const dp = &s->d;
     const gs_clustered *cl = b->cl;
     const int np = b->np, q = s->q;
-    const size_t total = (size_t)b->total, ucols = (size_t)cl->n_ucols + 1, rtd = b->rtd;
+    const size_t total = (size_t)b->total, ucols = u_cols(s, cl), rtd = b->rtd;
     const size_t rb_prob = rb_doubles(q) * sizeof(double);
     int *neg = NULL;
     void *h0 = NULL, *h1 = NULL;
@@ -1073,7 +1083,7 @@ static gs_status batch_upload(gs_solver *s, batch *b)
         (st = gs_dev_buf_ensure(&s->dev, &dp->fresh, (size_t)q * np, NULL, "new-row flags")))
         goto cleanup;
     if ((st = gs_dev_buf_fill(&s->dev, &dp->hist, 0, 2 * 2048 * (size_t)np * sizeof(cl_uint))) ||
-        (st = gs_dev_buf_fill(&s->dev, &dp->U, 0, ucols * (size_t)q * np * sizeof(float))) ||
+        (ucols && (st = gs_dev_buf_fill(&s->dev, &dp->U, 0, ucols * (size_t)q * np * sizeof(float)))) ||
         (st = gs_dev_buf_fill(&s->dev, &dp->kws, 0, (size_t)q * q * np * sizeof(float))) ||
         (st = gs_dev_buf_fill(&s->dev, &dp->fresh, 0, (size_t)q * np)))
         goto cleanup;
@@ -1093,7 +1103,7 @@ static gs_status batch_args(gs_solver *s, const batch *b)
     const dev *const dp = &s->d;
     const gs_clustered *cl = b->cl;
     const int q = s->q, nbank = b->nbank;
-    const cl_long uq = (cl_long)(((size_t)cl->n_ucols + 1) * (size_t)q);
+    const cl_long uq = (cl_long)(u_cols(s, cl) * (size_t)q);
     const int itotal = (int)b->total, qh = q;
     /* k_hist's digit and store flag: the one-group path's first histogram (digit 0, storing the keys)
      * each round; the chain sets both itself */
@@ -1392,7 +1402,7 @@ static gs_status batch_rounds(gs_solver *s, batch *b)
     gs_status st = GS_OK;
     const gs_clustered *cl = b->cl;
     const int q = s->q, ncl = cl->n_clusters;
-    b->clustered_bytes_per_pos = ((double)cl->col_off[ncl] * s->wg + (double)cl->ell_off[ncl]) * sizeof(float) /
+    b->clustered_bytes_per_pos = ((double)cl->col_off[ncl] * s->wg + (double)cl->ell_nnz) * sizeof(float) /
                                  (cl->n_pos ? cl->n_pos : 1);
     b->nact = b->np;
     b->tables_dirty = 1;
@@ -1563,20 +1573,24 @@ gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ys
 {
     gs_status st = GS_OK;
     if (nspec <= 0) return GS_OK;
+    if (cl->wide != s->wide)
+        return GS_FAIL(GS_ERR_INTERNAL, "solver built for %s data given %s data", s->wide ? "wide" : "narrow",
+                       cl->wide ? "wide" : "narrow");
     if (stats) stats->cluster += cl->seconds;
     gs_log_verbose(s->log, "gpusvm: clustering: %d rows into %d clusters of %d (%d stored row-wise), %.2f "
                    "nonzeros/row raw, %.2f per clustered row, %.4f s\n", cl->n, cl->n_clusters, cl->cluster_size,
                    cl->n_ell, cl->raw_nnz_per_row, cl->clustered_nnz_per_row, cl->seconds);
     /* batches: as many problems as fit a share of the device memory (the kernel rows are one
      * buffer, so also the largest allocation), of pinned memory and of host memory */
-    const size_t ucols = (size_t)cl->n_ucols + 1;
+    const size_t ucols = u_cols(s, cl);
     /* Before any work: the clustered data and the largest problem alone must fit the device (its
      * memory, or --device-memory), and each buffer its largest allocation; otherwise stop with the
      * figures, never a bare CL_INVALID_BUFFER_SIZE or an out-of-memory kill later. */
     const int ncl = cl->n_clusters;
     const size_t wg = (size_t)s->wg, q = (size_t)s->q, ncols = (size_t)cl->col_off[ncl];
-    const size_t nell = (size_t)cl->ell_off[ncl];
-    const size_t data_b = ncols * 4 + ncols * wg * 4 + (size_t)ncl * 20 + 16 + nell * 8 + (size_t)cl->n_pos * 8;
+    const size_t nell = (size_t)cl->ell_nnz;
+    const size_t data_b = ncols * 4 + ncols * wg * 4 + (size_t)ncl * 20 + 16 + nell * 8 + (size_t)cl->n_pos * 8 +
+                          (cl->wide ? ((size_t)cl->n_pos + 1) * 8 : 0); /* wide: ell_off per position */
     size_t big_b = 0, big_npos = 0;
     for (int k = 0; k < nspec; k++) {
         size_t d1, p1, h1;
@@ -1619,18 +1633,23 @@ gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ys
     if (nu) split = 0; /* the nu rule's stopping test counts on each round's changes being whole */
     else if (s->split < 0 && nspec == 1 && whole <= 1) {
         size_t d2, p2, h2;
-        prob_bytes(s, (size_t)(specs[0].na + specs[0].nb) * s->wg, ucols, 2, &d2, &p2, &h2);
+        /* with the block U the narrow layout would need, whatever the data: the split choice (and
+         * so the model) does not depend on the layout */
+        prob_bytes(s, (size_t)(specs[0].na + specs[0].nb) * s->wg, (size_t)cl->n_ucols + 1, 2, &d2, &p2, &h2);
         split = d2 <= dev_cap && p2 <= pin_cap && h2 <= host_cap && data_b + d2 <= (size_t)s->ocl->global_mem;
     }
     const size_t nbank = split ? 2 : 1;
     /* Batches of several problems (the choice of split above stays the device's, so models do not
      * depend on these caps): what the data leaves of the device's memory, and on a CPU device,
-     * whose device memory is the host's, about what the data itself takes (16 MiB at least), so
+     * whose device memory is the host's, about what the data itself takes (16 MiB at least, 4 for wide data), so
      * memory grows with the data and the working set, not with the number of problems times the
      * columns (news20.t's 78-problem batches took 2.5 GB of U). */
     if (dev_cap > ((size_t)s->ocl->global_mem - data_b) / 2) dev_cap = ((size_t)s->ocl->global_mem - data_b) / 2;
     if (!(s->ocl->device_type & CL_DEVICE_TYPE_GPU)) {
-        const size_t host_share = data_b > ((size_t)16 << 20) ? data_b : ((size_t)16 << 20);
+        /* wide data's problems are small without their blocks U: 4 MiB of them kept the 500-row
+         * news20.t subset of test_memory.sh within 3x LIBSVM's peak (16 MiB did not) */
+        const size_t floor_b = (size_t)(s->wide ? 4 : 16) << 20;
+        const size_t host_share = data_b > floor_b ? data_b : floor_b;
         if (dev_cap > host_share) dev_cap = host_share;
     }
     int i = 0, nbatch = 0;

@@ -22,9 +22,11 @@
 typedef struct gs_solver gs_solver;
 
 /* Builds the device program for param's kernel and working-set size; precise: kernel rows from
- * dot products summed in double (see gs_solver_needs_precise).
+ * dot products summed in double (see gs_solver_needs_precise); wide: for a gs_clustered whose wide
+ * flag is set (gs_solver_batch refuses the other kind).
  * @return GS_OK or GS_ERR_OCL/GS_ERR_ARG */
-gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, const gs_log *log, gs_solver **out);
+gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int wide, const gs_log *log,
+                           gs_solver **out);
 /* NULL is fine. */
 void gs_solver_free(gs_solver *s);
 /* The rows of a cluster (--cluster-size). */

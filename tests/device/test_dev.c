@@ -170,7 +170,7 @@ static void check_upload(const gs_dev *d)
     if (st != GS_OK) return;
     st = gs_dev_upload_clustered(d, &cl, &x);
     CHECK(st == GS_OK, "upload: %s", gs_last_error());
-    const size_t ncl = (size_t)cl.n_clusters, ncols = (size_t)cl.col_off[ncl], nell = (size_t)cl.ell_off[ncl];
+    const size_t ncl = (size_t)cl.n_clusters, ncols = (size_t)cl.col_off[ncl], nell = (size_t)cl.ell_nnz;
     const struct { const gs_dev_buf *b; const void *h; size_t bytes; const char *name; } arr[] = {
         {&x.cols, cl.cols, ncols * 4, "cols"}, {&x.col_off, cl.col_off, (ncl + 1) * 8, "col_off"},
         {&x.vals, cl.vals, ncols * 16 * 4, "vals"}, {&x.ell_w, cl.ell_w, ncl * 4, "ell_w"},

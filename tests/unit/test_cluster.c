@@ -2,7 +2,7 @@
  * perm/inv consistent, unions ascending compact ids, values at their places and zeros elsewhere,
  * norm2 and padding; dense data gives dense blocks; the same seed gives the same answer; very large
  * column indices (the compacting path) give the same clusters as small ones; more than 64 active
- * clusters; empty rows and bad arguments. */
+ * clusters; empty rows and bad arguments; wide data's row-wise runs. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -287,9 +287,68 @@ static void test_edges(void)
     gs_clustered_free(NULL);
 }
 
+/* Wide data (over 4096 distinct columns, far more than the data's values / 256): row-wise clusters
+ * keep each row's own entries as a run from ell_off[position] (none for padding or dense
+ * clusters), in column order; a two-row cluster of wide rows goes row-wise; narrow data is not wide. */
+static void test_wide(void)
+{
+    const int32_t n = 300, cs = 32;
+    csr m = {n, calloc((size_t)n + 1, sizeof(int64_t)), malloc(sizeof(int32_t) * (size_t)n * 40),
+             malloc(sizeof(float) * (size_t)n * 40)};
+    uint64_t st = 99;
+    int64_t k = 0;
+    for (int32_t r = 0; r < n; r++) {
+        int32_t c = 0;
+        for (int j = 0; j < 20 + r % 20; j++) { /* ascending random columns of 1..~40000 */
+            c += 1 + (int32_t)(rng_next(&st) % 1000);
+            m.idx[k] = c;
+            m.val[k++] = (float)((r + j) % 7) - 3; /* some explicit zeros */
+        }
+        m.row_ptr[r + 1] = k;
+    }
+    gs_clustered cl;
+    CHECK(gs_cluster_build(m.row_ptr, m.idx, m.val, n, cs, 8, 1, &cl) == GS_OK, "build: %s", gs_last_error());
+    CHECK(cl.wide == 1 && cl.n_ucols > 4096, "wide %d, %d columns", cl.wide, cl.n_ucols);
+    CHECK(cl.n_ell > 0 && cl.ell_off[0] == 0 && cl.ell_off[cl.n_pos] == cl.ell_nnz, "%d row-wise, %lld entries",
+          cl.n_ell, (long long)cl.ell_nnz);
+    int bad = 0;
+    for (int32_t p = 0; p < cl.n_pos; p++) {
+        const int32_t c = p / cs, r = cl.perm[p];
+        const int64_t b = cl.ell_off[p], len = cl.ell_off[p + 1] - b;
+        if (r < 0 || !cl.ell_w[c]) { bad += len != 0; continue; }
+        bad += len != m.row_ptr[r + 1] - m.row_ptr[r] || len > cl.ell_w[c];
+        double s2 = 0;
+        for (int64_t e = 0; e < len && e < m.row_ptr[r + 1] - m.row_ptr[r]; e++) {
+            const int64_t q = m.row_ptr[r] + e;
+            bad += cl.ucol[cl.ell_idx[b + e]] != m.idx[q] || cl.ell_val[b + e] != m.val[q];
+            s2 += (double)m.val[q] * m.val[q];
+        }
+        bad += fabs(s2 - cl.norm2[p]) > 1e-12 * (1 + s2);
+    }
+    CHECK(bad == 0, "%d wrong row-wise positions", bad);
+    gs_clustered_free(&cl);
+    /* two rows of 5000 values each: one cluster, stored as the two runs */
+    csr w = {2, calloc(3, sizeof(int64_t)), malloc(sizeof(int32_t) * 10000), malloc(sizeof(float) * 10000)};
+    for (int64_t e = 0; e < 10000; e++) { w.idx[e] = (int32_t)(e % 5000) + 1; w.val[e] = (float)(e % 3) + 1; }
+    w.row_ptr[1] = 5000;
+    w.row_ptr[2] = 10000;
+    CHECK(gs_cluster_build(w.row_ptr, w.idx, w.val, 2, 256, 8, 1, &cl) == GS_OK, "build: %s", gs_last_error());
+    CHECK(cl.wide == 1 && cl.n_ell == 1 && cl.ell_nnz == 10000 && cl.col_off[1] == 0, "wide %d, %d row-wise, "
+          "%lld entries, %lld dense columns", cl.wide, cl.n_ell, (long long)cl.ell_nnz, (long long)cl.col_off[1]);
+    gs_clustered_free(&cl);
+    csr_free(&w);
+    csr_free(&m);
+    csr nm = make_sparse(1500, 200, 7);
+    CHECK(gs_cluster_build(nm.row_ptr, nm.idx, nm.val, nm.n, 32, 8, 1, &cl) == GS_OK, "build");
+    CHECK(cl.wide == 0, "200 columns taken for wide data");
+    gs_clustered_free(&cl);
+    csr_free(&nm);
+}
+
 int main(void)
 {
     test_sparse();
+    test_wide();
     test_dense();
     test_edges();
     TEST_END();
