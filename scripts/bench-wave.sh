@@ -9,6 +9,7 @@
 # scripts/fetch-libsvm-debs.sh), tools/ (thundersvm-5c6a056.tar.gz and build-thundersvm.sh from
 # ../shared/tools); OLD_SRC is a source tree of the commit compared with (git archive COMMIT).
 # Env: REPEAT (default 5), PARTS (default "first bench types cv old exit": which parts to run;
+# "held" also: gpusvm alone, one training against -v 5 and -b 1 on a9a, letter, mnist10k;
 # "year" also: epsilon-SVR on the generated 500,000 x 90 year-gen, LIBSVM and ThunderSVM on its
 # first YEAR_SUBSET rows (default 20000, extrapolated), all predicting the first YEAR_TEST (5000)
 # test rows; generated into DIR/gen on the machine),
@@ -50,11 +51,23 @@ if has types; then
         cat "$D/types.md"
     done
 fi
+# whole process, median of REPEAT
+med() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+wall() { for i in $(seq "$REPEAT"); do sleep 1; s0=$(date +%s.%N); "$@" > /dev/null 2>&1; s1=$(date +%s.%N);
+         awk -v a="$s0" -v b="$s1" 'BEGIN { print b - a }'; done | med; }
+if has held; then
+    # gpusvm alone: one training, -v 5 and -b 1 (their held-out rows on the device where large
+    # enough), and with the CPU forced for the held-out rows (GPUSVM_CV_DEVICE=0)
+    for s in "a9a/a9a.gz:-g 0.05" "letter/letter.scale.gz:-c 10 -g 0.5" "mnist10k/mnist10k.scale.gz:-g 0.02"; do
+        f=${s%%:*}; o=${s#*:}
+        echo "$f $o: train $(wall ./build/gpusvm-train -q $o "$D/ds/$f" /tmp/bw.m) s," \
+             "-v 5 $(wall ./build/gpusvm-train -q $o -v 5 "$D/ds/$f") s" \
+             "(held-out rows on the CPU $(wall env GPUSVM_CV_DEVICE=0 ./build/gpusvm-train -q $o -v 5 "$D/ds/$f") s)," \
+             "-b 1 $(wall ./build/gpusvm-train -q $o -b 1 "$D/ds/$f" /tmp/bw.m) s"
+    done
+fi
 if has cv; then
     # -v 5 (whole process, median of REPEAT): gpusvm against ThunderSVM, and against one training
-    med() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-    wall() { for i in $(seq "$REPEAT"); do sleep 1; s0=$(date +%s.%N); "$@" > /dev/null 2>&1; s1=$(date +%s.%N);
-             awk -v a="$s0" -v b="$s1" 'BEGIN { print b - a }'; done | med; }
     for s in "a9a/a9a.gz:-c 1 -g 0.05" "letter/letter.scale.gz:-c 10 -g 0.5" "mnist10k/mnist10k.scale.gz:-g 0.02" \
              "ijcnn1/ijcnn1.gz:"; do
         f=${s%%:*}; o=${s#*:}
