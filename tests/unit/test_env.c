@@ -42,12 +42,12 @@ static void check_defaults(void)
     CHECK(d.split == GS_TUNE_AUTO && d.courier == GS_TUNE_AUTO && d.select == GS_SELECT_AUTO &&
           d.batch_mb == 0 && !d.device && d.profile == GS_TUNE_AUTO && !d.kernel_dir &&
           d.pred_blocks == GS_PRED_BLOCKS_AUTO && d.pred_tile == GS_TUNE_AUTO && d.driver_env == 1 &&
-          d.fast_exit == 0 && d.exit_wait == 0, "gs_tuning_init's defaults");
+          d.fast_exit == 0 && d.exit_wait == 0 && d.cv_device == GS_TUNE_AUTO, "gs_tuning_init's defaults");
     for (size_t i = 0; i < N_VARS; i++) unsetenv(k_vars[i]);
     gs_tuning_from_env(&t);
     CHECK(same_tuning(&t, &d), "no variable set: the defaults");
     /* unknown values leave the defaults, as the variables always did */
-    const char *odd[N_VARS] = {"2", "yes", "all", "-5", "", "2", "", "columns", "no", "2", "yes"};
+    const char *odd[N_VARS] = {"2", "yes", "all", "-5", "", "2", "", "columns", "no", "2", "yes", "on"};
     for (size_t i = 0; i < N_VARS; i++) setenv(k_vars[i], odd[i], 1);
     gs_tuning_from_env(&t);
     d.profile = 0; /* GPUSVM_PROFILE set to anything but 1: no profiling, even with --verbose */
