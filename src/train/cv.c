@@ -24,10 +24,7 @@ static gs_status make_folds(const gs_problem *prob, const gs_param *param, int n
     const int stratified = (param->svm_type == GS_C_SVC || param->svm_type == GS_NU_SVC) && nr_fold < l;
     if (!stratified) {
         for (int i = 0; i < l; i++) perm[i] = i;
-        for (int i = 0; i < l; i++) {
-            const int j = i + gs_glibc_rand_next(g) % (l - i);
-            const int t = perm[i]; perm[i] = perm[j]; perm[j] = t;
-        }
+        gs_glibc_rand_shuffle(g, perm, l);
         for (int f = 0; f <= nr_fold; f++) start[f] = (int)((int64_t)f * l / nr_fold);
         return GS_OK;
     }
@@ -37,13 +34,8 @@ static gs_status make_folds(const gs_problem *prob, const gs_param *param, int n
     int *index = malloc(sizeof *index * (size_t)l), *fill = malloc(sizeof *fill * (size_t)nr_fold);
     if (!index || !fill) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for the folds"); goto cleanup; }
     memcpy(index, cls.order, sizeof *index * (size_t)l);
-    /* a Fisher-Yates shuffle within each class, classes in LIBSVM's order */
-    for (int c = 0; c < cls.k; c++)
-        for (int i = 0; i < cls.count[c]; i++) {
-            const int j = i + gs_glibc_rand_next(g) % (cls.count[c] - i);
-            const int a = cls.start[c] + i, b = cls.start[c] + j, t = index[a];
-            index[a] = index[b]; index[b] = t;
-        }
+    /* a shuffle within each class, classes in LIBSVM's order */
+    for (int c = 0; c < cls.k; c++) gs_glibc_rand_shuffle(g, index + cls.start[c], cls.count[c]);
     /* fold f takes [f n_c / nr_fold, (f+1) n_c / nr_fold) of every class, classes in order */
     start[0] = 0;
     for (int f = 0; f < nr_fold; f++) {

@@ -12,8 +12,6 @@
 
 #include "train/cv.h"
 
-#define PROB_FOLDS GS_PROB_FOLDS
-
 /* The objective of the fit at (A, B): sum of the cross-entropy terms, each written so exp never
  * overflows. */
 static double sigmoid_objective(int l, const double *dec, const double *t, double A, double B)
@@ -161,38 +159,29 @@ static gs_status folds_together(const gs_device_provider *dev, const gs_problem 
     const int n = pair->l;
     int npos = 0;
     for (int j = 0; j < n; j++) npos += pair->y[j] > 0;
-    for (int f = 0; f < PROB_FOLDS; f++) {
+    for (int f = 0; f < GS_PROB_FOLDS; f++) {
         int fpos = 0;
         for (int j = start[f]; j < start[f + 1]; j++) fpos += pair->y[perm[j]] > 0;
         const int fneg = start[f + 1] - start[f] - fpos;
         if (npos - fpos == 0 || (n - npos) - fneg == 0) return GS_ERR_UNSUPPORTED;
     }
-    gs_model models[PROB_FOLDS];
+    gs_model models[GS_PROB_FOLDS];
     memset(models, 0, sizeof models);
     double *held = malloc(sizeof *held * (size_t)(n ? n : 1));
     gs_status st = GS_OK;
     if (!held) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d decision values", n); goto cleanup; }
-    if ((st = gs_svm_train_folds(dev, pair, sub, NULL, 1, log, PROB_FOLDS, perm, start, models))) goto cleanup;
-    for (int f = 0; f < PROB_FOLDS && st == GS_OK; f++)
+    if ((st = gs_svm_train_folds(dev, pair, sub, NULL, 1, log, GS_PROB_FOLDS, perm, start, models))) goto cleanup;
+    for (int f = 0; f < GS_PROB_FOLDS && st == GS_OK; f++)
         st = held_out_decisions(dev, sub, &models[f], pair, perm, start[f], start[f + 1], held, dec);
 cleanup:
-    for (int f = 0; f < PROB_FOLDS; f++) gs_model_free(&models[f]);
+    for (int f = 0; f < GS_PROB_FOLDS; f++) gs_model_free(&models[f]);
     free(held);
     return st;
 }
 
-void gs_prob_shuffle(int n, gs_glibc_rand *rng, int *perm)
-{
-    for (int i = 0; i < n; i++) perm[i] = i;
-    for (int i = 0; i < n; i++) {
-        const int j = i + gs_glibc_rand_next(rng) % (n - i);
-        const int t = perm[i]; perm[i] = perm[j]; perm[j] = t;
-    }
-}
-
 int gs_prob_fold_start(int n, int f)
 {
-    return (int)((int64_t)f * n / PROB_FOLDS);
+    return (int)((int64_t)f * n / GS_PROB_FOLDS);
 }
 
 gs_status gs_prob_train_pair(const gs_device_provider *dev, const gs_problem *pair, const gs_param *param, double Cp,
@@ -212,12 +201,12 @@ gs_status gs_prob_train_pair(const gs_device_provider *dev, const gs_problem *pa
     sub.nr_weight = 2;
     sub.weight_label = wl;
     sub.weight = wv;
-    int start[PROB_FOLDS + 1];
-    for (int f = 0; f <= PROB_FOLDS; f++) start[f] = gs_prob_fold_start(n, f);
+    int start[GS_PROB_FOLDS + 1];
+    for (int f = 0; f <= GS_PROB_FOLDS; f++) start[f] = gs_prob_fold_start(n, f);
     st = folds_together(dev, pair, &sub, perm, start, log, dec);
     if (st == GS_ERR_UNSUPPORTED) { /* a fold with one class, or values gs_svm_train_folds leaves to us */
         st = GS_OK;
-        for (int f = 0; f < PROB_FOLDS && st == GS_OK; f++)
+        for (int f = 0; f < GS_PROB_FOLDS && st == GS_OK; f++)
             st = fold_decisions(dev, pair, &sub, perm, start[f], start[f + 1], rows, log, dec);
     }
     if (st != GS_OK) goto cleanup;
@@ -237,7 +226,7 @@ gs_status gs_prob_train_svr(const gs_device_provider *dev, const gs_problem *pro
     if (!res) return GS_FAIL(GS_ERR_NOMEM, "out of memory for %d residuals", l);
     gs_param sub = *param;
     sub.probability = 0;
-    const gs_status st = gs_cross_validation_rand(dev, prob, &sub, PROB_FOLDS, rng, log, res);
+    const gs_status st = gs_cross_validation_rand(dev, prob, &sub, GS_PROB_FOLDS, rng, log, res);
     if (st == GS_OK) {
         double mae = 0;
         for (int i = 0; i < l; i++) {

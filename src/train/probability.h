@@ -18,17 +18,16 @@
  * @return GS_OK or GS_ERR_NOMEM */
 gs_status gs_prob_fit_sigmoid(int l, const double *dec, const double *y, const gs_log *log, double *A, double *B);
 
-/* The internal folds: a pair's n rows in LIBSVM's order are shuffled by gs_prob_shuffle (n draws
- * from rng, svm_binary_svc_probability's), and fold f holds the shuffled positions
- * [gs_prob_fold_start(n, f), gs_prob_fold_start(n, f + 1)). The draws depend on n alone, so every
- * pair's can be made before any is trained. */
+/* The internal folds: positions 0..n-1 of a pair's rows in LIBSVM's order are shuffled
+ * (gs_glibc_rand_shuffle, n draws, svm_binary_svc_probability's), and fold f holds the shuffled
+ * positions [gs_prob_fold_start(n, f), gs_prob_fold_start(n, f + 1)). The draws depend on n alone,
+ * so every pair's can be made before any is trained. */
 #define GS_PROB_FOLDS 5
-void gs_prob_shuffle(int n, gs_glibc_rand *rng, int *perm);
 int gs_prob_fold_start(int n, int f);
 
 /* One pair's probA and probB. pair holds the pair's rows with y = +1 (the first class) or -1, in
  * LIBSVM's order (first class rows, then second class rows); Cp and Cn are their weighted C; perm
- * its shuffle (gs_prob_shuffle). Each of the 5 folds is trained (C = 1, weights Cp / Cn, no
+ * its shuffle (above). Each of the 5 folds is trained (C = 1, weights Cp / Cn, no
  * probability; printing its lines; the folds together in one device batch when
  * gs_svm_train_folds takes them, else one after another) and its held-out rows' decision values,
  * signed so the +1 class is positive, feed gs_prob_fit_sigmoid.

@@ -61,15 +61,16 @@ static void *share_thread(void *arg)
 
 /* A device's share of the time is its own; the run's phases take the slowest device's (the
  * devices work at once), its counts the sum. */
+static double busy(const gs_train_stats *t)
+{
+    return t->update + t->select + t->rows + t->subproblem + t->transfer + t->other;
+}
+
 static void stats_merge(gs_train_stats *dst, const pool_share *sh, int n)
 {
     int slow = 0;
     for (int d = 1; d < n; d++)
-        if (sh[d].stats.update + sh[d].stats.select + sh[d].stats.rows + sh[d].stats.subproblem +
-                sh[d].stats.transfer + sh[d].stats.other >
-            sh[slow].stats.update + sh[slow].stats.select + sh[slow].stats.rows + sh[slow].stats.subproblem +
-                sh[slow].stats.transfer + sh[slow].stats.other)
-            slow = d;
+        if (busy(&sh[d].stats) > busy(&sh[slow].stats)) slow = d;
     const gs_train_stats *w = &sh[slow].stats;
     dst->cluster += w->cluster; dst->setup += w->setup; dst->update += w->update; dst->select += w->select;
     dst->rows += w->rows; dst->subproblem += w->subproblem; dst->transfer += w->transfer; dst->other += w->other;

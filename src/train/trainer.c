@@ -276,7 +276,8 @@ static gs_status finish_pairs(const gs_device_provider *dev, const gs_problem *p
                 st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d rows' probability folds", n);
                 goto cleanup;
             }
-            gs_prob_shuffle(n, rng, perm[p]);
+            for (int t = 0; t < n; t++) perm[p][t] = t;
+            gs_glibc_rand_shuffle(rng, perm[p], n);
         }
         if (npair > 0) {
             st = pairs_probability(dev, prob, cls, pairs, out, cw, param, perm, log, model);

@@ -29,3 +29,13 @@ int32_t gs_glibc_rand_next(gs_glibc_rand *g)
     g->i = (g->i + 1) % 34;
     return (int32_t)(v >> 1);
 }
+
+void gs_glibc_rand_shuffle(gs_glibc_rand *g, int *a, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const int j = i + gs_glibc_rand_next(g) % (n - i);
+        const int t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+}

@@ -16,5 +16,9 @@ typedef struct gs_glibc_rand {
 void gs_glibc_rand_init(gs_glibc_rand *g, uint32_t seed);
 /* The next value rand() would return, in [0, 2^31). */
 int32_t gs_glibc_rand_next(gs_glibc_rand *g);
+/* LIBSVM's shuffle of a[0..n) in place, n draws: for each i, a[i] swapped with a[i + rand() % (n - i)]
+ * (svm_cross_validation's folds, within each class when stratified, and
+ * svm_binary_svc_probability's). */
+void gs_glibc_rand_shuffle(gs_glibc_rand *g, int *a, int n);
 
 #endif
