@@ -1,7 +1,8 @@
 /* data.c — the LIBSVM sparse reader. A reader thread turns the input (a file, or "-" for standard
  * input; gzip detected by its magic bytes 1f 8b and inflated with zlib) into fixed-size blocks;
  * the calling thread parses those blocks into CSR. One pass, so pipes work, and the queue of
- * blocks is bounded, so streaming huge test files needs bounded memory.
+ * blocks is bounded, so streaming huge test files needs bounded memory. A regular file under
+ * 256 KiB has nothing to overlap: the calling thread reads its blocks itself, with no thread.
  *
  * Rows are parsed as streams: a line may span any number of blocks, and nothing holds a whole
  * line, so the memory a row takes is its pairs (12 or 16 bytes each), not its text. A number is
@@ -83,6 +84,9 @@ struct gs_data_stream {
     size_t raw_off;
 
     /* parser (calling thread) only */
+    bool sync;              /* a small regular file: the parser fills the blocks itself, no thread */
+    bool sniffed;           /* sync only: gs_sniff has run, its result in sniff */
+    ssize_t sniff;
     pthread_t thread;
     bool thread_started;
     gs_block *cur;          /* block being parsed, or NULL */
@@ -256,6 +260,18 @@ static void gs_fill_block(gs_data_stream *s, gs_block *b)
     }
 }
 
+/* Fills b, or, when sniffing failed (sn < 0), makes it an empty last block carrying the error. */
+static void gs_produce_block(gs_data_stream *s, gs_block *b, ssize_t sn)
+{
+    if (sn < 0) {
+        b->len = 0;
+        b->last = true;
+        b->err = sn == -2 ? GS_OK : GS_ERR_IO;
+    } else {
+        gs_fill_block(s, b);
+    }
+}
+
 static void *gs_reader_main(void *arg)
 {
     gs_data_stream *s = arg;
@@ -270,13 +286,7 @@ static void *gs_reader_main(void *arg)
         gs_block *b = &s->blocks[s->fill];
         pthread_mutex_unlock(&s->mu);
 
-        if (sn < 0) { /* sniffing failed: an empty last block carrying the error */
-            b->len = 0;
-            b->last = true;
-            b->err = sn == -2 ? GS_OK : GS_ERR_IO;
-        } else {
-            gs_fill_block(s, b);
-        }
+        gs_produce_block(s, b, sn);
 
         pthread_mutex_lock(&s->mu);
         s->fill = (s->fill + 1) % GS_NBLOCKS;
@@ -329,6 +339,7 @@ gs_status gs_data_stream_open(const char *path, const gs_data_opts *opts, gs_dat
             const size_t small = (size_t)sb.st_size * 4 < 4096 ? 4096 : (size_t)sb.st_size * 4;
             if (!s->opts.block_bytes) s->block_bytes = small;
             if (small < s->raw_cap) s->raw_cap = small;
+            s->sync = true; /* nothing to overlap: starting a thread would cost more than reading */
         }
     }
     if (s->fd < 0) {
@@ -339,6 +350,10 @@ gs_status gs_data_stream_open(const char *path, const gs_data_opts *opts, gs_dat
     if (!s->raw) {
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory opening %s", path);
         goto cleanup;
+    }
+    if (s->sync) {
+        *out = s;
+        return GS_OK;
     }
     if (pipe(s->wake) != 0) {
         s->wake[0] = s->wake[1] = -1;
@@ -517,6 +532,15 @@ static void gs_build_shrink(gs_build *b)
 
 static gs_block *gs_take_block(gs_data_stream *s)
 {
+    if (s->sync) { /* the one block in use is refilled in place */
+        if (!s->sniffed) {
+            s->sniff = gs_sniff(s);
+            s->sniffed = true;
+        }
+        gs_block *b = &s->blocks[s->take];
+        gs_produce_block(s, b, s->sniff);
+        return b;
+    }
     pthread_mutex_lock(&s->mu);
     while (s->nfull == 0) pthread_cond_wait(&s->cv_full, &s->mu);
     gs_block *b = &s->blocks[s->take];
@@ -526,6 +550,7 @@ static gs_block *gs_take_block(gs_data_stream *s)
 
 static void gs_release_block(gs_data_stream *s)
 {
+    if (s->sync) return;
     pthread_mutex_lock(&s->mu);
     s->take = (s->take + 1) % GS_NBLOCKS;
     s->nfull--;

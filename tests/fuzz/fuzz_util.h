@@ -1,5 +1,8 @@
 /* fuzz_util.h — what the libFuzzer harnesses share: the readers take a path, so each input is
- * written to one file in a private temporary directory, made on first use and removed at exit. */
+ * written to one file in a private temporary directory, made on first use and removed at exit.
+ * The directory is under $GS_FUZZ_TMPDIR, else /dev/shm where it is writable (a disk-backed /tmp
+ * made every input wait on the disk: 1,380 against 5,380 inputs a second for fuzz_data), else
+ * $TMPDIR, else /tmp. */
 #ifndef GS_FUZZ_UTIL_H
 #define GS_FUZZ_UTIL_H
 
@@ -34,7 +37,8 @@ static inline const char *gs_fuzz_extra_path(void) { return g_fuzz_dir.extra; }
 static inline const char *gs_fuzz_write(const uint8_t *data, size_t size)
 {
     if (!g_fuzz_dir.dir[0]) {
-        const char *tmp = getenv("TMPDIR");
+        const char *tmp = getenv("GS_FUZZ_TMPDIR");
+        if (!tmp || !*tmp) tmp = access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
         snprintf(g_fuzz_dir.dir, sizeof g_fuzz_dir.dir, "%s/gsfuzzXXXXXX", tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
         if (!mkdtemp(g_fuzz_dir.dir)) {
             perror("mkdtemp");
