@@ -36,7 +36,8 @@
 
 enum {
     GS_NBLOCKS = 4,            /* blocks in flight between the reader thread and the parser */
-    GS_BLOCK_BYTES = 1 << 20,  /* default block size */
+    GS_BLOCK_BYTES = 1 << 18,  /* default block size: 4 in flight are 1 MiB; 1 MiB blocks read no faster */
+    GS_SMALL_FILE = 1 << 18,   /* a regular file under this is read without a thread */
     GS_RAW_BYTES = 1 << 18,    /* compressed input read per read() when inflating */
     /* The longest label, index or value text parsed. %.17g needs 24 characters and "%.100f" of
      * a value near FLT_MAX about 140; a longer number is not data but damage, and refusing it
@@ -334,8 +335,8 @@ gs_status gs_data_stream_open(const char *path, const gs_data_opts *opts, gs_dat
             s->fd = -1;
         }
         /* a small file gets small buffers (blocks 4x its size, for gzip's expansion; rows span
-         * blocks, so any size reads the same): opening many small files maps no 1 MiB blocks */
-        if (known && s->fd >= 0 && S_ISREG(sb.st_mode) && sb.st_size >= 0 && (size_t)sb.st_size < GS_BLOCK_BYTES / 4) {
+         * blocks, so any size reads the same): opening many small files maps no large blocks */
+        if (known && s->fd >= 0 && S_ISREG(sb.st_mode) && sb.st_size >= 0 && (size_t)sb.st_size < GS_SMALL_FILE) {
             const size_t small = (size_t)sb.st_size * 4 < 4096 ? 4096 : (size_t)sb.st_size * 4;
             if (!s->opts.block_bytes) s->block_bytes = small;
             if (small < s->raw_cap) s->raw_cap = small;

@@ -31,7 +31,7 @@ typedef struct gs_data_opts {
     /* 0: a NaN or infinite label is a format error (LIBSVM trains a meaningless model from it).
      * 1: read as it is (svm-predict only compares it with the prediction). */
     int any_label;
-    /* Input block size; 0 is 1 MiB. Rows span blocks, so any size works; tests use a few bytes to
+    /* Input block size; 0 is 256 KiB (a regular file under 256 KiB: 4x its size). Rows span blocks, so any size works; tests use a few bytes to
      * put every token across a block boundary. */
     size_t block_bytes;
 } gs_data_opts;

@@ -544,14 +544,14 @@ static gs_status upload_layout(gs_predictor *p)
 }
 
 /* Rows per pass: the K buffer (one column per row of a pass) takes at most a quarter of the device
- * memory, at most 1 GiB, and 16 MiB on CPU devices, where it is host memory: a9a.t's 256 MiB there
- * made gpusvm-predict's peak 352 MB against svm-predict's 6 MB, and smaller passes cost no time on
- * a CPU. */
+ * memory, at most 1 GiB, and 4 MiB on CPU devices, where it is host memory: a9a.t's 256 MiB there
+ * made gpusvm-predict's peak 352 MB against svm-predict's 6 MB (16 MiB still put news20.t 12 MB
+ * over its bound), and smaller passes cost no time on a CPU. */
 static int32_t rows_per_pass(const gs_ocl *ocl, int32_t n_sv)
 {
     cl_ulong budget = ocl->global_mem / 4;
     if (budget > ocl->max_alloc) budget = ocl->max_alloc;
-    const cl_ulong cap = (ocl->device_type & CL_DEVICE_TYPE_GPU) ? (1ull << 30) : (16ull << 20);
+    const cl_ulong cap = (ocl->device_type & CL_DEVICE_TYPE_GPU) ? (1ull << 30) : (4ull << 20);
     if (budget > cap) budget = cap;
     cl_ulong ld = budget / ((cl_ulong)n_sv * sizeof(double));
     if (ld > 65536) ld = 65536;
