@@ -1,0 +1,73 @@
+#!/bin/sh
+# Where gpusvm's remaining costs are, on a GPU, in one call (docs/performance.md cites it):
+#   cert    the certification's split (--verbose's "certification of N problem(s)" line) and its
+#           share of the whole process, on the five standard sets, NEW only;
+#   predict whole-process prediction, NEW and OLD interleaved (median of REPEAT): a9a.t, letter.t,
+#           mnist10k (its own rows), news20.t (the model of its every 8th row);
+#   wide    whole-process training of the wide sets (news20.t, reuters.trn, sector.scale), NEW and
+#           OLD interleaved, with LIBSVM's accuracy check left to the tests.
+# Usage, from the repository root on the NVIDIA machine (as root, for the ICD file):
+#   scripts/bench-costs.sh DS_DIR NEW_BUILD [OLD_BUILD]     (env REPEAT=5, PARTS="cert predict wide")
+# DS_DIR holds the sets as ../shared/datasets does; the builds are folders with gpusvm-train and
+# gpusvm-predict (e.g. build, and an older commit's `git archive` built with make).
+set -u
+D=$1; NEW=$2; OLD=${3:-}
+REPEAT=${REPEAT:-5}; PARTS=${PARTS:-cert predict wide}
+if [ "$(id -u)" -eq 0 ] && [ ! -f /etc/OpenCL/vendors/nvidia.icd ]; then
+    mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+fi
+has() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+med() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+one() { s0=$(date +%s.%N); "$@" > /dev/null 2>&1; s1=$(date +%s.%N); awk -v a="$s0" -v b="$s1" 'BEGIN { print b - a }'; }
+# pair NAME CMD...: CMD run with NEW's and OLD's programs ({} is the build folder), interleaved
+pair() {
+    name=$1; shift
+    : > "$TMP/tn"; : > "$TMP/to"
+    for i in $(seq "$REPEAT"); do
+        for b in $NEW $OLD; do
+            sleep 0.5
+            cmd=$(printf '%s\n' "$*" | sed "s#{}#$b#g")
+            # shellcheck disable=SC2086
+            t=$(one $cmd)
+            if [ "$b" = "$NEW" ]; then echo "$t" >> "$TMP/tn"; else echo "$t" >> "$TMP/to"; fi
+        done
+    done
+    echo "$name: new $(med < "$TMP/tn") s${OLD:+, old $(med < "$TMP/to") s} (median of $REPEAT)"
+}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
+"$NEW/gpusvm-train" -q "$D/heart_scale/heart_scale.gz" "$TMP/warm.m" # the first run's compile
+if has cert; then
+    for s in "a9a/a9a.gz:-c 1 -g 0.05" "ijcnn1/ijcnn1.gz:" "w8a/w8a.gz:" "letter/letter.scale.gz:" \
+             "mnist10k/mnist10k.scale.gz:"; do
+        f=${s%%:*}; o=${s#*:}
+        for i in 1 2 3; do
+            sleep 0.5
+            s0=$(date +%s.%N)
+            # shellcheck disable=SC2086
+            "$NEW/gpusvm-train" --verbose $o "$D/$f" "$TMP/m" > /dev/null 2> "$TMP/v"
+            s1=$(date +%s.%N)
+            w=$(awk -v a="$s0" -v b="$s1" 'BEGIN { print b - a }')
+            c=$(sed -n 's/^gpusvm: certification \([0-9.]*\) s.*/\1/p' "$TMP/v" | tail -n 1)
+            echo "cert $f $o: whole $w s, certification ${c:--} s"
+            grep 'certification of' "$TMP/v" | head -n 3
+        done
+    done
+fi
+if has predict; then
+    "$NEW/gpusvm-train" -q -c 1 -g 0.05 "$D/a9a/a9a.gz" "$TMP/a9a.m"
+    "$NEW/gpusvm-train" -q "$D/letter/letter.scale.gz" "$TMP/letter.m"
+    "$NEW/gpusvm-train" -q "$D/mnist10k/mnist10k.scale.gz" "$TMP/mnist.m"
+    gzip -dc "$D/news20/news20.t.gz" | awk 'NR % 8 == 1' > "$TMP/n8"
+    "$NEW/gpusvm-train" -q "$TMP/n8" "$TMP/n8.m"
+    pair "predict a9a.t" "{}/gpusvm-predict $D/a9a/a9a.t.gz $TMP/a9a.m $TMP/p"
+    pair "predict letter.scale.t (325 pairs)" "{}/gpusvm-predict $D/letter/letter.scale.t.gz $TMP/letter.m $TMP/p"
+    pair "predict mnist10k (45 pairs)" "{}/gpusvm-predict $D/mnist10k/mnist10k.scale.gz $TMP/mnist.m $TMP/p"
+    pair "predict news20.t (190 pairs)" "{}/gpusvm-predict $D/news20/news20.t.gz $TMP/n8.m $TMP/p"
+fi
+if has wide; then
+    pair "train news20.t" "{}/gpusvm-train -q $D/news20/news20.t.gz $TMP/w.m"
+    pair "train reuters.trn" "{}/gpusvm-train -q $D/reuters/reuters.trn.gz $TMP/w.m"
+    pair "train sector.scale" "{}/gpusvm-train -q $D/sector/sector.scale.gz $TMP/w.m"
+    "$NEW/gpusvm-train" --verbose "$D/sector/sector.scale.gz" "$TMP/w.m" 2>&1 | grep -E '^gpusvm: (training|phases|clustering|kernel)' | head -n 8
+fi
