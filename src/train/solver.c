@@ -30,6 +30,7 @@
 #include "device/dev.h"
 #include "kernels/abi.h" /* the problem, round and certification tables (gs_abi_*) */
 #include "util/courier.h"
+#include "util/parallel.h"
 #include "train/subproblem.h"
 
 #define ITEMS 8 /* positions per work-item in the compaction kernels (H100: 8 a little ahead of 16, 4, 2) */
@@ -684,40 +685,92 @@ typedef struct cert {
     int *pass_na, *pass_nvc; /* [maxch] each pass's slots and clusters */
     int gmax;              /* k_cert's groups per row at most (the partials' stride) */
     int *pass_g;           /* [maxch] each pass's largest groups per row */
-    double *gx, *mx;       /* [total] exact gradients' sums and magnitudes, read back */
+    double *gx, *mx;       /* [total] exact gradients' sums and magnitudes, read back (the batch's arrays) */
 } cert;
 
 static void cert_free(cert *c)
 {
     free(c->svpos); free(c->svoff); free(c->svcoef); free(c->old); free(c->nold); free(c->cold); free(c->cnew);
-    free(c->ctab); free(c->ccoef); free(c->gx); free(c->mx); free(c->vcc); free(c->pass_na); free(c->pass_nvc); free(c->pass_g);
+    free(c->ctab); free(c->ccoef); free(c->vcc); free(c->pass_na); free(c->pass_nvc); free(c->pass_g);
+}
+
+/* Positions a thread of the certification's host loops takes at least: below it, starting threads
+ * costs more than the loop (a9a's 32561 positions take a fraction of a millisecond; letter's 325
+ * pairs have 500,000). */
+#define CERT_THREAD_MIN 65536
+
+/* One thread's share of the certification's host loops: the positions [p0, p1) of the batch (the
+ * problems' positions follow one another). LIST_COUNT counts the SVs of each problem that starts
+ * there (into svoff[i + 1]), LIST_FILL writes their positions and coefficients from svoff[i] on,
+ * OUT puts the exact gradients into each problem's g_exact / g_err in alpha order. */
+typedef struct cert_job {
+    const gs_solver *s;
+    const gs_clustered *cl;
+    const prob *pr;
+    cert *c;
+    int np;
+    enum { CERT_LIST_COUNT, CERT_LIST_FILL, CERT_OUT } what;
+    size_t p0, p1;
+} cert_job;
+
+/* Runs fn over the positions on up to 16 threads, CERT_THREAD_MIN positions each at least. */
+static void cert_parallel(const gs_solver *s, const gs_clustered *cl, const prob *pr, int np, size_t total,
+                          cert *c, int what, void *(*fn)(void *))
+{
+    cert_job jobs[16];
+    int nt = gs_cpu_threads(16);
+    if ((size_t)nt > total / CERT_THREAD_MIN) nt = total / CERT_THREAD_MIN > 1 ? (int)(total / CERT_THREAD_MIN) : 1;
+    for (int k = 0; k < nt; k++)
+        jobs[k] = (cert_job){.s = s, .cl = cl, .pr = pr, .c = c, .np = np, .what = what,
+                             .p0 = total * (size_t)k / (size_t)nt, .p1 = total * (size_t)(k + 1) / (size_t)nt};
+    gs_parallel_run(jobs, sizeof jobs[0], nt, fn);
+}
+
+/* The SV lists (cert_parallel's LIST_COUNT and LIST_FILL): each problem whole in the job where
+ * its positions start. */
+static void *cert_list_job(void *arg)
+{
+    const cert_job *j = arg;
+    const int wg = j->s->wg;
+    int *const off = j->c->svoff;
+    for (int i = 0; i < j->np; i++) {
+        const prob *p = &j->pr[i];
+        const gs_binary_spec *sp = p->spec;
+        if (!sp->g_exact || (size_t)p->pos_off < j->p0 || (size_t)p->pos_off >= j->p1) continue;
+        int n = 0;
+        for (int t = 0; t < p->npos; t++) {
+            if (!p->y[t] || !(p->ah[t] > 0)) continue;
+            if (j->what == CERT_LIST_FILL) {
+                const int lc = t / wg;
+                j->c->svpos[off[i] + n] = (lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na)) * wg + t % wg;
+                j->c->svcoef[off[i] + n] = p->y[t] * p->ah[t];
+            }
+            n++;
+        }
+        if (j->what == CERT_LIST_COUNT) off[i + 1] = n;
+    }
+    return NULL;
 }
 
 /* Each problem that asks for exact gradients: its SVs (positions and coefficients) and passes. */
-static gs_status cert_lists(const gs_solver *s, const prob *pr, int np, size_t total, cert *c)
+static gs_status cert_lists(const gs_solver *s, const gs_clustered *cl, const prob *pr, int np, size_t total,
+                            cert *c)
 {
-    const int q = s->q, wg = s->wg;
+    const int q = s->q;
     c->svpos = malloc(sizeof(int) * (total ? total : 1));
     c->svoff = calloc((size_t)np + 1, sizeof(int));
     c->svcoef = malloc(sizeof(double) * (total ? total : 1));
     c->old = malloc(sizeof(int) * (size_t)np * q);
     c->nold = malloc(sizeof(int) * (size_t)np);
-    c->gx = malloc(sizeof(double) * (total ? total : 1));
-    c->mx = malloc(sizeof(double) * (total ? total : 1));
-    if (!c->svpos || !c->svoff || !c->svcoef || !c->old || !c->nold || !c->gx || !c->mx)
+    if (!c->svpos || !c->svoff || !c->svcoef || !c->old || !c->nold)
         return GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
+    cert_parallel(s, cl, pr, np, total, c, CERT_LIST_COUNT, cert_list_job); /* svoff[i + 1]: counts */
+    for (int i = 0; i < np; i++) c->svoff[i + 1] += c->svoff[i];
+    cert_parallel(s, cl, pr, np, total, c, CERT_LIST_FILL, cert_list_job);
     for (int i = 0; i < np; i++) {
-        const prob *p = &pr[i];
-        const gs_binary_spec *sp = p->spec;
-        int *const off = c->svoff;
-        off[i + 1] = off[i];
+        const gs_binary_spec *sp = pr[i].spec;
+        const int *const off = c->svoff;
         if (!sp->g_exact) continue;
-        for (int t = 0; t < p->npos; t++)
-            if (p->y[t] && p->ah[t] > 0) {
-                const int lc = t / wg;
-                c->svpos[off[i + 1]] = (lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na)) * wg + t % wg;
-                c->svcoef[off[i + 1]++] = p->y[t] * p->ah[t];
-            }
         const int nch = (off[i + 1] - off[i] + q - 1) / q;
         if (nch > c->maxch) c->maxch = nch;
         c->slots += (size_t)nch;
@@ -841,13 +894,40 @@ cleanup:
     return st;
 }
 
+/* The exact gradients into each problem's g_exact / g_err in alpha order (cert_parallel's OUT). */
+static void *cert_out(void *arg)
+{
+    const cert_job *j = arg;
+    const gs_clustered *cl = j->cl;
+    for (int i = 0; i < j->np; i++) {
+        const prob *p = &j->pr[i];
+        const gs_binary_spec *sp = p->spec;
+        const size_t a = p->pos_off, b = p->pos_off + (size_t)p->npos;
+        if (!sp->g_exact || b <= j->p0 || a >= j->p1) continue;
+        const double f =
+            ((double)cl->n_ucols + (double)(j->c->svoff[i + 1] - j->c->svoff[i]) + 16) * ldexp(1.0, -53) * 1.01;
+        const int t0 = a < j->p0 ? (int)(j->p0 - a) : 0, t1 = b > j->p1 ? (int)(j->p1 - a) : p->npos;
+        for (int t = t0; t < t1; t++) {
+            const int64_t k = p->y[t] ? pos_index(cl, sp, j->s->wg, t) : -1;
+            if (k < 0) continue;
+            sp->g_exact[k] = p->y[t] * j->c->gx[p->pos_off + t] + (sp->p_lin ? sp->p_lin[k] : -1.0);
+            sp->g_err[k] = f * j->c->mx[p->pos_off + t] + 1e-300;
+        }
+    }
+    return NULL;
+}
+
+
 /* The exact gradients (kernels/solver.cl k_cert) of the batch's problems that ask for them, at
  * their final alphas, into spec->g_exact / spec->g_err (alpha order): each problem's support
  * vectors q at a time in its U block (free once the rounds are over), all problems in the same
  * launches. The bound: rounding of the dot products (at most ucols terms each), of the kernel and
- * of the sum over nsv terms, each a few units of 2^-53 times the magnitudes k_cert adds up. */
+ * of the sum over nsv terms, each a few units of 2^-53 times the magnitudes k_cert adds up.
+ * gx and mx (total doubles each) receive the sums: the batch's gradients and alphas, no longer
+ * needed once the SV lists are built, and already in memory (fresh pages cost letter's 325
+ * problems 5 ms of page faults there). */
 static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob *pr, int np, size_t total,
-                               gs_dev_prof *pf, double *ph, double *per_kernel)
+                               double *gx, double *mx, gs_dev_prof *pf, double *ph, double *per_kernel)
 {
     gs_status st = GS_OK;
     dev *const dp = &s->d;
@@ -855,8 +935,10 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
     const int q = s->q;
     cert c;
     memset(&c, 0, sizeof c);
-    double tm[4] = {gs_now(), 0, 0, 0}; /* start, lists built, buffers ready, passes done */
-    if ((st = cert_lists(s, pr, np, total, &c))) goto cleanup;
+    double tm[5] = {gs_now(), 0, 0, 0, 0}; /* start, lists built, buffers ready, passes enqueued, done */
+    if ((st = cert_lists(s, cl, pr, np, total, &c))) goto cleanup;
+    c.gx = gx;
+    c.mx = mx; /* the alphas (p->ah) are not read after cert_lists */
     tm[1] = gs_now();
     if ((st = gs_dev_buf_ensure(d, &dp->cgx, total * sizeof(double), NULL, "exact gradients")) ||
         (st = gs_dev_buf_ensure(d, &dp->cmx, total * sizeof(double), NULL, "gradient bounds")) ||
@@ -879,23 +961,15 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
         (st = cert_args(s, cl, c.gmax)) || (st = cert_passes(s, &c, pf, ph, per_kernel)))
         goto cleanup;
     tm[3] = gs_now();
+    GS_CL_CHECK(clFinish(s->queue));
+    tm[4] = gs_now();
     GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cgx.mem, CL_FALSE, 0, sizeof(double) * total, c.gx, 0, NULL, NULL));
     GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cmx.mem, CL_TRUE, 0, sizeof(double) * total, c.mx, 0, NULL, NULL));
-    for (int i = 0; i < np; i++) {
-        const prob *p = &pr[i];
-        const gs_binary_spec *sp = p->spec;
-        if (!sp->g_exact) continue;
-        const double f = ((double)cl->n_ucols + (double)(c.svoff[i + 1] - c.svoff[i]) + 16) * ldexp(1.0, -53) * 1.01;
-        for (int t = 0; t < p->npos; t++) {
-            const int64_t k = p->y[t] ? pos_index(cl, sp, s->wg, t) : -1;
-            if (k < 0) continue;
-            sp->g_exact[k] = p->y[t] * c.gx[p->pos_off + t] + (sp->p_lin ? sp->p_lin[k] : -1.0);
-            sp->g_err[k] = f * c.mx[p->pos_off + t] + 1e-300;
-        }
-    }
+    const double t_read = gs_now();
+    cert_parallel(s, cl, pr, np, total, &c, CERT_OUT, cert_out);
     gs_log_verbose(s->log, "gpusvm: certification of %d problem(s): SV lists %.4f s, buffers %.4f s, %d pass(es) "
-                   "%.4f s, gradients back %.4f s\n", np, tm[1] - tm[0], tm[2] - tm[1], c.maxch, tm[3] - tm[2],
-                   gs_now() - tm[3]);
+                   "enqueued %.4f s, done %.4f s, gradients read %.4f s, to the problems %.4f s\n", np, tm[1] - tm[0],
+                   tm[2] - tm[1], c.maxch, tm[3] - tm[2], tm[4] - tm[3], t_read - tm[4], gs_now() - t_read);
 cleanup:
     clFinish(s->queue); /* the writes read the tables freed below (done already when all went well) */
     cert_free(&c);
@@ -1549,7 +1623,8 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     batch_results(s, &b, stats);
     /* the certification's exact gradients, for the problems that ask for them (spec->g_exact) */
     double t_cert = gs_now();
-    if ((st = certify_batch(s, cl, b.pr, np, (size_t)b.total, &b.pf, b.ph, b.per_kernel))) goto cleanup;
+    if ((st = certify_batch(s, cl, b.pr, np, (size_t)b.total, b.Gh, b.ahb, &b.pf, b.ph, b.per_kernel)))
+        goto cleanup;
     t_cert = gs_now() - t_cert;
     if (stats) stats->certify += t_cert;
     batch_report(s, &b, t_cert, stats);
