@@ -1,18 +1,22 @@
 #!/bin/sh
 # Where gpusvm's remaining costs are, on a GPU, in one call (docs/performance.md cites it):
 #   cert    the certification's split (--verbose's "certification of N problem(s)" line) and its
-#           share of the whole process, on the five standard sets, NEW only;
+#           share of the whole process, on the five standard sets, NEW only, with queue profiling
+#           off (--verbose turns it on, and it waits after every pass), then one profiled run's
+#           certification kernels;
 #   predict whole-process prediction, NEW and OLD interleaved (median of REPEAT): a9a.t, letter.t,
 #           mnist10k (its own rows), news20.t (the model of its every 8th row);
 #   wide    whole-process training of the wide sets (news20.t, reuters.trn, sector.scale), NEW and
-#           OLD interleaved, with LIBSVM's accuracy check left to the tests.
+#           OLD interleaved, with LIBSVM's accuracy check left to the tests;
+#   train   whole-process training (-q, no profiling) of the five standard sets, NEW and OLD
+#           interleaved, with the models compared (cmp).
 # Usage, from the repository root on the NVIDIA machine (as root, for the ICD file):
 #   scripts/bench-costs.sh DS_DIR NEW_BUILD [OLD_BUILD]     (env REPEAT=5, PARTS="cert predict wide")
 # DS_DIR holds the sets as ../shared/datasets does; the builds are folders with gpusvm-train and
 # gpusvm-predict (e.g. build, and an older commit's `git archive` built with make).
 set -u
 D=$1; NEW=$2; OLD=${3:-}
-REPEAT=${REPEAT:-5}; PARTS=${PARTS:-cert predict wide}
+REPEAT=${REPEAT:-5}; PARTS=${PARTS:-cert predict wide train}
 if [ "$(id -u)" -eq 0 ] && [ ! -f /etc/OpenCL/vendors/nvidia.icd ]; then
     mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
 fi
@@ -45,13 +49,15 @@ if has cert; then
             sleep 0.5
             s0=$(date +%s.%N)
             # shellcheck disable=SC2086
-            "$NEW/gpusvm-train" --verbose $o "$D/$f" "$TMP/m" > /dev/null 2> "$TMP/v"
+            GPUSVM_PROFILE=0 "$NEW/gpusvm-train" --verbose $o "$D/$f" "$TMP/m" > /dev/null 2> "$TMP/v"
             s1=$(date +%s.%N)
             w=$(awk -v a="$s0" -v b="$s1" 'BEGIN { print b - a }')
             c=$(sed -n 's/^gpusvm: certification \([0-9.]*\) s.*/\1/p' "$TMP/v" | tail -n 1)
             echo "cert $f $o: whole $w s, certification ${c:--} s"
             grep 'certification of' "$TMP/v" | head -n 3
         done
+        # shellcheck disable=SC2086
+        "$NEW/gpusvm-train" --verbose $o "$D/$f" "$TMP/m" 2>&1 | grep -E 'k_cert|certification' | head -n 6
     done
 fi
 if has predict; then
@@ -70,4 +76,16 @@ if has wide; then
     pair "train reuters.trn" "{}/gpusvm-train -q $D/reuters/reuters.trn.gz $TMP/w.m"
     pair "train sector.scale" "{}/gpusvm-train -q $D/sector/sector.scale.gz $TMP/w.m"
     "$NEW/gpusvm-train" --verbose "$D/sector/sector.scale.gz" "$TMP/w.m" 2>&1 | grep -E '^gpusvm: (training|phases|clustering|kernel)' | head -n 8
+fi
+if has train; then
+    for s in "a9a/a9a.gz:-c 1 -g 0.05" "ijcnn1/ijcnn1.gz:" "w8a/w8a.gz:" "letter/letter.scale.gz:-c 10 -g 0.5" \
+             "mnist10k/mnist10k.scale.gz:-c 10 -g 0.02"; do
+        f=${s%%:*}; o=${s#*:}
+        pair "train $f $o" "{}/gpusvm-train -q $o $D/$f $TMP/t.m"
+        if [ -n "$OLD" ]; then
+            # shellcheck disable=SC2086
+            "$NEW/gpusvm-train" -q $o "$D/$f" "$TMP/t1.m"; "$OLD/gpusvm-train" -q $o "$D/$f" "$TMP/t2.m"
+            cmp -s "$TMP/t1.m" "$TMP/t2.m" && echo "  models identical" || echo "  models differ"
+        fi
+    done
 fi

@@ -673,7 +673,7 @@ cleanup:
  * tables (problem a of a pass at slot base + a), built before the first launch so that no pass
  * waits for the device before it writes its own. */
 typedef struct cert {
-    int *svpos, *svoff;    /* [total], [np + 1]: each problem's SVs' clustered positions */
+    int *svpos, *svn;      /* [total], [np]: each problem's SVs' clustered positions, from its pos_off on */
     double *svcoef;        /* [total] their y alpha */
     int *old, *nold;       /* [np q], [np]: the rows each problem's U block holds, how many */
     int maxch;             /* passes: q SVs of each problem a pass */
@@ -690,7 +690,7 @@ typedef struct cert {
 
 static void cert_free(cert *c)
 {
-    free(c->svpos); free(c->svoff); free(c->svcoef); free(c->old); free(c->nold); free(c->cold); free(c->cnew);
+    free(c->svpos); free(c->svn); free(c->svcoef); free(c->old); free(c->nold); free(c->cold); free(c->cnew);
     free(c->ctab); free(c->ccoef); free(c->vcc); free(c->pass_na); free(c->pass_nvc); free(c->pass_g);
 }
 
@@ -700,16 +700,16 @@ static void cert_free(cert *c)
 #define CERT_THREAD_MIN 65536
 
 /* One thread's share of the certification's host loops: the positions [p0, p1) of the batch (the
- * problems' positions follow one another). LIST_COUNT counts the SVs of each problem that starts
- * there (into svoff[i + 1]), LIST_FILL writes their positions and coefficients from svoff[i] on,
- * OUT puts the exact gradients into each problem's g_exact / g_err in alpha order. */
+ * problems' positions follow one another). LIST writes the SVs of each problem that starts there
+ * (positions and coefficients, from the problem's pos_off on; their count into svn[i]), OUT puts
+ * the exact gradients into each problem's g_exact / g_err in alpha order. */
 typedef struct cert_job {
     const gs_solver *s;
     const gs_clustered *cl;
     const prob *pr;
     cert *c;
     int np;
-    enum { CERT_LIST_COUNT, CERT_LIST_FILL, CERT_OUT } what;
+    enum { CERT_LIST, CERT_OUT } what;
     size_t p0, p1;
 } cert_job;
 
@@ -726,28 +726,25 @@ static void cert_parallel(const gs_solver *s, const gs_clustered *cl, const prob
     gs_parallel_run(jobs, sizeof jobs[0], nt, fn);
 }
 
-/* The SV lists (cert_parallel's LIST_COUNT and LIST_FILL): each problem whole in the job where
- * its positions start. */
+/* The SV lists (cert_parallel's LIST): each problem whole in the job where its positions start. */
 static void *cert_list_job(void *arg)
 {
     const cert_job *j = arg;
     const int wg = j->s->wg;
-    int *const off = j->c->svoff;
     for (int i = 0; i < j->np; i++) {
         const prob *p = &j->pr[i];
         const gs_binary_spec *sp = p->spec;
         if (!sp->g_exact || (size_t)p->pos_off < j->p0 || (size_t)p->pos_off >= j->p1) continue;
+        int *const pos = j->c->svpos + p->pos_off;
+        double *const coef = j->c->svcoef + p->pos_off;
         int n = 0;
         for (int t = 0; t < p->npos; t++) {
             if (!p->y[t] || !(p->ah[t] > 0)) continue;
-            if (j->what == CERT_LIST_FILL) {
-                const int lc = t / wg;
-                j->c->svpos[off[i] + n] = (lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na)) * wg + t % wg;
-                j->c->svcoef[off[i] + n] = p->y[t] * p->ah[t];
-            }
-            n++;
+            const int lc = t / wg;
+            pos[n] = (lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na)) * wg + t % wg;
+            coef[n++] = p->y[t] * p->ah[t];
         }
-        if (j->what == CERT_LIST_COUNT) off[i + 1] = n;
+        j->c->svn[i] = n;
     }
     return NULL;
 }
@@ -758,20 +755,17 @@ static gs_status cert_lists(const gs_solver *s, const gs_clustered *cl, const pr
 {
     const int q = s->q;
     c->svpos = malloc(sizeof(int) * (total ? total : 1));
-    c->svoff = calloc((size_t)np + 1, sizeof(int));
+    c->svn = calloc((size_t)np + 1, sizeof(int));
     c->svcoef = malloc(sizeof(double) * (total ? total : 1));
     c->old = malloc(sizeof(int) * (size_t)np * q);
     c->nold = malloc(sizeof(int) * (size_t)np);
-    if (!c->svpos || !c->svoff || !c->svcoef || !c->old || !c->nold)
+    if (!c->svpos || !c->svn || !c->svcoef || !c->old || !c->nold)
         return GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
-    cert_parallel(s, cl, pr, np, total, c, CERT_LIST_COUNT, cert_list_job); /* svoff[i + 1]: counts */
-    for (int i = 0; i < np; i++) c->svoff[i + 1] += c->svoff[i];
-    cert_parallel(s, cl, pr, np, total, c, CERT_LIST_FILL, cert_list_job);
+    cert_parallel(s, cl, pr, np, total, c, CERT_LIST, cert_list_job);
     for (int i = 0; i < np; i++) {
         const gs_binary_spec *sp = pr[i].spec;
-        const int *const off = c->svoff;
         if (!sp->g_exact) continue;
-        const int nch = (off[i + 1] - off[i] + q - 1) / q;
+        const int nch = (c->svn[i] + q - 1) / q;
         if (nch > c->maxch) c->maxch = nch;
         c->slots += (size_t)nch;
         c->vslots += (size_t)nch * (size_t)(sp->na + sp->nb);
@@ -804,7 +798,7 @@ static void cert_tables(const gs_solver *s, const prob *pr, int np, cert *c)
         int *const vcc_p = c->vcc + 2 * vbase;
         double *const ccoef_p = c->ccoef + base * q;
         for (int i = 0; i < np; i++) {
-            const int nsv = c->svoff[i + 1] - c->svoff[i];
+            const int nsv = c->svn[i];
             if (!pr[i].spec->g_exact || ci * q >= nsv) continue;
             const int n = nsv - ci * q < q ? nsv - ci * q : q;
             /* enough work-groups for a small problem, CERT_WGS of them, without a large partials
@@ -814,8 +808,8 @@ static void cert_tables(const gs_solver *s, const prob *pr, int np, cert *c)
             if (ngrp > pg) pg = ngrp;
             ctab_p[na] = (gs_abi_cert){.prob = i, .n = n, .nold = c->nold[i], .ngrp = ngrp};
             memcpy(cold_p + (size_t)na * q, c->old + (size_t)i * q, sizeof(int) * (size_t)q);
-            memcpy(cnew_p + (size_t)na * q, c->svpos + c->svoff[i] + (size_t)ci * q, sizeof(int) * (size_t)n);
-            memcpy(ccoef_p + (size_t)na * q, c->svcoef + c->svoff[i] + (size_t)ci * q, sizeof(double) * (size_t)n);
+            memcpy(cnew_p + (size_t)na * q, c->svpos + pr[i].pos_off + (size_t)ci * q, sizeof(int) * (size_t)n);
+            memcpy(ccoef_p + (size_t)na * q, c->svcoef + pr[i].pos_off + (size_t)ci * q, sizeof(double) * (size_t)n);
             for (int cc = 0; cc < pr[i].spec->na + pr[i].spec->nb; cc++, nvc++) {
                 vcc_p[2 * nvc] = na;
                 vcc_p[2 * nvc + 1] = cc;
@@ -905,7 +899,7 @@ static void *cert_out(void *arg)
         const size_t a = p->pos_off, b = p->pos_off + (size_t)p->npos;
         if (!sp->g_exact || b <= j->p0 || a >= j->p1) continue;
         const double f =
-            ((double)cl->n_ucols + (double)(j->c->svoff[i + 1] - j->c->svoff[i]) + 16) * ldexp(1.0, -53) * 1.01;
+            ((double)cl->n_ucols + (double)j->c->svn[i] + 16) * ldexp(1.0, -53) * 1.01;
         const int t0 = a < j->p0 ? (int)(j->p0 - a) : 0, t1 = b > j->p1 ? (int)(j->p1 - a) : p->npos;
         for (int t = t0; t < t1; t++) {
             const int64_t k = p->y[t] ? pos_index(cl, sp, j->s->wg, t) : -1;
