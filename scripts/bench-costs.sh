@@ -9,7 +9,8 @@
 #   wide    whole-process training of the wide sets (news20.t, reuters.trn, sector.scale), NEW and
 #           OLD interleaved, with LIBSVM's accuracy check left to the tests;
 #   train   whole-process training (-q, no profiling) of the five standard sets, NEW and OLD
-#           interleaved, with the models compared (cmp).
+#           interleaved, with the models compared (cmp). Against a build from before the exit
+#           helper became opt-in (92469db forks its exit always), set GPUSVM_FAST_EXIT=1.
 # Usage, from the repository root on the NVIDIA machine (as root, for the ICD file):
 #   scripts/bench-costs.sh DS_DIR NEW_BUILD [OLD_BUILD]     (env REPEAT=5, PARTS="cert predict wide")
 # DS_DIR holds the sets as ../shared/datasets does; the builds are folders with gpusvm-train and
