@@ -732,10 +732,16 @@ static gs_status fold_set_solve(const gs_device_provider *dev, fold_set *fs, con
         }
     }
     if (fs->nitems > 0) {
-        if ((st = gs_run_open_solver(dev, param, fs->ws_k, l, fs->grouped.row_ptr, &fs->cl, log, NULL, &solver)) ||
-            (nu && (st = gs_run_start_gradients(solver, &fs->cl, fs->ysign, fs->items, fs->nitems, NULL))) ||
-            (st = gs_run_certified(solver, &fs->cl, fs->ysign, fs->items, fs->nitems, param->eps, 0, log, NULL)))
+        gs_train_stats ts = {0};
+        const double t0 = gs_now();
+        if ((st = gs_run_open_solver(dev, param, fs->ws_k, l, fs->grouped.row_ptr, &fs->cl, log, &ts, &solver)) ||
+            (nu && (st = gs_run_start_gradients(solver, &fs->cl, fs->ysign, fs->items, fs->nitems, &ts))) ||
+            (st = gs_run_certified(solver, &fs->cl, fs->ysign, fs->items, fs->nitems, param->eps, 0, log, &ts)))
             goto cleanup;
+        gs_log_verbose(log, "gpusvm: %d fold problem(s): seconds: device and solver ready %.3f, setup %.3f, "
+                       "update %.3f, select %.3f, rows %.3f, subproblem %.3f, transfer %.3f, other %.3f, "
+                       "certification %.3f\n", fs->nitems, ts.t_on_device > 0 ? ts.t_on_device - t0 - ts.setup : 0,
+                       ts.setup, ts.update, ts.select, ts.rows, ts.subproblem, ts.transfer, ts.other, ts.certify);
     }
 cleanup:
     gs_run_pool_free(solver);
@@ -813,6 +819,7 @@ gs_status gs_svm_train_folds(const gs_device_provider *dev, const gs_problem *pr
         (param->svm_type == GS_NU_SVC && nc > 1))
         return GS_ERR_UNSUPPORTED;
     fold_set fs;
+    double tm[4] = {gs_now(), 0, 0, 0}; /* start, folds added, solved, models built */
     gs_status st = fold_set_open(prob, param, C, nc, nr_fold * nc, &fs);
     /* C value c's fold f is fold c * nr_fold + f */
     for (int c = 0; c < nc && st == GS_OK; c++)
@@ -824,12 +831,17 @@ gs_status gs_svm_train_folds(const gs_device_provider *dev, const gs_problem *pr
             for (int j = start[f + 1]; j < start[nr_fold]; j++) rows[n++] = perm[j];
             st = fold_set_add(&fs, rows, n, -1, c);
         }
+    tm[1] = gs_now();
     if (st == GS_OK) st = fold_set_solve(dev, &fs, log);
+    tm[2] = gs_now();
     /* fold by fold, each C value's model in turn (the order of training them fold by fold) */
     for (int f = 0; f < nr_fold && st == GS_OK; f++)
         for (int c = 0; c < nc && st == GS_OK; c++)
             st = fold_model(&fs, c * nr_fold + f, log, &models[(size_t)c * nr_fold + f]);
+    tm[3] = gs_now();
     fold_set_free(&fs);
+    gs_log_verbose(log, "gpusvm: folds: set up %.4f s, solved %.4f s (the device's start-up included), models "
+                   "%.4f s\n", tm[1] - tm[0], tm[2] - tm[1], tm[3] - tm[2]);
     return st;
 }
 
