@@ -14,24 +14,30 @@ MGRID=$B/gpusvm-grid-mpi
 if ! "$MGRID" --version | grep -q 'built with MPI'; then
     skip "no MPI build of gpusvm-grid (make MPI=1, or make tests with mpicc present)"; finish; exit
 fi
+# Under a sanitizer build (make asan) Open MPI's plugins leak at exit from modules already unloaded,
+# which LeakSanitizer cannot attribute or suppress: the ranks run without leak detection (gpusvm's
+# own leaks are still checked by the one-process run here and by every other test).
+MPI_ASAN=${ASAN_OPTIONS:-}
+if ldd "$MGRID" 2>/dev/null | grep -q libasan; then MPI_ASAN="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"; fi
+# Open MPI as root needs --allow-run-as-root; --oversubscribe: more ranks than cores is fine here
+mpi() { ASAN_OPTIONS=$MPI_ASAN mpirun --allow-run-as-root --oversubscribe "$@"; }
 H=$TOP/data/heart_scale
 ARGS="-log2c -1,3,2 -log2g -7,-5,2 -gnuplot null"
 mkdir -p "$TMPD/one" "$TMPD/two"
 (cd "$TMPD/one" && "$GRID" $ARGS "$H" > stdout 2> stderr); rc=$?
 check_eq "one process: exit" 0 "$rc"
-# Open MPI as root needs --allow-run-as-root; --oversubscribe: more ranks than cores is fine here
-(cd "$TMPD/two" && mpirun --allow-run-as-root --oversubscribe -np 2 "$MGRID" $ARGS "$H" > stdout 2> stderr); rc=$?
+(cd "$TMPD/two" && mpi -np 2 "$MGRID" $ARGS "$H" > stdout 2> stderr); rc=$?
 check_eq "mpirun -np 2: exit" 0 "$rc"
 check_file_eq "mpirun -np 2: stdout as one process" "$TMPD/one/stdout" "$TMPD/two/stdout"
 check_file_eq "mpirun -np 2: heart_scale.out as one process" "$TMPD/one/heart_scale.out" "$TMPD/two/heart_scale.out"
 # -resume: rank 0 reads the file; the ranks train only the other cells, appended as one process does
 head -n 2 "$TMPD/one/heart_scale.out" > "$TMPD/one/p.out"; cp "$TMPD/one/p.out" "$TMPD/two/p.out"
 (cd "$TMPD/one" && "$GRID" $ARGS -out p.out -resume p.out "$H" > rstdout 2> /dev/null)
-(cd "$TMPD/two" && mpirun --allow-run-as-root --oversubscribe -np 2 "$MGRID" $ARGS -out p.out -resume p.out "$H" > rstdout 2> /dev/null)
+(cd "$TMPD/two" && mpi -np 2 "$MGRID" $ARGS -out p.out -resume p.out "$H" > rstdout 2> /dev/null)
 check_file_eq "mpirun -np 2 -resume: stdout as one process" "$TMPD/one/rstdout" "$TMPD/two/rstdout"
 check_file_eq "mpirun -np 2 -resume: the file as one process'" "$TMPD/one/p.out" "$TMPD/two/p.out"
 # an error on rank 0 (no such data set) ends every rank, exit 1, said once
-(cd "$TMPD/two" && mpirun --allow-run-as-root --oversubscribe -np 2 "$MGRID" $ARGS "$TMPD/none" > e.out 2> e.err); rc=$?
+(cd "$TMPD/two" && mpi -np 2 "$MGRID" $ARGS "$TMPD/none" > e.out 2> e.err); rc=$?
 if [ "$rc" -ne 0 ]; then pass; else fail "mpirun without the data set: exit 0"; fi
 check_eq "mpirun: the error said once" 1 "$(grep -c 'dataset not found' "$TMPD/two/e.err")"
 finish
