@@ -86,8 +86,7 @@ struct gs_data_stream {
 
     /* parser (calling thread) only */
     bool sync;              /* a small regular file: the parser fills the blocks itself, no thread */
-    bool sniffed;           /* sync only: gs_sniff has run, its result in sniff */
-    ssize_t sniff;
+    ssize_t sniff;          /* sync only: gs_sniff's result, at open (a failure goes out in the first block) */
     pthread_t thread;
     bool thread_started;
     gs_block *cur;          /* block being parsed, or NULL */
@@ -353,6 +352,7 @@ gs_status gs_data_stream_open(const char *path, const gs_data_opts *opts, gs_dat
         goto cleanup;
     }
     if (s->sync) {
+        s->sniff = gs_sniff(s);
         *out = s;
         return GS_OK;
     }
@@ -534,10 +534,6 @@ static void gs_build_shrink(gs_build *b)
 static gs_block *gs_take_block(gs_data_stream *s)
 {
     if (s->sync) { /* the one block in use is refilled in place */
-        if (!s->sniffed) {
-            s->sniff = gs_sniff(s);
-            s->sniffed = true;
-        }
         gs_block *b = &s->blocks[s->take];
         gs_produce_block(s, b, s->sniff);
         return b;

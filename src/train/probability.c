@@ -102,15 +102,17 @@ gs_status gs_prob_fit_sigmoid(int l, const double *dec, const double *y, const g
     return GS_OK;
 }
 
-/* The held-out rows perm[b .. e)'s decision values by model into dec (indexed as pair's rows),
- * signed so the pair's +1 class is positive: the fold's model lists its classes as they came, and
- * label[0] is the class its values favour. held[e - b] is scratch. */
-static gs_status held_out_decisions(const gs_device_provider *dev, const gs_param *sub, const gs_model *model,
-                                    const gs_problem *pair, const int *perm, int b, int e, double *held, double *dec)
+double gs_prob_lone_value(int npos, int nneg)
 {
-    const gs_status st = gs_cross_validation_dec(dev, &sub->tuning, model, pair, perm + b, e - b, held);
+    return npos > 0 ? 1 : (nneg > 0 ? -1 : 0);
+}
+
+gs_status gs_prob_held_out(const gs_device_provider *dev, const gs_tuning *tuning, const gs_model *model,
+                           const gs_problem *prob, const int *rows, int n, const int *dst, double *held, double *dec)
+{
+    const gs_status st = gs_cross_validation_dec(dev, tuning, model, prob, rows, n, held);
     if (st != GS_OK) return st;
-    for (int j = b; j < e; j++) dec[perm[j]] = held[j - b] * model->label[0];
+    for (int j = 0; j < n; j++) dec[dst[j]] = held[j] * model->label[0];
     return GS_OK;
 }
 
@@ -128,7 +130,7 @@ static gs_status fold_decisions(const gs_device_provider *dev, const gs_problem 
         else nneg++;
     }
     if (npos == 0 || nneg == 0) {
-        const double v = npos > 0 ? 1 : (nneg > 0 ? -1 : 0);
+        const double v = gs_prob_lone_value(npos, nneg);
         for (int j = b; j < e; j++) dec[perm[j]] = v;
         return GS_OK;
     }
@@ -140,7 +142,7 @@ static gs_status fold_decisions(const gs_device_provider *dev, const gs_problem 
     if ((st = gs_problem_subset(pair, rows, m, &part))) goto cleanup;
     /* sub has no -b 1: the training draws nothing from a rand() stream */
     if ((st = gs_svm_train(dev, &part, sub, log, &model, NULL))) goto cleanup;
-    st = held_out_decisions(dev, sub, &model, pair, perm, b, e, held, dec);
+    st = gs_prob_held_out(dev, &sub->tuning, &model, pair, perm + b, e - b, perm + b, held, dec);
 cleanup:
     gs_model_free(&model);
     gs_problem_free(&part);
@@ -172,7 +174,8 @@ static gs_status folds_together(const gs_device_provider *dev, const gs_problem 
     if (!held) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d decision values", n); goto cleanup; }
     if ((st = gs_svm_train_folds(dev, pair, sub, NULL, 1, log, GS_PROB_FOLDS, perm, start, models))) goto cleanup;
     for (int f = 0; f < GS_PROB_FOLDS && st == GS_OK; f++)
-        st = held_out_decisions(dev, sub, &models[f], pair, perm, start[f], start[f + 1], held, dec);
+        st = gs_prob_held_out(dev, &sub->tuning, &models[f], pair, perm + start[f], start[f + 1] - start[f],
+                              perm + start[f], held, dec);
 cleanup:
     for (int f = 0; f < GS_PROB_FOLDS; f++) gs_model_free(&models[f]);
     free(held);

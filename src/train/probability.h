@@ -25,6 +25,17 @@ gs_status gs_prob_fit_sigmoid(int l, const double *dec, const double *y, const g
 #define GS_PROB_FOLDS 5
 int gs_prob_fold_start(int n, int f);
 
+/* A fold whose training rows hold npos rows of the +1 class and nneg of the -1 class, one of them
+ * 0: LIBSVM trains nothing and gives each held-out row 1 (only +1 rows), -1 (only -1 rows) or 0. */
+double gs_prob_lone_value(int npos, int nneg);
+
+/* A fold's held-out decision values: rows[0..n) of prob by model (gs_cross_validation_dec, into
+ * held[n]), each written to dec[dst[j]] signed so the pair's +1 class is positive (the fold's
+ * model lists its classes as they came; label[0] is the class its values favour).
+ * @return GS_OK or the error */
+gs_status gs_prob_held_out(const gs_device_provider *dev, const gs_tuning *tuning, const gs_model *model,
+                           const gs_problem *prob, const int *rows, int n, const int *dst, double *held, double *dec);
+
 /* One pair's probA and probB. pair holds the pair's rows with y = +1 (the first class) or -1, in
  * LIBSVM's order (first class rows, then second class rows); Cp and Cn are their weighted C; perm
  * its shuffle (above). Each of the 5 folds is trained (C = 1, weights Cp / Cn, no

@@ -699,34 +699,32 @@ static void cert_free(cert *c)
  * pairs have 500,000). */
 #define CERT_THREAD_MIN 65536
 
-/* One thread's share of the certification's host loops: the positions [p0, p1) of the batch (the
- * problems' positions follow one another). LIST writes the SVs of each problem that starts there
- * (positions and coefficients, from the problem's pos_off on; their count into svn[i]), OUT puts
- * the exact gradients into each problem's g_exact / g_err in alpha order. */
+/* One thread's share of the certification's host loops (cert_list_job, cert_out): the positions
+ * [p0, p1) of the batch (the problems' positions follow one another). */
 typedef struct cert_job {
     const gs_solver *s;
     const gs_clustered *cl;
     const prob *pr;
     cert *c;
     int np;
-    enum { CERT_LIST, CERT_OUT } what;
     size_t p0, p1;
 } cert_job;
 
 /* Runs fn over the positions on up to 16 threads, CERT_THREAD_MIN positions each at least. */
 static void cert_parallel(const gs_solver *s, const gs_clustered *cl, const prob *pr, int np, size_t total,
-                          cert *c, int what, void *(*fn)(void *))
+                          cert *c, void *(*fn)(void *))
 {
     cert_job jobs[16];
     int nt = gs_cpu_threads(16);
     if ((size_t)nt > total / CERT_THREAD_MIN) nt = total / CERT_THREAD_MIN > 1 ? (int)(total / CERT_THREAD_MIN) : 1;
     for (int k = 0; k < nt; k++)
-        jobs[k] = (cert_job){.s = s, .cl = cl, .pr = pr, .c = c, .np = np, .what = what,
+        jobs[k] = (cert_job){.s = s, .cl = cl, .pr = pr, .c = c, .np = np,
                              .p0 = total * (size_t)k / (size_t)nt, .p1 = total * (size_t)(k + 1) / (size_t)nt};
     gs_parallel_run(jobs, sizeof jobs[0], nt, fn);
 }
 
-/* The SV lists (cert_parallel's LIST): each problem whole in the job where its positions start. */
+/* The SV lists: each problem whole in the job where its positions start writes its SVs' positions
+ * and coefficients from its pos_off on, their count into svn[i]. */
 static void *cert_list_job(void *arg)
 {
     const cert_job *j = arg;
@@ -761,7 +759,7 @@ static gs_status cert_lists(const gs_solver *s, const gs_clustered *cl, const pr
     c->nold = malloc(sizeof(int) * (size_t)np);
     if (!c->svpos || !c->svn || !c->svcoef || !c->old || !c->nold)
         return GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
-    cert_parallel(s, cl, pr, np, total, c, CERT_LIST, cert_list_job);
+    cert_parallel(s, cl, pr, np, total, c, cert_list_job);
     for (int i = 0; i < np; i++) {
         const gs_binary_spec *sp = pr[i].spec;
         if (!sp->g_exact) continue;
@@ -888,7 +886,7 @@ cleanup:
     return st;
 }
 
-/* The exact gradients into each problem's g_exact / g_err in alpha order (cert_parallel's OUT). */
+/* The exact gradients into each problem's g_exact / g_err in alpha order. */
 static void *cert_out(void *arg)
 {
     const cert_job *j = arg;
@@ -960,7 +958,7 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
     GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cgx.mem, CL_FALSE, 0, sizeof(double) * total, c.gx, 0, NULL, NULL));
     GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cmx.mem, CL_TRUE, 0, sizeof(double) * total, c.mx, 0, NULL, NULL));
     const double t_read = gs_now();
-    cert_parallel(s, cl, pr, np, total, &c, CERT_OUT, cert_out);
+    cert_parallel(s, cl, pr, np, total, &c, cert_out);
     gs_log_verbose(s->log, "gpusvm: certification of %d problem(s): SV lists %.4f s, buffers %.4f s, %d pass(es) "
                    "enqueued %.4f s, done %.4f s, gradients read %.4f s, to the problems %.4f s\n", np, tm[1] - tm[0],
                    tm[2] - tm[1], c.maxch, tm[3] - tm[2], tm[4] - tm[3], t_read - tm[4], gs_now() - t_read);

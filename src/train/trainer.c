@@ -18,7 +18,6 @@
 #include "data/classes.h"
 #include "data/cluster.h"
 #include "data/precomputed.h"
-#include "train/cv.h"
 #include "train/probability.h"
 #include "train/run.h"
 #include "train/single.h"
@@ -677,7 +676,7 @@ static void fold_nu_start(const gs_param *param, const gs_classes *full, const i
     double left[2] = {param->nu * n / 2, param->nu * n / 2};
     for (int32_t t = 0; t < n_full; t++) alpha[t] = 0;
     for (int t = 0; t < n; t++) {
-        const int r = d->rows[c->order[t < na ? c->start[a] + t : c->start[b] + (t - na)]];
+        const int r = d->rows[pair_row(c, a, b, t)];
         double *side = &left[t >= na];
         const int pos = pair_pos(full, rank, d->lo[p], r);
         alpha[pos] = *side < 1 ? *side : 1;
@@ -724,7 +723,7 @@ static gs_status fold_set_solve(const gs_device_provider *dev, fold_set *fs, con
             set_up_pair(&lay, lo, hi, &o, it);
             uint8_t *skip = fs->skip_all + off;
             for (int32_t t = 0; t < it->n; t++)
-                skip[t] = in_fold[cls->order[t < it->ni ? cls->start[lo] + t : cls->start[hi] + (t - it->ni)]] != f;
+                skip[t] = in_fold[pair_row(cls, lo, hi, t)] != f;
             it->spec.skip = skip;
             if (nu) fold_nu_start(param, cls, fs->rank, d, p, o.alpha, it->n);
             snprintf(it->name, sizeof it->name, "fold %d pair %d-%d", f + 1, cls->label[lo], cls->label[hi]);
@@ -762,8 +761,7 @@ static void fold_answers(const fold_set *fs, fold *d)
         o->alpha = alpha;
         alpha += n;
         for (int t = 0; t < n; t++)
-            o->alpha[t] = it->spec.alpha[pair_pos(&fs->cls, fs->rank, d->lo[p],
-                                                  d->rows[c->order[t < na ? c->start[a] + t : c->start[b] + (t - na)]])];
+            o->alpha[t] = it->spec.alpha[pair_pos(&fs->cls, fs->rank, d->lo[p], d->rows[pair_row(c, a, b, t)])];
         o->res = it->res;
         /* class a is the full pair's -1 side: the same alphas, the other sign of rho */
         if (full_class(fs, d, a) != d->lo[p]) o->res.rho = -o->res.rho;
@@ -867,15 +865,14 @@ static gs_status pair_from_folds(const gs_device_provider *dev, const fold_set *
         if (fi[f] < 0) {
             int npos = 0; /* the training positions of class i */
             for (int t = 0; t < n; t++) npos += perm[t] < ni && (t < b || t >= e);
-            const double v = npos > 0 ? 1 : (n - (e - b) - npos > 0 ? -1 : 0);
+            const double v = gs_prob_lone_value(npos, n - (e - b) - npos);
             for (int t = b; t < e; t++) dec[perm[t]] = v;
             continue;
         }
         if ((st = fold_model(fs, fi[f], log, &m))) goto cleanup;
         for (int t = b; t < e; t++) rows[t - b] = pair_row(cls, i, j, perm[t]);
-        if ((st = gs_cross_validation_dec(dev, &fs->param->tuning, &m, fs->prob, rows, e - b, held))) goto cleanup;
-        /* the fold's model lists its classes as they came: label[0] is the class its values favour */
-        for (int t = b; t < e; t++) dec[perm[t]] = held[t - b] * m.label[0];
+        if ((st = gs_prob_held_out(dev, &fs->param->tuning, &m, fs->prob, rows, e - b, perm + b, held, dec)))
+            goto cleanup;
         gs_model_free(&m);
     }
     st = gs_prob_fit_sigmoid(n, dec, y, log, probA, probB);

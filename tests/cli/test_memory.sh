@@ -38,14 +38,19 @@ for d in news20 a9a mushrooms wide2; do
         fail "$d: peak RSS ${ours} kB > ${bound} kB (PoCL base ${base} kB + 3 x svm-train's ${theirs} kB)"; fi
     [ "$d" = wide2 ] && check_file_eq "wide2 model (LIBSVM's)" "$TMPD/wide2.lm" "$TMPD/wide2.m"
 done
+# predict_within NAME DATA MODEL BASE BASE_NAME: gpusvm-predict's peak RSS at most BASE + 3 x
+# svm-predict's, and svm-predict's output
+predict_within() {
+    ours=$(peak_kb "$PREDICT" "$2" "$3" "$TMPD/$1.out")
+    theirs=$(peak_kb svm-predict "$2" "$3" "$TMPD/$1.lout")
+    bound=$(($4 + 3 * theirs))
+    if [ "$ours" -le "$bound" ]; then pass; else
+        fail "predict $1: peak RSS ${ours} kB > ${bound} kB ($5 ${4} kB + 3 x svm-predict's ${theirs} kB)"; fi
+    check_file_eq "predict $1 output (svm-predict's)" "$TMPD/$1.lout" "$TMPD/$1.out"
+}
 # predicting the two wide rows with their model (2.2 GB before its SVs were kept as runs)
 if [ "$sanitized" = no ] && [ -x "$PREDICT" ] && [ -s "$TMPD/wide2.m" ] && command -v svm-predict >/dev/null 2>&1; then
-    ours=$(peak_kb "$PREDICT" "$TMPD/wide2" "$TMPD/wide2.m" "$TMPD/wide2.out")
-    theirs=$(peak_kb svm-predict "$TMPD/wide2" "$TMPD/wide2.m" "$TMPD/wide2.lout")
-    bound=$((base + 3 * theirs))
-    if [ "$ours" -le "$bound" ]; then pass; else
-        fail "predict wide2: peak RSS ${ours} kB > ${bound} kB (PoCL base ${base} kB + 3 x svm-predict's ${theirs} kB)"; fi
-    check_file_eq "predict wide2 output (svm-predict's)" "$TMPD/wide2.lout" "$TMPD/wide2.out"
+    predict_within wide2 "$TMPD/wide2" "$TMPD/wide2.m" "$base" "PoCL base"
 fi
 # predicting all of news20.t with the 500-row model: 190 decision values a row (133 MB before a
 # chunk's decision values and bounds were held to 1 MiB; svm-predict: 4 MB). Its base is
@@ -54,13 +59,8 @@ if [ "$sanitized" = no ] && [ -x "$PREDICT" ] && [ -s "$TMPD/news20.m" ] && comm
     zcat "$DATASETS/news20/news20.t.gz" > "$TMPD/news20.all"
     "$PREDICT" "$TMPD/heart" "$TMPD/m" "$TMPD/heart.out" > /dev/null 2>&1
     pbase=$(peak_kb "$PREDICT" "$TMPD/heart" "$TMPD/m" "$TMPD/heart.out")
-    "$PREDICT" "$TMPD/news20.all" "$TMPD/news20.m" "$TMPD/news20.out" > /dev/null 2>&1
-    ours=$(peak_kb "$PREDICT" "$TMPD/news20.all" "$TMPD/news20.m" "$TMPD/news20.out")
-    theirs=$(peak_kb svm-predict "$TMPD/news20.all" "$TMPD/news20.m" "$TMPD/news20.lout")
-    bound=$((pbase + 3 * theirs))
-    if [ "$ours" -le "$bound" ]; then pass; else
-        fail "predict news20.t: peak RSS ${ours} kB > ${bound} kB (gpusvm-predict's base ${pbase} kB + 3 x svm-predict's ${theirs} kB)"; fi
-    check_file_eq "predict news20.t output (svm-predict's)" "$TMPD/news20.lout" "$TMPD/news20.out"
+    "$PREDICT" "$TMPD/news20.all" "$TMPD/news20.m" "$TMPD/news20.t.out" > /dev/null 2>&1
+    predict_within news20.t "$TMPD/news20.all" "$TMPD/news20.m" "$pbase" "gpusvm-predict's base"
 fi
 # --device-memory too small: the clear message, exit 1, no model file
 rm -f "$TMPD/small.m"
