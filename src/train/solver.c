@@ -257,6 +257,7 @@ typedef struct prob {
     int prev_idle;       /* the previous round moved nothing and brought nothing new */
     const float *kws;    /* and the set's kernel matrix */
     long max_inner;
+    int nrows;           /* its rows (positions that are not padding) */
     double eps;          /* its stopping tolerance */
 } prob;
 
@@ -347,10 +348,15 @@ static void host_first(gs_solver *s, int split, prob *p, scratch *sc, double *t_
         p->asub[i] = t >= 0 ? p->ah[t] : 0;
         p->gsub[i] = t >= 0 ? Gs[i] : 0;
     }
-    const long budget = 100L * q + 1000;
+    /* a set that holds every row of the problem is the problem: solved to eps at once (the next
+     * round's gradients, or the certification, say whether that holds on the device's values) */
+    int members = 0;
+    for (int i = 0; i < q; i++) members += p->wsp[i] >= 0;
+    const int whole = !p->nu && members == p->nrows;
+    const long budget = whole ? p->max_inner - res->inner_steps : 100L * q + 1000;
     gs_subproblem sp = {.n = q, .K = Kws, .ld = q, .y = p->ysub, .C = p->csub, .alpha = p->asub,
-                        .g = p->gsub, .work = sc->work, .eps = p->eps, .rel = split ? SPLIT_AT : REL,
-                        .max_steps = budget};
+                        .g = p->gsub, .work = sc->work, .eps = p->eps,
+                        .rel = whole ? 0 : split ? SPLIT_AT : REL, .max_steps = budget};
     double g0;
     const long steps = p->nu ? gs_subproblem_solve_nu(&sp, &g0) : gs_subproblem_solve(&sp, &g0);
     res->inner_steps += steps;
@@ -1087,6 +1093,7 @@ static gs_status batch_layout(const gs_solver *s, batch *b, const int8_t *ysign,
         p->csub = p->gsub + q;
         p->ysub = b->ysubs + (size_t)i * q;
         p->max_inner = nrows > 100000 ? 100L * nrows : 10000000L;
+        p->nrows = nrows;
         p->eps = sp->eps > 0 ? sp->eps : s->eps;
         for (int k = 0; k < q; k++) { p->wsp[k] = -1; p->row[k] = k; }
     }
