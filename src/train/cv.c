@@ -109,6 +109,7 @@ typedef struct cv_device {
     const gs_device_provider *dev;
     const gs_tuning *tuning;
     const gs_log *log;      /* --verbose: each fold's split between the device and the CPU */
+    double min_work;        /* fold_on_device's threshold (0: CV_DEVICE_MIN_WORK); predict_jobs sets it */
 } cv_device;
 
 /* Whether a row's device values (dec, bounds err) give the answer job wants: LIBSVM's bits (every
@@ -129,8 +130,13 @@ static int device_row_ok(const pred_job *job, const double *dec, const double *e
 /* Below this many multiply-adds (held-out rows x the model's stored SV values) the CPU answers
  * sooner than a predictor is set up on the device (layout, upload, buffers: milliseconds on a
  * GPU): heart_scale's folds (54 rows, ~150 SVs) on the device made svm-grid's default grid twice
- * as slow on an H200; a9a's (6,512 rows, ~11,000 SVs) are 10^9. */
+ * as slow on an H200; a9a's (6,512 rows, ~11,000 SVs) are 10^9. On a GPU (H100) a fold costs the
+ * device about 1 ms (letter's -b 1 folds) to 2 ms (mnist10k's), and the CPU about 4 ns a
+ * multiply-add over the few threads a fold's rows get: mnist10k's -b 1 folds (3.6e7) took 20 ms
+ * each there, letter's (5.5e5) 0.2 ms; GPUs take folds from CV_DEVICE_MIN_WORK_GPU on. A CPU
+ * device (PoCL) runs on the same cores as the host's loops, so it keeps the larger threshold. */
 #define CV_DEVICE_MIN_WORK 5e7
+#define CV_DEVICE_MIN_WORK_GPU 4e6
 
 /* Whether n held-out rows of job's model go to the device: not without one, without SVs or
  * decision values, for a precomputed kernel, or below CV_DEVICE_MIN_WORK (GPUSVM_CV_DEVICE forces). */
@@ -139,7 +145,8 @@ static int fold_on_device(const cv_device *cd, const pred_job *job, int32_t n)
     const gs_model *m = job->m;
     const int force = cd && cd->tuning ? cd->tuning->cv_device : GS_TUNE_AUTO;
     return cd && cd->dev && n > 0 && m->l > 0 && gs_pred_n_dec(m) > 0 && m->kernel_type != GS_KERNEL_PRECOMPUTED &&
-           force != 0 && (force == 1 || (double)n * (double)(m->sv_ptr[m->l] + m->l) >= CV_DEVICE_MIN_WORK);
+           force != 0 &&
+           (force == 1 || (double)n * (double)(m->sv_ptr[m->l] + m->l) >= (cd->min_work > 0 ? cd->min_work : CV_DEVICE_MIN_WORK));
 }
 
 /* job's model's predictor (its SV layout, host work only): LIBSVM's bits where every value counts
@@ -249,7 +256,10 @@ static gs_status predict_fold(const cv_device *cd, const gs_problem *prob, const
         jobs[t].t = t;
         jobs[t].nt = nt;
     }
+    const double t0 = gs_now();
     gs_parallel_run(jobs, sizeof jobs[0], nt, pred_rows);
+    if (!job.ddec && cd)
+        gs_log_verbose(cd->log, "gpusvm: %d held-out rows on the CPU (%d thread(s)) in %.4f s\n", n, nt, gs_now() - t0);
     for (int t = 0; t < nt; t++) *exceeded += jobs[t].exceeded;
     for (int t = 0; t < nt && st == GS_OK; t++)
         if (jobs[t].st != GS_OK) st = jobs[t].st == GS_ERR_NOMEM ? GS_FAIL(GS_ERR_NOMEM, "out of memory") : jobs[t].st;
@@ -268,6 +278,7 @@ cleanup:
 typedef struct layout_job {
     const cv_device *cd;
     pred_job job;
+    const int *rows;     /* its held-out rows of the problem */
     int32_t n;
     gs_predictor *p;
 } layout_job;
@@ -279,10 +290,46 @@ static void *layout_thread(void *arg)
     return NULL;
 }
 
-/* The held-out rows of nr_fold folds x nm models (models[c * nr_fold + f]; model c's predictions
- * into target + c * l): the predictors' SV layouts, host work, are made on threads for up to 16
+/* The jobs lj[0..nall) (each a model, its held-out rows and where their answers go) predicted
+ * as predict_fold does, the predictors' SV layouts, host work, made on threads for up to 16
  * models and CV_LAYOUT_VALUES SV values at a time (mnist10k's five folds: 37 ms each, one after
- * another before), then each fold is predicted as predict_fold does. */
+ * another before). */
+static gs_status predict_jobs(const cv_device *cd0, const gs_problem *prob, layout_job *lj, int nall)
+{
+    gs_status st = GS_OK;
+    /* a GPU takes smaller folds: asked once any fold is big enough for one (the trainer opened it) */
+    cv_device here = cd0 ? *cd0 : (cv_device){0};
+    const cv_device *cd = cd0 ? &here : NULL;
+    here.min_work = CV_DEVICE_MIN_WORK_GPU;
+    int any = 0;
+    for (int i = 0; i < nall && cd && !any; i++) any = fold_on_device(cd, &lj[i].job, lj[i].n);
+    gs_ocl *o = any ? cd->dev->wait(cd->dev->ctx) : NULL;
+    here.min_work = o && (o->device_type & CL_DEVICE_TYPE_GPU) ? CV_DEVICE_MIN_WORK_GPU : CV_DEVICE_MIN_WORK;
+    for (int i = 0; i < nall; i++) lj[i].cd = cd;
+    for (int g0 = 0; g0 < nall && st == GS_OK;) {
+        int g1 = g0;
+        double vals = 0;
+        while (g1 < nall && g1 - g0 < 16) {
+            const gs_model *m = lj[g1].job.m;
+            const double v = (double)(m->l > 0 ? m->sv_ptr[m->l] + m->l : 0);
+            if (g1 > g0 && vals + v > CV_LAYOUT_VALUES) break;
+            vals += v;
+            g1++;
+        }
+        gs_parallel_run(lj + g0, sizeof *lj, g1 - g0, layout_thread);
+        for (int i = g0; i < g1 && st == GS_OK; i++) {
+            int exceeded = 0;
+            st = predict_fold(cd, prob, lj[i].rows, lj[i].n, lj[i].job, lj[i].p, &exceeded);
+            lj[i].p = NULL;
+        }
+        g0 = g1;
+    }
+    for (int i = 0; i < nall; i++) gs_predictor_free(lj[i].p);
+    return st;
+}
+
+/* The held-out rows of nr_fold folds x nm models (models[c * nr_fold + f]; model c's predictions
+ * into target + c * l), through predict_jobs. */
 static gs_status predict_folds(const cv_device *cd, const gs_problem *prob, const int *perm, const int *start,
                                int nr_fold, const gs_model *models, int nm, double *target)
 {
@@ -292,39 +339,32 @@ static gs_status predict_folds(const cv_device *cd, const gs_problem *prob, cons
     for (int i = 0; i < nall; i++) {
         const int c = i / nr_fold, f = i % nr_fold;
         lj[i] = (layout_job){.cd = cd, .job = {.m = &models[i], .target = target + (size_t)c * (size_t)prob->l},
-                             .n = start[f + 1] - start[f]};
+                             .rows = perm + start[f], .n = start[f + 1] - start[f]};
     }
-    gs_status st = GS_OK;
-    for (int g0 = 0; g0 < nall && st == GS_OK;) {
-        int g1 = g0;
-        double vals = 0;
-        while (g1 < nall && g1 - g0 < 16) {
-            const gs_model *m = &models[g1];
-            const double v = (double)(m->l > 0 ? m->sv_ptr[m->l] + m->l : 0);
-            if (g1 > g0 && vals + v > CV_LAYOUT_VALUES) break;
-            vals += v;
-            g1++;
-        }
-        gs_parallel_run(lj + g0, sizeof *lj, g1 - g0, layout_thread);
-        for (int i = g0; i < g1 && st == GS_OK; i++) {
-            int exceeded = 0;
-            st = predict_fold(cd, prob, perm + start[i % nr_fold], lj[i].n, lj[i].job, lj[i].p, &exceeded);
-            lj[i].p = NULL;
-        }
-        g0 = g1;
-    }
-    for (int i = 0; i < nall; i++) gs_predictor_free(lj[i].p);
+    const gs_status st = predict_jobs(cd, prob, lj, nall);
+    free(lj);
+    return st;
+}
+
+gs_status gs_cross_validation_dec_many(const gs_device_provider *dev, const gs_tuning *tuning, const gs_problem *prob,
+                                       const gs_cv_dec_item *items, int n, const gs_log *log)
+{
+    const cv_device cd = {.dev = dev, .tuning = tuning, .log = log};
+    layout_job *lj = calloc((size_t)(n > 0 ? n : 1), sizeof *lj);
+    if (!lj) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < n; i++)
+        lj[i] = (layout_job){.cd = dev ? &cd : NULL, .job = {.m = items[i].m, .dec_out = items[i].dec},
+                             .rows = items[i].rows, .n = items[i].n};
+    const gs_status st = predict_jobs(dev ? &cd : NULL, prob, lj, n);
     free(lj);
     return st;
 }
 
 gs_status gs_cross_validation_dec(const gs_device_provider *dev, const gs_tuning *tuning, const gs_model *m,
-                                  const gs_problem *prob, const int *rows, int n, double *dec)
+                                  const gs_problem *prob, const int *rows, int n, const gs_log *log, double *dec)
 {
-    const cv_device cd = {.dev = dev, .tuning = tuning, .log = NULL};
-    int exceeded = 0;
-    const pred_job job = {.m = m, .dec_out = dec};
-    return predict_fold(dev ? &cd : NULL, prob, rows, n, job, NULL, &exceeded);
+    const gs_cv_dec_item item = {.m = m, .rows = rows, .n = n, .dec = dec};
+    return gs_cross_validation_dec_many(dev, tuning, prob, &item, 1, log);
 }
 
 /* The folds' trainings, their folds drawn from rng: with C == NULL one gs_svm_train_rand per fold

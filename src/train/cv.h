@@ -22,10 +22,25 @@ gs_status gs_cross_validation_rand(const gs_device_provider *dev, const gs_probl
 
 /* The decision values of prob's rows rows[0..n) by m, LIBSVM's (svm_predict_values') bits, into
  * dec[n * gs_pred_n_dec(m)] (row by row): on dev's device where its exact paths give them (NULL:
- * none; tuning may be NULL), the others on the CPU on a few threads.
+ * none; tuning may be NULL), the others on the CPU on a few threads; log (may be NULL) has --verbose's
+ * line of where they were computed.
  * @return GS_OK, GS_ERR_NOMEM or the device's error */
 gs_status gs_cross_validation_dec(const gs_device_provider *dev, const gs_tuning *tuning, const gs_model *m,
-                                  const gs_problem *prob, const int *rows, int n, double *dec);
+                                  const gs_problem *prob, const int *rows, int n, const gs_log *log, double *dec);
+
+/* One model's held-out rows for gs_cross_validation_dec_many: rows[0..n) of the problem, their
+ * decision values into dec[n * gs_pred_n_dec(m)]. */
+typedef struct gs_cv_dec_item {
+    const gs_model *m;
+    const int *rows;
+    int n;
+    double *dec;
+} gs_cv_dec_item;
+
+/* gs_cross_validation_dec for n models at once, the same values: the device's predictor layouts
+ * made on threads for several models together (-b 1's folds of every class pair). */
+gs_status gs_cross_validation_dec_many(const gs_device_provider *dev, const gs_tuning *tuning, const gs_problem *prob,
+                                       const gs_cv_dec_item *items, int n, const gs_log *log);
 
 /* C-SVC's cross-validation at nc values of C at once (the rest of param shared): the same folds,
  * each fold's models trained together by gs_svm_train_c_values. target[c * l + i] is row i's

@@ -108,9 +108,10 @@ double gs_prob_lone_value(int npos, int nneg)
 }
 
 gs_status gs_prob_held_out(const gs_device_provider *dev, const gs_tuning *tuning, const gs_model *model,
-                           const gs_problem *prob, const int *rows, int n, const int *dst, double *held, double *dec)
+                           const gs_problem *prob, const int *rows, int n, const int *dst, const gs_log *log,
+                           double *held, double *dec)
 {
-    const gs_status st = gs_cross_validation_dec(dev, tuning, model, prob, rows, n, held);
+    const gs_status st = gs_cross_validation_dec(dev, tuning, model, prob, rows, n, log, held);
     if (st != GS_OK) return st;
     for (int j = 0; j < n; j++) dec[dst[j]] = held[j] * model->label[0];
     return GS_OK;
@@ -142,7 +143,7 @@ static gs_status fold_decisions(const gs_device_provider *dev, const gs_problem 
     if ((st = gs_problem_subset(pair, rows, m, &part))) goto cleanup;
     /* sub has no -b 1: the training draws nothing from a rand() stream */
     if ((st = gs_svm_train(dev, &part, sub, log, &model, NULL))) goto cleanup;
-    st = gs_prob_held_out(dev, &sub->tuning, &model, pair, perm + b, e - b, perm + b, held, dec);
+    st = gs_prob_held_out(dev, &sub->tuning, &model, pair, perm + b, e - b, perm + b, log, held, dec);
 cleanup:
     gs_model_free(&model);
     gs_problem_free(&part);
@@ -175,7 +176,7 @@ static gs_status folds_together(const gs_device_provider *dev, const gs_problem 
     if ((st = gs_svm_train_folds(dev, pair, sub, NULL, 1, log, GS_PROB_FOLDS, perm, start, models))) goto cleanup;
     for (int f = 0; f < GS_PROB_FOLDS && st == GS_OK; f++)
         st = gs_prob_held_out(dev, &sub->tuning, &models[f], pair, perm + start[f], start[f + 1] - start[f],
-                              perm + start[f], held, dec);
+                              perm + start[f], log, held, dec);
 cleanup:
     for (int f = 0; f < GS_PROB_FOLDS; f++) gs_model_free(&models[f]);
     free(held);
@@ -270,7 +271,7 @@ gs_status gs_prob_one_class_marks(const gs_model *m, const gs_problem *prob, dou
     int *rows = malloc(sizeof *rows * (size_t)(l ? l : 1));
     if (!dec || !rows) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d decision values", l); goto cleanup; }
     for (int i = 0; i < l; i++) rows[i] = i;
-    if ((st = gs_cross_validation_dec(NULL, NULL, m, prob, rows, l, dec))) goto cleanup;
+    if ((st = gs_cross_validation_dec(NULL, NULL, m, prob, rows, l, NULL, dec))) goto cleanup;
     qsort(dec, (size_t)l, sizeof *dec, cmp_double);
     int neg = 0;
     while (neg < l && dec[neg] < 0) neg++;

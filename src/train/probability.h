@@ -34,7 +34,8 @@ double gs_prob_lone_value(int npos, int nneg);
  * model lists its classes as they came; label[0] is the class its values favour).
  * @return GS_OK or the error */
 gs_status gs_prob_held_out(const gs_device_provider *dev, const gs_tuning *tuning, const gs_model *model,
-                           const gs_problem *prob, const int *rows, int n, const int *dst, double *held, double *dec);
+                           const gs_problem *prob, const int *rows, int n, const int *dst, const gs_log *log,
+                           double *held, double *dec);
 
 /* One pair's probA and probB. pair holds the pair's rows with y = +1 (the first class) or -1, in
  * LIBSVM's order (first class rows, then second class rows); Cp and Cn are their weighted C; perm

@@ -18,6 +18,7 @@
 #include "data/classes.h"
 #include "data/cluster.h"
 #include "data/precomputed.h"
+#include "train/cv.h"
 #include "train/probability.h"
 #include "train/run.h"
 #include "train/single.h"
@@ -774,35 +775,56 @@ static void fold_answers(const fold_set *fs, fold *d)
     }
 }
 
-/* Fold f's model, as gs_svm_train builds and prints it for sub (prob's rows of the fold). */
-static gs_status fold_model(const fold_set *fs, int f, const gs_log *log, gs_model *m)
+/* Fold f's model, as gs_svm_train builds it for sub (prob's rows of the fold); fold_lines prints
+ * what it prints. */
+static gs_status fold_model_build(const fold_set *fs, int f, gs_model *m)
 {
     gs_status st = GS_OK;
     fold *d = &fs->fd[f];
     const gs_classes *c = &d->cls;
     const int kf = c->k, l = d->n;
     gs_problem sub = {0};
-    double *cw = malloc(sizeof *cw * (size_t)(kf ? kf : 1));
     int *nonzero = calloc((size_t)(l ? l : 1), sizeof *nonzero);
     double *coef_rows = calloc((size_t)(l ? l : 1) * (size_t)(kf > 1 ? kf - 1 : 1), sizeof *coef_rows);
-    if (!cw || !nonzero || !coef_rows) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    if (!nonzero || !coef_rows) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
     if ((st = gs_problem_subset(fs->prob, d->rows, d->n, &sub))) goto cleanup;
-    const gs_param *param = &fs->pc[d->cidx];
-    if ((st = model_header(param, c, m))) goto cleanup;
-    /* a pair's problem: LIBSVM's +1 / -1 labels, and its classes' C from the full set's (its
-     * weights are those two, so it warns of none) */
+    if ((st = model_header(&fs->pc[d->cidx], c, m))) goto cleanup;
+    /* a pair's problem: LIBSVM's +1 / -1 labels */
     for (int t = 0; t < sub.l && d->pos >= 0; t++) sub.y[t] = fs->cls.of_row[d->rows[t]] == d->pos ? 1 : -1;
-    class_weights(param, c, cw, d->pos < 0);
-    for (int a = 0; a < kf && d->pos >= 0; a++) cw[a] = fs->cw[(size_t)d->cidx * fs->k + full_class(fs, d, a)];
-    if (kf == 1) gs_log_info(log, "WARNING: training data in only one class. See README for details.\n");
     fold_answers(fs, d);
     if ((st = model_svs(&sub, c, d->pairs, d->out, nonzero, coef_rows, m))) goto cleanup;
-    for (int p = 0; p < d->npair; p++) print_pair(log, c, d->pairs, d->out, cw, fs->nu, p, m);
-    gs_log_info(log, "Total nSV = %d\n", m->l);
+    for (int p = 0; p < d->npair; p++) m->rho[p] = d->out[p].res.rho; /* as print_pair sets it */
 cleanup:
     if (st != GS_OK) gs_model_free(m);
     gs_problem_free(&sub);
-    free(cw); free(nonzero); free(coef_rows);
+    free(nonzero); free(coef_rows);
+    return st;
+}
+
+/* What gs_svm_train prints of fold f's training, m its model (fold_model_build). */
+static gs_status fold_lines(const fold_set *fs, int f, gs_model *m, const gs_log *log)
+{
+    const fold *d = &fs->fd[f];
+    const gs_classes *c = &d->cls;
+    const int kf = c->k;
+    double *cw = malloc(sizeof *cw * (size_t)(kf ? kf : 1));
+    if (!cw) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    /* a pair's classes keep their C from the full set's (its weights are those two, so it warns
+     * of none) */
+    class_weights(&fs->pc[d->cidx], c, cw, d->pos < 0);
+    for (int a = 0; a < kf && d->pos >= 0; a++) cw[a] = fs->cw[(size_t)d->cidx * fs->k + full_class(fs, d, a)];
+    if (kf == 1) gs_log_info(log, "WARNING: training data in only one class. See README for details.\n");
+    for (int p = 0; p < d->npair; p++) print_pair(log, c, d->pairs, d->out, cw, fs->nu, p, m);
+    gs_log_info(log, "Total nSV = %d\n", m->l);
+    free(cw);
+    return GS_OK;
+}
+
+/* Fold f's model, built and printed as gs_svm_train does for sub (prob's rows of the fold). */
+static gs_status fold_model(const fold_set *fs, int f, const gs_log *log, gs_model *m)
+{
+    gs_status st = fold_model_build(fs, f, m);
+    if (st == GS_OK && (st = fold_lines(fs, f, m, log)) != GS_OK) gs_model_free(m);
     return st;
 }
 
@@ -845,22 +867,20 @@ gs_status gs_svm_train_folds(const gs_device_provider *dev, const gs_problem *pr
 
 /* ---- -b 1's internal folds of every pair in one batch ---------------------------------------- */
 
-/* Pair p's probability: its folds' models (fold_set fs, fold fi[f] or -1 for a fold whose training
- * rows hold one class or none, which LIBSVM does not train: +1, -1 or 0) each printed and asked
- * for its held-out rows' decision values, then the sigmoid. perm: the pair's shuffle. */
-static gs_status pair_from_folds(const gs_device_provider *dev, const fold_set *fs, const gs_classes *cls, int i,
-                                 int j, const int *perm,
-                                 const int *fi, const gs_log *log, double *probA, double *probB)
+/* Pair p's probability: its folds' lines (fold_set fs, fold fi[f] or -1 for a fold whose training
+ * rows hold one class or none, which LIBSVM does not train: +1, -1 or 0; fm[f] the trained ones'
+ * models, held[] their held-out rows' decision values in the pair's shuffled order perm), then
+ * the sigmoid of the decision values. */
+static gs_status pair_from_folds(const fold_set *fs, const gs_classes *cls, int i, int j, const int *perm,
+                                 const int *fi, gs_model *fm, const double *held, const gs_log *log,
+                                 double *probA, double *probB)
 {
     const int ni = cls->count[i], n = ni + cls->count[j];
     gs_status st = GS_OK;
-    gs_model m = {0};
-    double *dec = malloc(sizeof *dec * (size_t)(n ? n : 1)), *held = malloc(sizeof *held * (size_t)(n ? n : 1));
-    double *y = malloc(sizeof *y * (size_t)(n ? n : 1));
-    int *rows = malloc(sizeof *rows * (size_t)(n ? n : 1));
-    if (!dec || !held || !y || !rows) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d decision values", n); goto cleanup; }
+    double *dec = malloc(sizeof *dec * (size_t)(n ? n : 1)), *y = malloc(sizeof *y * (size_t)(n ? n : 1));
+    if (!dec || !y) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d decision values", n); goto cleanup; }
     for (int t = 0; t < n; t++) y[t] = t < ni ? 1 : -1;
-    for (int f = 0; f < GS_PROB_FOLDS; f++) {
+    for (int f = 0; f < GS_PROB_FOLDS && st == GS_OK; f++) {
         const int b = gs_prob_fold_start(n, f), e = gs_prob_fold_start(n, f + 1);
         if (fi[f] < 0) {
             int npos = 0; /* the training positions of class i */
@@ -869,16 +889,13 @@ static gs_status pair_from_folds(const gs_device_provider *dev, const fold_set *
             for (int t = b; t < e; t++) dec[perm[t]] = v;
             continue;
         }
-        if ((st = fold_model(fs, fi[f], log, &m))) goto cleanup;
-        for (int t = b; t < e; t++) rows[t - b] = pair_row(cls, i, j, perm[t]);
-        if ((st = gs_prob_held_out(dev, &fs->param->tuning, &m, fs->prob, rows, e - b, perm + b, held, dec)))
-            goto cleanup;
-        gs_model_free(&m);
+        st = fold_lines(fs, fi[f], &fm[f], log);
+        /* signed so the pair's class i is positive (the fold's model lists its classes as they came) */
+        for (int t = b; t < e; t++) dec[perm[t]] = held[t] * fm[f].label[0];
     }
-    st = gs_prob_fit_sigmoid(n, dec, y, log, probA, probB);
+    if (st == GS_OK) st = gs_prob_fit_sigmoid(n, dec, y, log, probA, probB);
 cleanup:
-    gs_model_free(&m);
-    free(dec); free(held); free(y); free(rows);
+    free(dec); free(y);
     return st;
 }
 
@@ -900,6 +917,58 @@ static gs_status pair_fold_add(fold_set *fs, const gs_classes *cls, int i, int j
     return fold_set_add(fs, rows, m, i, 0);
 }
 
+/* Every pair's folds' models and held-out decision values (pairs_held_out): fold f of pair p's
+ * model fm[p * GS_PROB_FOLDS + f] (when trained), its held-out rows' values in held[off[p] + t]
+ * for the pair's shuffled position t. */
+typedef struct pairs_held {
+    gs_model *fm;
+    double *held;
+    size_t *off;
+} pairs_held;
+
+static void held_free(pairs_held *h, int nfm)
+{
+    for (int i = 0; h->fm && i < nfm; i++) gs_model_free(&h->fm[i]);
+    free(h->fm); free(h->held); free(h->off);
+}
+
+/* The trained folds' models (fi[p * GS_PROB_FOLDS + f] >= 0), then every one's held-out rows'
+ * decision values in one call (gs_cross_validation_dec_many: the device's layouts for many folds
+ * made together). */
+static gs_status pairs_held_out(const gs_device_provider *dev, const fold_set *fs, const gs_classes *cls,
+                                int (*pairs)[2], const gs_param *param, int *const *perm, const int *fi,
+                                const gs_log *log, pairs_held *h)
+{
+    const int npair = cls->k * (cls->k - 1) / 2, nf = GS_PROB_FOLDS * npair;
+    gs_status st = GS_OK;
+    gs_cv_dec_item *items = calloc((size_t)(nf ? nf : 1), sizeof *items);
+    int *rows = NULL, ni = 0;
+    h->fm = calloc((size_t)(nf ? nf : 1), sizeof *h->fm);
+    h->off = malloc(sizeof *h->off * ((size_t)npair + 1));
+    if (!items || !h->fm || !h->off) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    h->off[0] = 0;
+    for (int p = 0; p < npair; p++) h->off[p + 1] = h->off[p] + (size_t)(cls->count[pairs[p][0]] + cls->count[pairs[p][1]]);
+    h->held = malloc(sizeof *h->held * (h->off[npair] ? h->off[npair] : 1));
+    rows = malloc(sizeof *rows * (h->off[npair] ? h->off[npair] : 1));
+    if (!h->held || !rows) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %zu decision values", h->off[npair]); goto cleanup; }
+    for (int p = 0; p < npair && st == GS_OK; p++) {
+        const int i = pairs[p][0], j = pairs[p][1], n = cls->count[i] + cls->count[j];
+        for (int t = 0; t < n; t++) rows[h->off[p] + t] = pair_row(cls, i, j, perm[p][t]);
+        for (int f = 0; f < GS_PROB_FOLDS && st == GS_OK; f++) {
+            const int k = p * GS_PROB_FOLDS + f, b = gs_prob_fold_start(n, f), e = gs_prob_fold_start(n, f + 1);
+            if (fi[k] < 0) continue;
+            if ((st = fold_model_build(fs, fi[k], &h->fm[k]))) break;
+            items[ni++] = (gs_cv_dec_item){.m = &h->fm[k], .rows = rows + h->off[p] + b, .n = e - b,
+                                           .dec = h->held + h->off[p] + b};
+        }
+    }
+    if (st == GS_OK) st = gs_cross_validation_dec_many(dev, &param->tuning, fs->prob, items, ni, log);
+cleanup:
+    free(items);
+    free(rows);
+    return st;
+}
+
 /* Every pair's probability (finish_pairs with the shuffles perm[npair] drawn): the folds of every
  * pair solved in one batch over one upload of prob, then pair by pair its folds' lines, its
  * sigmoid and its own lines (svm-train's order).
@@ -910,6 +979,7 @@ static gs_status pairs_probability(const gs_device_provider *dev, const gs_probl
 {
     const int npair = cls->k * (cls->k - 1) / 2, nu = param->svm_type == GS_NU_SVC;
     fold_set fs;
+    pairs_held h = {0};
     int *fi = malloc(sizeof *fi * (size_t)GS_PROB_FOLDS * (size_t)(npair ? npair : 1));
     gs_status st = fi ? fold_set_open(prob, param, NULL, 1, GS_PROB_FOLDS * npair, &fs)
                       : GS_FAIL(GS_ERR_NOMEM, "out of memory");
@@ -921,11 +991,14 @@ static gs_status pairs_probability(const gs_device_provider *dev, const gs_probl
         for (int f = 0; f < GS_PROB_FOLDS && st == GS_OK; f++)
             st = pair_fold_add(&fs, cls, pairs[p][0], pairs[p][1], perm[p], f, &fi[p * GS_PROB_FOLDS + f]);
     if (st == GS_OK) st = fold_set_solve(dev, &fs, log);
+    if (st == GS_OK) st = pairs_held_out(dev, &fs, cls, pairs, param, perm, fi, log, &h);
     for (int p = 0; p < npair && st == GS_OK; p++) {
-        st = pair_from_folds(dev, &fs, cls, pairs[p][0], pairs[p][1], perm[p], fi + p * GS_PROB_FOLDS, log,
-                             &model->probA[p], &model->probB[p]);
+        st = pair_from_folds(&fs, cls, pairs[p][0], pairs[p][1], perm[p], fi + p * GS_PROB_FOLDS,
+                             h.fm + (size_t)p * GS_PROB_FOLDS, h.held + h.off[p], log, &model->probA[p],
+                             &model->probB[p]);
         if (st == GS_OK) print_pair(log, cls, pairs, out, cw, nu, p, model);
     }
+    held_free(&h, GS_PROB_FOLDS * npair);
     if (fi) fold_set_free(&fs);
     free(fi);
     return st;

@@ -91,4 +91,9 @@ devsame "-b 1 model's internal folds" -b 1 "$H" "$TMPD/b.model"
 cp "$TMPD/b.model" "$TMPD/b1.model"
 (cd "$TMPD" && GPUSVM_CV_DEVICE=0 "$TRAIN" -q -b 1 "$H" b0.model)
 check_file_eq "-b 1, internal folds' held-out rows on the device: model" "$TMPD/b0.model" "$TMPD/b1.model"
+# three classes: every pair's folds' held-out rows in one call (gs_cross_validation_dec_many)
+devsame "three classes -b 1 model's internal folds" -b 1 "$TMPD/h3" "$TMPD/b3.model"
+cp "$TMPD/b3.model" "$TMPD/b31.model"
+(cd "$TMPD" && GPUSVM_CV_DEVICE=0 "$TRAIN" -q -b 1 "$TMPD/h3" b30.model)
+check_file_eq "three classes -b 1, internal folds' held-out rows on the device: model" "$TMPD/b30.model" "$TMPD/b31.model"
 finish
