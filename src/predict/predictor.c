@@ -46,6 +46,13 @@
 #define PRED_WG 128 /* kernels/predict.cl's WG; passed as -DWG so the two cannot disagree */
 #define PRED_RT 8
 #define PRED_LX 1024 /* test values staged in local memory per work-group (kernels/predict.cl) */
+/* The host exact path's pass (hx): its exp / tanh arguments read into pinned memory, two passes of
+ * at most this many MiB. On an H100, a9a's -b 1 (five folds, 2.4 GB of arguments) took 0.33 s of
+ * values with 16 MiB passes and 0.45 s with 64 (pinning costs the driver time per byte), against
+ * 0.71 s read into unpinned memory (scripts/bench-costs.sh, part prob). */
+#ifndef HX_PASS_MIB
+#define HX_PASS_MIB 16
+#endif
 /* A block is stored row-wise when its column union exceeds PRED_ROWS_MIN columns and
  * PRED_ROWS_RATIO times its widest SV. Measured on an H200 with every block forced row-wise:
  * a9a, w8a, letter, ijcnn1 as fast as dense; mnist10k (unions 1.5-2x the widest SV) 1.5x slower
@@ -254,7 +261,8 @@ struct gs_predictor {
     int n_dec;
     int exact;             /* device bits == LIBSVM bits (err = 0) */
     int want_hx, hx;       /* host exact path asked for / in use (gs_predictor_host_exact) */
-    double *hk[2];         /* hx: two passes' exp/tanh arguments, [ld rows][l SVs] each */
+    double *hk[2];         /* hx: two passes' exp/tanh arguments, [ld rows][l SVs] each (in hkp) */
+    gs_dev_pinned hkp[2];  /* hx: their pinned memory (a9a's folds read 2.4 GB of it) */
     cl_event hk_ev[2];     /* hx: the read into hk[i] */
     int32_t hx_r0;         /* hx: first row of the pass in hk[hx_cur] */
     int hx_cur;
@@ -582,8 +590,8 @@ gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *pro
             if (!isfinite(m->sv_val[e])) { p->tile = 0; break; }
     p->ld_max = rows_per_pass(ocl, m->l); /* allocated per chunk (ensure_capacity): no more than it needs */
     p->hx = p->want_hx && !contracts && (m->kernel_type == GS_KERNEL_RBF || m->kernel_type == GS_KERNEL_SIGMOID);
-    if (p->hx) { /* two host buffers of a pass each: 64 MiB at most */
-        int64_t cap = (int64_t)(64 << 20) / ((int64_t)m->l * (int64_t)sizeof(double)) / PRED_RT * PRED_RT;
+    if (p->hx) { /* two host buffers of a pass each: HX_PASS_MIB at most */
+        int64_t cap = ((int64_t)HX_PASS_MIB << 20) / ((int64_t)m->l * (int64_t)sizeof(double)) / PRED_RT * PRED_RT;
         if (cap < PRED_RT) cap = PRED_RT;
         if (cap < p->ld_max) p->ld_max = (int32_t)cap;
     }
@@ -628,9 +636,10 @@ static gs_status ensure_capacity(gs_predictor *p, const gs_rows *rows)
         if ((st = gs_dev_buf_ensure(d, &x->K, sizeof(double) * (size_t)want * (size_t)p->m->l, NULL, "kernel values")))
             return st;
         for (int i = 0; i < 2 && p->hx; i++) {
-            free(p->hk[i]);
-            p->hk[i] = malloc(sizeof(double) * (size_t)want * (size_t)p->m->l);
-            if (!p->hk[i]) return GS_FAIL(GS_ERR_NOMEM, "out of memory for %d rows of kernel values", (int)want);
+            void *h = NULL;
+            if ((st = gs_dev_pinned_ensure(d, &p->hkp[i], sizeof(double) * (size_t)want * (size_t)p->m->l, &h)))
+                return st;
+            p->hk[i] = h;
         }
         p->ld = want;
     }
@@ -863,7 +872,7 @@ void gs_predictor_free(gs_predictor *p)
     gs_pred_program_release(&p->prg);
     for (int i = 0; i < 2; i++) {
         if (p->hk_ev[i]) clReleaseEvent(p->hk_ev[i]);
-        free(p->hk[i]);
+        gs_dev_pinned_release(&p->dev, &p->hkp[i]);
     }
     free(p->pair_terms);
     sv_layout_free(&p->h);
