@@ -10,14 +10,17 @@
 #           OLD interleaved, with LIBSVM's accuracy check left to the tests;
 #   train   whole-process training (-q, no profiling) of the five standard sets, NEW and OLD
 #           interleaved, with the models compared (cmp). Against a build from before the exit
-#           helper became opt-in (92469db forks its exit always), set GPUSVM_FAST_EXIT=1.
+#           helper became opt-in (92469db forks its exit always), set GPUSVM_FAST_EXIT=1;
+#   prob    whole-process -b 1 training of a9a, letter and mnist10k, NEW and OLD interleaved,
+#           models compared, then ThunderSVM's (TSVM=path of thundersvm-train, when set) and
+#           NEW's --verbose held-out split (its held-out rows on the device and on the CPU).
 # Usage, from the repository root on the NVIDIA machine (as root, for the ICD file):
 #   scripts/bench-costs.sh DS_DIR NEW_BUILD [OLD_BUILD]     (env REPEAT=5, PARTS="cert predict wide")
 # DS_DIR holds the sets as ../shared/datasets does; the builds are folders with gpusvm-train and
 # gpusvm-predict (e.g. build, and an older commit's `git archive` built with make).
 set -u
 D=$1; NEW=$2; OLD=${3:-}
-REPEAT=${REPEAT:-5}; PARTS=${PARTS:-cert predict wide train}
+REPEAT=${REPEAT:-5}; PARTS=${PARTS:-cert predict wide train}; TSVM=${TSVM:-}
 if [ "$(id -u)" -eq 0 ] && [ ! -f /etc/OpenCL/vendors/nvidia.icd ]; then
     mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
 fi
@@ -88,5 +91,33 @@ if has train; then
             "$NEW/gpusvm-train" -q $o "$D/$f" "$TMP/t1.m"; "$OLD/gpusvm-train" -q $o "$D/$f" "$TMP/t2.m"
             cmp -s "$TMP/t1.m" "$TMP/t2.m" && echo "  models identical" || echo "  models differ"
         fi
+    done
+fi
+if has prob; then
+    for s in "a9a/a9a.gz:-g 0.05" "letter/letter.scale.gz:-c 10 -g 0.5" "mnist10k/mnist10k.scale.gz:-g 0.02"; do
+        f=${s%%:*}; o=${s#*:}
+        pair "-b 1 $f $o" "{}/gpusvm-train -q -b 1 $o $D/$f $TMP/t.m"
+        if [ -n "$OLD" ]; then
+            # shellcheck disable=SC2086
+            "$NEW/gpusvm-train" -q -b 1 $o "$D/$f" "$TMP/t1.m"; "$OLD/gpusvm-train" -q -b 1 $o "$D/$f" "$TMP/t2.m"
+            cmp -s "$TMP/t1.m" "$TMP/t2.m" && echo "  models identical" || echo "  models differ"
+        fi
+        if [ -n "$TSVM" ]; then
+            gzip -dc "$D/$f" > "$TMP/plain"
+            : > "$TMP/tt"
+            for i in $(seq "$REPEAT"); do
+                # shellcheck disable=SC2086
+                sleep 0.5; one "$TSVM" -b 1 $o "$TMP/plain" "$TMP/ts.m" >> "$TMP/tt"
+            done
+            echo "  ThunderSVM -b 1: $(med < "$TMP/tt") s (median of $REPEAT)"
+        fi
+        # shellcheck disable=SC2086
+        GPUSVM_PROFILE=0 "$NEW/gpusvm-train" --verbose -b 1 $o "$D/$f" "$TMP/t.m" 2> "$TMP/v" > /dev/null
+        grep 'held-out rows on the CPU' "$TMP/v" | awk '{ n++; r += $2; t += $(NF - 1) }
+            END { if (n) printf "  held-out on the CPU: %d folds, %d rows, %.3f s\n", n, r, t }'
+        sed 's/[(),]/ /g' "$TMP/v" | awk '/held-out rows on the device/ { n++; r += $2; redo += $6
+            for (i = 1; i <= NF; i++) { if ($i == "program") lp += $(i + 1); if ($i == "upload") up += $(i + 1)
+                                        if ($i == "values") va += $(i + 1) } }
+            END { if (n) printf "  held-out on the device: %d folds, %d rows (%d again on the CPU), layouts %.3f s, upload %.3f s, values %.3f s\n", n, r, redo, lp, up, va }'
     done
 fi
