@@ -266,6 +266,13 @@ static void pick_ws(const gs_param *param, int k, int l, int *q, int *keep)
     *keep = param->ws_keep >= 0 ? param->ws_keep : (param->ws_size > 0 ? *q / 2 : qa / 2);
 }
 
+int gs_run_ws_size(const gs_param *param, int k, int l)
+{
+    int q, keep;
+    pick_ws(param, k, l, &q, &keep);
+    return q;
+}
+
 gs_status gs_run_open_solver(const gs_device_provider *dev, const gs_param *param, int k, int32_t l,
                              const int64_t *row_ptr, const struct gs_clustered *cl, const gs_log *log,
                              gs_train_stats *stats, gs_run_pool **out)

@@ -38,6 +38,9 @@ typedef struct gs_run_item {
 gs_status gs_run_certified(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
                            int n, double eps, int alone, const gs_log *log, gs_train_stats *stats);
 
+/* The working set gs_run_open_solver picks for k classes over l rows (--ws-size, else its rule). */
+int gs_run_ws_size(const gs_param *param, int k, int l);
+
 /* Waits for the device(s) (dev: see trainer.h), picks the working set (--ws-size / --ws-keep, or
  * automatic for k classes over l rows) and builds a solver on each device for the clustered rows
  * cl of the CSR with row_ptr (its widest row decides gs_solver_needs_precise).
