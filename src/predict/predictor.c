@@ -53,6 +53,11 @@
 #ifndef HX_PASS_MIB
 #define HX_PASS_MIB 16
 #endif
+/* Passes smaller than this are read into plain memory: pinning each of mnist10k's 225 -b 1 folds'
+ * two 2 MB buffers cost more than their reads gained */
+#ifndef HX_PIN_MIN
+#define HX_PIN_MIN ((size_t)4 << 20)
+#endif
 /* A block is stored row-wise when its column union exceeds PRED_ROWS_MIN columns and
  * PRED_ROWS_RATIO times its widest SV. Measured on an H200 with every block forced row-wise:
  * a9a, w8a, letter, ijcnn1 as fast as dense; mnist10k (unions 1.5-2x the widest SV) 1.5x slower
@@ -636,9 +641,16 @@ static gs_status ensure_capacity(gs_predictor *p, const gs_rows *rows)
         if ((st = gs_dev_buf_ensure(d, &x->K, sizeof(double) * (size_t)want * (size_t)p->m->l, NULL, "kernel values")))
             return st;
         for (int i = 0; i < 2 && p->hx; i++) {
+            const size_t bytes = sizeof(double) * (size_t)want * (size_t)p->m->l;
+            if (!p->hkp[i].mem) free(p->hk[i]);
+            gs_dev_pinned_release(d, &p->hkp[i]);
+            p->hk[i] = NULL;
             void *h = NULL;
-            if ((st = gs_dev_pinned_ensure(d, &p->hkp[i], sizeof(double) * (size_t)want * (size_t)p->m->l, &h)))
-                return st;
+            if (bytes >= HX_PIN_MIN) {
+                if ((st = gs_dev_pinned_ensure(d, &p->hkp[i], bytes, &h))) return st;
+            } else if (!(h = malloc(bytes))) {
+                return GS_FAIL(GS_ERR_NOMEM, "out of memory for %d rows of kernel values", (int)want);
+            }
             p->hk[i] = h;
         }
         p->ld = want;
@@ -872,6 +884,7 @@ void gs_predictor_free(gs_predictor *p)
     gs_pred_program_release(&p->prg);
     for (int i = 0; i < 2; i++) {
         if (p->hk_ev[i]) clReleaseEvent(p->hk_ev[i]);
+        if (!p->hkp[i].mem) free(p->hk[i]);
         gs_dev_pinned_release(&p->dev, &p->hkp[i]);
     }
     free(p->pair_terms);
