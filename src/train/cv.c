@@ -140,14 +140,14 @@ static int device_row_ok(const pred_job *job, const double *dec, const double *e
 #define CV_DEVICE_MIN_WORK_GPU 4e6
 
 /* Whether n held-out rows of job's model go to the device: not without one, without SVs or
- * decision values, for a precomputed kernel, or below CV_DEVICE_MIN_WORK (GPUSVM_CV_DEVICE forces). */
+ * decision values, for a precomputed kernel, or below cd's threshold (GPUSVM_CV_DEVICE forces). */
 static int fold_on_device(const cv_device *cd, const pred_job *job, int32_t n)
 {
     const gs_model *m = job->m;
     const int force = cd && cd->tuning ? cd->tuning->cv_device : GS_TUNE_AUTO;
+    const double min_work = cd && cd->min_work > 0 ? cd->min_work : CV_DEVICE_MIN_WORK;
     return cd && cd->dev && n > 0 && m->l > 0 && gs_pred_n_dec(m) > 0 && m->kernel_type != GS_KERNEL_PRECOMPUTED &&
-           force != 0 &&
-           (force == 1 || (double)n * (double)(m->sv_ptr[m->l] + m->l) >= (cd->min_work > 0 ? cd->min_work : CV_DEVICE_MIN_WORK));
+           force != 0 && (force == 1 || (double)n * (double)(m->sv_ptr[m->l] + m->l) >= min_work);
 }
 
 /* job's model's predictor (its SV layout, host work only): LIBSVM's bits where every value counts
