@@ -112,9 +112,13 @@ gs_status gs_prob_held_out(const gs_device_provider *dev, const gs_tuning *tunin
                            double *held, double *dec)
 {
     const gs_status st = gs_cross_validation_dec(dev, tuning, model, prob, rows, n, log, held);
-    if (st != GS_OK) return st;
+    if (st == GS_OK) gs_prob_place_held(model, held, dst, n, dec);
+    return st;
+}
+
+void gs_prob_place_held(const gs_model *model, const double *held, const int *dst, int n, double *dec)
+{
     for (int j = 0; j < n; j++) dec[dst[j]] = held[j] * model->label[0];
-    return GS_OK;
 }
 
 /* Fold f's held-out decision values into dec (indexed as pair's rows): trains on the other folds'

@@ -37,6 +37,10 @@ gs_status gs_prob_held_out(const gs_device_provider *dev, const gs_tuning *tunin
                            const gs_problem *prob, const int *rows, int n, const int *dst, const gs_log *log,
                            double *held, double *dec);
 
+/* held[0..n), a fold's held-out decision values by model, into dec[dst[j]], signed so the pair's
+ * +1 class is positive (gs_prob_held_out's second half, for values computed elsewhere). */
+void gs_prob_place_held(const gs_model *model, const double *held, const int *dst, int n, double *dec);
+
 /* One pair's probA and probB. pair holds the pair's rows with y = +1 (the first class) or -1, in
  * LIBSVM's order (first class rows, then second class rows); Cp and Cn are their weighted C; perm
  * its shuffle (above). Each of the 5 folds is trained (C = 1, weights Cp / Cn, no

@@ -927,8 +927,7 @@ static gs_status pair_from_folds(const fold_set *fs, const gs_classes *cls, int 
             continue;
         }
         st = fold_lines(fs, fi[f], &fm[f], log);
-        /* signed so the pair's class i is positive (the fold's model lists its classes as they came) */
-        for (int t = b; t < e; t++) dec[perm[t]] = held[t] * fm[f].label[0];
+        gs_prob_place_held(&fm[f], held + b, perm + b, e - b, dec);
     }
     if (st == GS_OK) st = gs_prob_fit_sigmoid(n, dec, y, log, probA, probB);
 cleanup:
