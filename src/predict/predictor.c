@@ -627,6 +627,14 @@ int gs_predictor_row_wise_blocks(const gs_predictor *p, int *n_blocks)
     return p->n_ell;
 }
 
+/* hx's pass buffer i released: pinned memory, or plain memory when the pass was small. */
+static void hk_release(gs_predictor *p, int i)
+{
+    if (!p->hkp[i].mem) free(p->hk[i]);
+    gs_dev_pinned_release(&p->dev, &p->hkp[i]);
+    p->hk[i] = NULL;
+}
+
 /* Grows the chunk's buffers to its rows and values (the x buffers with room to spare, K to the
  * rows of one pass). */
 static gs_status ensure_capacity(gs_predictor *p, const gs_rows *rows)
@@ -642,9 +650,7 @@ static gs_status ensure_capacity(gs_predictor *p, const gs_rows *rows)
             return st;
         for (int i = 0; i < 2 && p->hx; i++) {
             const size_t bytes = sizeof(double) * (size_t)want * (size_t)p->m->l;
-            if (!p->hkp[i].mem) free(p->hk[i]);
-            gs_dev_pinned_release(d, &p->hkp[i]);
-            p->hk[i] = NULL;
+            hk_release(p, i);
             void *h = NULL;
             if (bytes >= HX_PIN_MIN) {
                 if ((st = gs_dev_pinned_ensure(d, &p->hkp[i], bytes, &h))) return st;
@@ -884,8 +890,7 @@ void gs_predictor_free(gs_predictor *p)
     gs_pred_program_release(&p->prg);
     for (int i = 0; i < 2; i++) {
         if (p->hk_ev[i]) clReleaseEvent(p->hk_ev[i]);
-        if (!p->hkp[i].mem) free(p->hk[i]);
-        gs_dev_pinned_release(&p->dev, &p->hkp[i]);
+        hk_release(p, i);
     }
     free(p->pair_terms);
     sv_layout_free(&p->h);

@@ -7,7 +7,6 @@
 #include "train/cv.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,38 +296,23 @@ static void *layout_thread(void *arg)
 typedef struct cpu_share {
     const cv_device *cd;
     const gs_problem *prob;
-    layout_job *lj;
-    int nall, per;       /* jobs; threads each job gets */
-    atomic_int *next;
-    gs_status st;
-    char err[256];
+    const layout_job *lj;
+    int per;             /* threads each job gets */
 } cpu_share;
 
-static void *cpu_share_run(void *arg)
+static gs_status cpu_item(void *ctx, int i)
 {
-    cpu_share *w = arg;
-    w->st = GS_OK;
-    for (int i; w->st == GS_OK && (i = atomic_fetch_add(w->next, 1)) < w->nall;) {
-        if (!w->lj[i].cpu) continue;
-        int exceeded = 0;
-        if ((w->st = predict_fold(w->cd, w->prob, w->lj[i].rows, w->lj[i].n, w->lj[i].job, NULL, w->per, &exceeded)))
-            snprintf(w->err, sizeof w->err, "%s", gs_last_error());
-    }
-    return NULL;
+    const cpu_share *w = ctx;
+    const layout_job *j = &w->lj[i];
+    int exceeded = 0;
+    return j->cpu ? predict_fold(w->cd, w->prob, j->rows, j->n, j->job, NULL, w->per, &exceeded) : GS_OK;
 }
 
-static gs_status cpu_jobs(const cv_device *cd, const gs_problem *prob, layout_job *lj, int nall, int ncpu)
+static gs_status cpu_jobs(const cv_device *cd, const gs_problem *prob, const layout_job *lj, int nall, int ncpu)
 {
     const int cores = gs_cpu_threads(16), nw = ncpu < cores ? ncpu : cores;
-    atomic_int next;
-    atomic_init(&next, 0);
-    cpu_share w[16];
-    for (int t = 0; t < nw; t++)
-        w[t] = (cpu_share){.cd = cd, .prob = prob, .lj = lj, .nall = nall, .per = cores / nw, .next = &next};
-    gs_parallel_run(w, sizeof w[0], nw, cpu_share_run);
-    for (int t = 0; t < nw; t++)
-        if (w[t].st != GS_OK) return GS_FAIL(w[t].st, "%s", w[t].err);
-    return GS_OK;
+    cpu_share w = {.cd = cd, .prob = prob, .lj = lj, .per = cores / nw};
+    return gs_parallel_items(nall, nw, cpu_item, &w);
 }
 
 /* The jobs lj[0..nall) (each a model, its held-out rows and where their answers go) predicted

@@ -823,35 +823,22 @@ static gs_status fold_lines(const fold_set *fs, int f, gs_model *m, const gs_log
 
 /* fold_model_build of folds idx[0..n) into *out[0..n), on up to 16 threads: each fold's own
  * arrays and model (letter's -v: 1625 pairs' models took 36 ms on one thread). */
-typedef struct build_job {
+typedef struct build_set {
     const fold_set *fs;
     const int *idx;
     gs_model *const *out;
-    int n, t, nt;
-    gs_status st;
-    char err[256];
-} build_job;
+} build_set;
 
-static void *build_thread(void *arg)
+static gs_status build_item(void *ctx, int i)
 {
-    build_job *j = arg;
-    j->st = GS_OK;
-    for (int i = j->t; i < j->n && j->st == GS_OK; i += j->nt)
-        if ((j->st = fold_model_build(j->fs, j->idx[i], j->out[i])) != GS_OK)
-            snprintf(j->err, sizeof j->err, "%s", gs_last_error());
-    return NULL;
+    const build_set *b = ctx;
+    return fold_model_build(b->fs, b->idx[i], b->out[i]);
 }
 
 static gs_status folds_build(const fold_set *fs, const int *idx, int n, gs_model *const *out)
 {
-    build_job jobs[16];
-    int nt = gs_cpu_threads(16);
-    if (nt > n) nt = n;
-    for (int t = 0; t < nt; t++) jobs[t] = (build_job){.fs = fs, .idx = idx, .out = out, .n = n, .t = t, .nt = nt};
-    if (nt > 0) gs_parallel_run(jobs, sizeof jobs[0], nt, build_thread);
-    for (int t = 0; t < nt; t++)
-        if (jobs[t].st != GS_OK) return GS_FAIL(jobs[t].st, "%s", jobs[t].err);
-    return GS_OK;
+    build_set b = {.fs = fs, .idx = idx, .out = out};
+    return gs_parallel_items(n, gs_cpu_threads(16), build_item, &b);
 }
 
 gs_status gs_svm_train_folds(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,

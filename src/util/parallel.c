@@ -2,6 +2,8 @@
 #include "util/parallel.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -18,6 +20,38 @@ void gs_parallel_run(void *jobs, size_t size, int n, void *(*fn)(void *))
         if (started && started[i]) pthread_join(th[i], NULL);
     free(th);
     free(started);
+}
+
+/* One thread of gs_parallel_items. */
+typedef struct items_job {
+    gs_status (*fn)(void *ctx, int i);
+    void *ctx;
+    int n;
+    atomic_int *next;
+    gs_status st;
+    char err[256];
+} items_job;
+
+static void *items_run(void *arg)
+{
+    items_job *j = arg;
+    j->st = GS_OK;
+    for (int i; j->st == GS_OK && (i = atomic_fetch_add(j->next, 1)) < j->n;)
+        if ((j->st = j->fn(j->ctx, i)) != GS_OK) snprintf(j->err, sizeof j->err, "%s", gs_last_error());
+    return NULL;
+}
+
+gs_status gs_parallel_items(int n, int nthreads, gs_status (*fn)(void *ctx, int i), void *ctx)
+{
+    items_job jobs[64];
+    const int nt = nthreads < 1 ? 1 : nthreads > 64 ? 64 : nthreads > n ? (n > 0 ? n : 1) : nthreads;
+    atomic_int next;
+    atomic_init(&next, 0);
+    for (int t = 0; t < nt; t++) jobs[t] = (items_job){.fn = fn, .ctx = ctx, .n = n, .next = &next};
+    gs_parallel_run(jobs, sizeof jobs[0], nt, items_run);
+    for (int t = 0; t < nt; t++)
+        if (jobs[t].st != GS_OK) return GS_FAIL(jobs[t].st, "%s", jobs[t].err);
+    return GS_OK;
 }
 
 int gs_cpu_threads(int cap)

@@ -7,8 +7,15 @@
 
 #include <stddef.h>
 
+#include "util/status.h"
+
 /* Runs fn(jobs + i * size) for i in [0, n), concurrently; returns when all are done. */
 void gs_parallel_run(void *jobs, size_t size, int n, void *(*fn)(void *));
+
+/* Runs fn(ctx, i) for every item i in [0, n) on up to nthreads threads, each thread taking the next
+ * item in turn; a thread stops at its first failure.
+ * @return GS_OK, or a failure's status with its message (gs_last_error of the failing thread) */
+gs_status gs_parallel_items(int n, int nthreads, gs_status (*fn)(void *ctx, int i), void *ctx);
 
 /* The CPU's online cores, at least 1 and at most cap. */
 int gs_cpu_threads(int cap);
