@@ -5,7 +5,8 @@
  * Every work-item walks the same merge of the block's columns with the row's columns, so control
  * flow is uniform (very sparse blocks are stored row-wise instead, see below); K(sv, x) is written
  * once to K[sv * ld + row] and shared by every class pair; with arg_out, exp's or tanh's argument
- * goes to K[row * ld + sv] instead (ld = the SV count), rows contiguous for the host (predictor.c).
+ * goes to K[row * ld + sv] instead (ld = the SV count), rows contiguous for the host (predictor.c),
+ * or with arg_out == 2 the squared distance as a 16-bit integer there (pred_store).
  * pred_sum: one work-item per (row, pair) adds coef * K sequentially in model SV order (class i's
  * SVs, then class j's), subtracts rho, and also returns sum |coef * K| for the host's error bound.
  *
@@ -52,6 +53,20 @@ static inline double pred_kout(const int ktype, const double sum, const double g
 {
     if (arg_out) return ktype == KT_RBF ? -gamma * sum : gamma * sum + coef0;
     return pred_kval(ktype, sum, gamma, coef0, degree);
+}
+
+/* Stores K(sv s, row r) as pred_kout says, or with arg_out == 2 (RBF on data whose squared
+ * distances are small integers, checked by the host: predictor.c's codes) the squared distance
+ * itself as a 16-bit integer at [r * ld + s] of K read as ushorts: exact, and a quarter of the
+ * bytes for the host, which takes exp(-gamma * sum) from a table of LIBSVM's own values. */
+static inline void pred_store(__global double *K, const long r, const long s, const int ld, const int ktype,
+                              const double sum, const double gamma, const double coef0, const int degree,
+                              const int arg_out)
+{
+    if (arg_out == 2)
+        ((__global ushort *)K)[r * ld + s] = (ushort)sum;
+    else
+        K[arg_out ? r * ld + s : s * ld + r] = pred_kout(ktype, sum, gamma, coef0, degree, arg_out);
 }
 
 /* LIBSVM's merged loop over one SV and one test row [x, xe): the squared distance for RBF, the dot
@@ -258,7 +273,7 @@ void pred_kvals(const int ktype, const double gamma, const double coef0, const i
         for (int i = 0; i < RT; i++) {
             const int r = rbeg + i;
             if (r >= rend) break;
-            if (s >= 0) K[arg_out ? (long)r * ld + s : (long)s * ld + r] = pred_kout(ktype, acc[i], gamma, coef0, degree, arg_out);
+            if (s >= 0) pred_store(K, r, s, ld, ktype, acc[i], gamma, coef0, degree, arg_out);
         }
         return;
     }
@@ -293,7 +308,7 @@ void pred_kvals(const int ktype, const double gamma, const double coef0, const i
             sum = row_wise ? (runs ? merge_rows_g1(rbf, sc, sv, n, gx_idx, gx_val, x, xe)
                                    : merge_rows_g(rbf, sc, sv, n, gx_idx, gx_val, x, xe))
                            : merge_dense_g(rbf, sc, sv, n, gx_idx, gx_val, x, xe);
-        if (s >= 0) K[arg_out ? (long)r * ld + s : (long)s * ld + r] = pred_kout(ktype, sum, gamma, coef0, degree, arg_out);
+        if (s >= 0) pred_store(K, r, s, ld, ktype, sum, gamma, coef0, degree, arg_out);
     }
 }
 

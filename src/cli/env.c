@@ -64,6 +64,7 @@ void gs_tuning_from_env(gs_tuning *t)
     if (lay && strcmp(lay, "dense") == 0) t->pred_blocks = GS_PRED_BLOCKS_DENSE;
     if (lay && strcmp(lay, "tile") == 0) t->pred_tile = 1;
     if (lay && strcmp(lay, "merge") == 0) t->pred_tile = 0;
+    if (lay && strcmp(lay, "args") == 0) t->pred_codes = 0;
     t->driver_env = env_01("GPUSVM_DRIVER_ENV", 1) != 0;
     t->fast_exit = env_01("GPUSVM_FAST_EXIT", 0) == 1;
     t->exit_wait = env_01("GPUSVM_EXIT_WAIT", 0) == 1;

@@ -266,6 +266,14 @@ struct gs_predictor {
     int n_dec;
     int exact;             /* device bits == LIBSVM bits (err = 0) */
     int want_hx, hx;       /* host exact path asked for / in use (gs_predictor_host_exact) */
+    int want_codes;        /* gs_tuning.pred_codes */
+    int sv_int;            /* hx, RBF: every SV value a small integer (codes possible) */
+    double sv_n2max;       /* then the largest SV's sum of squares */
+    int codes;             /* hx: this chunk's passes read 16-bit squared distances (see codes_check) */
+    double *ctab;          /* codes: exp(-gamma k) for k in [0, ctab_n) */
+    int32_t ctab_n;
+    double *kvs;           /* codes: a row of kernel values for each host thread [nkvs][l] */
+    int nkvs;
     double *hk[2];         /* hx: two passes' exp/tanh arguments, [ld rows][l SVs] each (in hkp) */
     gs_dev_pinned hkp[2];  /* hx: their pinned memory (a9a's folds read 2.4 GB of it) */
     cl_event hk_ev[2];     /* hx: the read into hk[i] */
@@ -511,6 +519,7 @@ gs_status gs_predictor_create(const gs_model *m, const gs_tuning *tuning, gs_pre
     p->m = m;
     p->force_blocks = tuning ? tuning->pred_blocks : GS_PRED_BLOCKS_AUTO;
     p->force_tile = tuning ? tuning->pred_tile : GS_TUNE_AUTO;
+    p->want_codes = tuning ? tuning->pred_codes : 1;
     p->n_dec = gs_pred_n_dec(m);
     if (m->l < 1 || p->n_dec < 1 || m->kernel_type == GS_KERNEL_PRECOMPUTED) {
         st = GS_FAIL(GS_ERR_ARG, "the model has no support vectors to evaluate on a device");
@@ -573,6 +582,62 @@ static int32_t rows_per_pass(const gs_ocl *ocl, int32_t n_sv)
     return (int32_t)ld;
 }
 
+/* The host exact path on integer data ("codes"): where every value of the SVs and of a chunk's
+ * rows is an integer and 2 (|sv|^2 + |x|^2) <= CODE_MAX for all of them, every squared distance
+ * LIBSVM's RBF loop adds up is an integer in [0, CODE_MAX], and so is each partial sum
+ * ((a - b)^2 <= 2a^2 + 2b^2): exact in double in any order. The device then stores it in 16 bits
+ * (kernels/predict.cl pred_store) and the host takes exp(-gamma k) from a table of the C library's
+ * own values: LIBSVM's bits, a quarter of the bytes to read and no exp per value (binary and
+ * one-hot sets: a9a, w8a, mushrooms, dna). GS_PRED_LAYOUT=args (gs_tuning.pred_codes = 0) reads
+ * the arguments in double always. */
+#define CODE_MAX 65535
+
+/* A value a code can hold: an integer of at most 2^14 in magnitude (NaN and inf are not). */
+static int small_int(double v) { return v == floor(v) && fabs(v) <= 16384.0; }
+
+/* The largest sum of squares of the CSR rows [0, n), or -1 when a value is not a small integer or
+ * a sum passes CODE_MAX. */
+static double int_norm2_max(const int64_t *ptr, const double *val, int32_t n)
+{
+    double mx = 0;
+    for (int32_t r = 0; r < n; r++) {
+        double sum = 0;
+        for (int64_t e = ptr[r]; e < ptr[r + 1]; e++) {
+            if (!small_int(val[e])) return -1;
+            sum += val[e] * val[e];
+            if (sum > CODE_MAX) return -1;
+        }
+        if (sum > mx) mx = sum;
+    }
+    return mx;
+}
+
+/* Whether the chunk's passes read codes; if so the table covers every code they can hold and
+ * each host thread has a row of kernel values. */
+static gs_status codes_check(gs_predictor *p, const gs_rows *rows)
+{
+    p->codes = 0;
+    if (!p->hx || !p->sv_int) return GS_OK;
+    const double xn = int_norm2_max(rows->row_ptr, rows->val, rows->l);
+    if (xn < 0 || 2 * (p->sv_n2max + xn) > CODE_MAX) return GS_OK;
+    const int32_t want = (int32_t)(2 * (p->sv_n2max + xn)) + 1;
+    if (want > p->ctab_n) {
+        double *t = realloc(p->ctab, sizeof *t * (size_t)want);
+        if (!t) return GS_FAIL(GS_ERR_NOMEM, "out of memory for a table of %d kernel values", (int)want);
+        p->ctab = t;
+        for (int32_t k = p->ctab_n; k < want; k++) t[k] = exp(-p->m->gamma * (double)k); /* LIBSVM's exp(-gamma*sum) */
+        p->ctab_n = want;
+    }
+    if (!p->kvs) {
+        const int nt = gs_cpu_threads(64);
+        if (!(p->kvs = malloc(sizeof(double) * (size_t)nt * (size_t)p->m->l)))
+            return GS_FAIL(GS_ERR_NOMEM, "out of memory for the host's kernel values");
+        p->nkvs = nt;
+    }
+    p->codes = 1;
+    return GS_OK;
+}
+
 gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *prog)
 {
     gs_status st = GS_OK;
@@ -599,6 +664,10 @@ gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *pro
         int64_t cap = ((int64_t)HX_PASS_MIB << 20) / ((int64_t)m->l * (int64_t)sizeof(double)) / PRED_RT * PRED_RT;
         if (cap < PRED_RT) cap = PRED_RT;
         if (cap < p->ld_max) p->ld_max = (int32_t)cap;
+    }
+    if (p->hx && p->want_codes && m->kernel_type == GS_KERNEL_RBF) {
+        p->sv_n2max = int_norm2_max(m->sv_ptr, m->sv_val, m->l);
+        p->sv_int = p->sv_n2max >= 0;
     }
 cleanup:
     if (st != GS_OK && p->dev.queue) clFinish(p->dev.queue); /* uploads may still read the host layout */
@@ -694,6 +763,7 @@ static gs_status set_chunk_args(gs_predictor *p)
     const chunk_bufs *x = &p->x;
     const int kt = m->kernel_type, deg = m->degree, nc = m->n_coef, nd = p->n_dec, zero = 0;
     const int32_t kld = p->hx ? m->l : p->ld; /* K's leading dimension: SVs in rows for hx */
+    const int arg_out = p->codes ? 2 : p->hx;
     const double gamma = m->gamma, coef0 = m->coef0;
     const gs_dev_karg kv[] = {GS_KARG(kt), GS_KARG(gamma), GS_KARG(coef0), GS_KARG(deg), GS_KARG_BUF(b->blk_off),
                               GS_KARG_BUF(b->cols), GS_KARG_BUF(b->vals), GS_KARG_BUF(b->pos_sv),
@@ -701,7 +771,7 @@ static gs_status set_chunk_args(gs_predictor *p)
                               GS_KARG(zero) /* KV_ROW0 */, GS_KARG(zero) /* KV_ROWS */, GS_KARG_BUF(x->K),
                               GS_KARG(kld), GS_KARG_BUF(b->ell_w), GS_KARG_BUF(b->ell_off),
                               GS_KARG_BUF(b->ell_idx), GS_KARG_BUF(b->ell_val), GS_KARG_BUF(b->ell_len),
-                              GS_KARG(p->tile), GS_KARG(p->hx), GS_KARG(p->runs)};
+                              GS_KARG(p->tile), GS_KARG(arg_out), GS_KARG(p->runs)};
     const gs_dev_karg sum[] = {GS_KARG_BUF(x->K), GS_KARG(p->ld), GS_KARG(zero) /* SUM_ROW0 */,
                                GS_KARG(zero) /* SUM_ROWS */, GS_KARG_BUF(b->pairs), GS_KARG_BUF(b->coef),
                                GS_KARG(nc), GS_KARG_BUF(b->rho), GS_KARG(nd), GS_KARG_BUF(x->dec),
@@ -710,20 +780,24 @@ static gs_status set_chunk_args(gs_predictor *p)
     return GS_OK;
 }
 
-/* hx: the pass of rows [r0, r0 + ld) into hk[hx_cur]: its arguments on the device, then the read
- * (non-blocking, hk_ev[hx_cur]). */
+/* hx: rows a pass holds: ld, or four times as many 16-bit codes in the same bytes. */
+static int32_t hx_pass_rows(const gs_predictor *p) { return p->codes ? 4 * p->ld : p->ld; }
+
+/* hx: the pass of rows [r0, r0 + hx_pass_rows) into hk[hx_cur]: its arguments on the device, then
+ * the read (non-blocking, hk_ev[hx_cur]). */
 static gs_status hx_enqueue(gs_predictor *p, int32_t r0)
 {
     gs_status st = GS_OK;
     const gs_dev *d = &p->dev;
     const gs_dev_kernels *ks = &p->prg.ks;
-    const int32_t n = p->cur->l - r0 < p->ld ? p->cur->l - r0 : p->ld;
+    const int32_t pr = hx_pass_rows(p), n = p->cur->l - r0 < pr ? p->cur->l - r0 : pr;
     p->hx_r0 = r0;
     if ((st = gs_dev_arg(ks, PK_KVALS, KV_ROW0, sizeof r0, &r0)) || (st = gs_dev_arg(ks, PK_KVALS, KV_ROWS, sizeof n, &n)) ||
         (st = gs_dev_launch(d, ks, PK_KVALS, &p->pf, (size_t)p->n_blocks * PRED_WG, (size_t)((n + PRED_RT - 1) / PRED_RT),
                             PRED_WG, NULL)))
         return st;
-    GS_CL_CHECK(clEnqueueReadBuffer(d->queue, p->x.K.mem, CL_FALSE, 0, sizeof(double) * (size_t)n * (size_t)p->m->l,
+    const size_t each = p->codes ? sizeof(uint16_t) : sizeof(double);
+    GS_CL_CHECK(clEnqueueReadBuffer(d->queue, p->x.K.mem, CL_FALSE, 0, each * (size_t)n * (size_t)p->m->l,
                                     p->hk[p->hx_cur], 0, NULL, &p->hk_ev[p->hx_cur]));
 cleanup:
     return st;
@@ -733,7 +807,9 @@ cleanup:
  * library svm-predict uses, then svm_predict_values' sums: LIBSVM's bits. */
 typedef struct hx_job {
     const gs_model *m;
-    double *k;            /* [n][m->l] */
+    double *k;            /* [n][m->l] arguments, or with codes [n][m->l] uint16_t codes */
+    const double *ctab;   /* codes: their kernel values; NULL: k holds arguments */
+    double *kv;           /* codes: this thread's row of kernel values [m->l] */
     double *dec;          /* the pass's first row's values */
     int32_t n, first, step;
 } hx_job;
@@ -745,7 +821,11 @@ static void *hx_rows(void *arg)
     const int nd = gs_pred_n_dec(m), rbf = m->kernel_type == GS_KERNEL_RBF;
     for (int32_t r = j->first; r < j->n; r += j->step) {
         double *kv = j->k + (size_t)r * (size_t)m->l;
-        if (rbf)
+        if (j->ctab) {
+            const uint16_t *c = (const uint16_t *)(void *)j->k + (size_t)r * (size_t)m->l;
+            kv = j->kv;
+            for (int32_t s = 0; s < m->l; s++) kv[s] = j->ctab[c[s]];
+        } else if (rbf)
             for (int32_t s = 0; s < m->l; s++) kv[s] = exp(kv[s]);
         else
             for (int32_t s = 0; s < m->l; s++) kv[s] = tanh(kv[s]);
@@ -754,12 +834,15 @@ static void *hx_rows(void *arg)
     return NULL;
 }
 
-static void hx_host(const gs_model *m, double *k, int32_t n, double *dec)
+static void hx_host(const gs_predictor *p, double *k, int32_t n, double *dec)
 {
     int nt = gs_cpu_threads(64);
     if (nt > n) nt = n;
+    if (p->codes && nt > p->nkvs) nt = p->nkvs;
     hx_job jobs[64];
-    for (int t = 0; t < nt; t++) jobs[t] = (hx_job){m, k, dec, n, (int32_t)t, (int32_t)nt};
+    for (int t = 0; t < nt; t++)
+        jobs[t] = (hx_job){p->m, k, p->codes ? p->ctab : NULL, p->codes ? p->kvs + (size_t)t * (size_t)p->m->l : NULL,
+                           dec, n, (int32_t)t, (int32_t)nt};
     gs_parallel_run(jobs, sizeof jobs[0], nt, hx_rows);
 }
 
@@ -772,7 +855,7 @@ static gs_status hx_finish(gs_predictor *p, double *dec)
     const int32_t l = p->cur->l;
     for (;;) {
         const int cur = p->hx_cur;
-        const int32_t r0 = p->hx_r0, n = l - r0 < p->ld ? l - r0 : p->ld;
+        const int32_t r0 = p->hx_r0, pr = hx_pass_rows(p), n = l - r0 < pr ? l - r0 : pr;
         const double tw = gs_now();
         GS_CL_CHECK(clWaitForEvents(1, &p->hk_ev[cur]));
         p->tm.wait += gs_now() - tw;
@@ -783,7 +866,7 @@ static gs_status hx_finish(gs_predictor *p, double *dec)
             if ((st = hx_enqueue(p, r0 + n))) goto cleanup;
             GS_CL_CHECK(clFlush(p->dev.queue));
         }
-        hx_host(p->m, p->hk[cur], n, dec + (size_t)r0 * (size_t)nd);
+        hx_host(p, p->hk[cur], n, dec + (size_t)r0 * (size_t)nd);
         if (r0 + n >= l) break;
     }
 cleanup:
@@ -804,8 +887,10 @@ gs_status gs_predictor_start(gs_predictor *p, const gs_rows *rows)
     p->cur = rows;
     p->t_start = gs_now();
     if (rows->l == 0) return GS_OK;
-    if ((st = ensure_capacity(p, rows)) != GS_OK) return st;
+    if ((st = ensure_capacity(p, rows)) != GS_OK || (st = codes_check(p, rows)) != GS_OK) return st;
     p->tm.alloc += gs_now() - p->t_start;
+    p->tm.chunks++;
+    p->tm.coded += p->codes;
     const size_t nz = (size_t)rows->row_ptr[rows->l];
     GS_CL_CHECK(clEnqueueWriteBuffer(d->queue, p->x.x_ptr.mem, CL_FALSE, 0, sizeof(int64_t) * ((size_t)rows->l + 1),
                                      rows->row_ptr, 0, NULL, NULL));
@@ -893,6 +978,8 @@ void gs_predictor_free(gs_predictor *p)
         hk_release(p, i);
     }
     free(p->pair_terms);
+    free(p->ctab);
+    free(p->kvs);
     sv_layout_free(&p->h);
     free(p);
 }

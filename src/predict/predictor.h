@@ -98,9 +98,11 @@ double gs_predictor_device_seconds(const gs_predictor *p);
 
 /* Where the device time went, for --verbose: buffer (re)allocation, enqueueing the uploads and
  * launches (both from the start of each chunk), the blocking read, and the device seconds of the
- * kernel-value and sum kernels (0 unless the queue profiles: GPUSVM_PROFILE=1). */
+ * kernel-value and sum kernels (0 unless the queue profiles: GPUSVM_PROFILE=1); chunks started,
+ * and those whose host exact path read 16-bit squared distances (predictor.c's codes). */
 typedef struct gs_pred_times {
     double alloc, enqueue, wait, kvals, sum;
+    long chunks, coded;
 } gs_pred_times;
 gs_pred_times gs_predictor_times(const gs_predictor *p);
 /* Waits for any chunk still in flight (whose rows and decision buffer the caller must keep until

@@ -190,6 +190,7 @@ static gs_status device_fold(const cv_device *cd, const gs_rows *rows, const pre
     tm[1] = gs_now();
     if ((st = gs_predictor_start(p, rows)) || (st = gs_predictor_finish(p, ddec, err))) goto cleanup;
     tm[2] = gs_now();
+    const gs_pred_times pt = gs_predictor_times(p);
     int32_t redo = 0;
     for (int32_t r = 0; r < rows->l; r++) {
         dok[r] = (uint8_t)device_row_ok(job, ddec + (size_t)r * nd, err + (size_t)r * nd, nd);
@@ -197,8 +198,9 @@ static gs_status device_fold(const cv_device *cd, const gs_rows *rows, const pre
     }
     gs_log_verbose(cd->log,
                    "gpusvm: %d held-out rows on the device, %d of them again on the CPU (layout and program "
-                   "%.4f s, upload %.4f s, values %.4f s)\n",
-                   rows->l, redo, tm[0] - t0, tm[1] - tm[0], tm[2] - tm[1]);
+                   "%.4f s, upload %.4f s, values %.4f s, of which buffers %.4f s, waiting for the device %.4f s%s)\n",
+                   rows->l, redo, tm[0] - t0, tm[1] - tm[0], tm[2] - tm[1], pt.alloc, pt.wait,
+                   pt.coded ? "; 16-bit distances" : "");
     *used = 1;
 cleanup:
     gs_predictor_free(p);

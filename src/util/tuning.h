@@ -48,11 +48,14 @@ typedef struct gs_tuning {
                                and handing out a binary makes it compile every kernel's generic
                                work-group function first (+120 s for the solver on 2 cores), while
                                our binary spares only its front end (~3 s of a 35 s cold start) */
-    /* ---- prediction (src/predict/predictor.c), both from GS_PRED_LAYOUT ---- */
+    /* ---- prediction (src/predict/predictor.c), all from GS_PRED_LAYOUT ---- */
     int pred_blocks;        /* =rows: every SV block row-wise (GS_PRED_BLOCKS_ROWS); =dense: none
                                (GS_PRED_BLOCKS_DENSE); default GS_PRED_BLOCKS_AUTO: by sparsity */
     int pred_tile;          /* =tile: the tiled dense path on (1); =merge: off (0); default
                                GS_TUNE_AUTO: on for GPUs */
+    int pred_codes;         /* =args: the host exact path reads every exp argument in double (0);
+                               default 1: as 16-bit squared distances where they are small
+                               integers (predictor.c's codes) */
     /* ---- the process (read by the CLIs only) ---- */
     int driver_env;  /* GPUSVM_DRIVER_ENV=0 gives 0: the CLIs leave NVIDIA's start-up variables
                         alone; 1 (default): they set them where the user has not (src/cli/env.h) */

@@ -96,4 +96,15 @@ devsame "three classes -b 1 model's internal folds" -b 1 "$TMPD/h3" "$TMPD/b3.mo
 cp "$TMPD/b3.model" "$TMPD/b31.model"
 (cd "$TMPD" && GPUSVM_CV_DEVICE=0 "$TRAIN" -q -b 1 "$TMPD/h3" b30.model)
 check_file_eq "three classes -b 1, internal folds' held-out rows on the device: model" "$TMPD/b30.model" "$TMPD/b31.model"
+# binary features: the device hands the host 16-bit squared distances (predictor.c's codes); the
+# model is the CPU's and the one read in double (GS_PRED_LAYOUT=args)
+awk 'BEGIN { srand(5); for (r = 0; r < 400; r++) { y = r % 2 ? 1 : -1; s = y;
+     for (c = 1; c <= 30; c++) if (rand() < (c <= 6 && y > 0 ? 0.6 : 0.3)) s = s " " c ":1"; print s } }' > "$TMPD/bin"
+devsame "binary features -b 1 model's internal folds" -b 1 "$TMPD/bin" "$TMPD/bb.model"
+check_eq "binary features -b 1: 16-bit distances" yes "$(grep -q '16-bit distances' "$TMPD/c1.err" && echo yes || echo no)"
+cp "$TMPD/bb.model" "$TMPD/bb1.model"
+(cd "$TMPD" && GPUSVM_CV_DEVICE=0 "$TRAIN" -q -b 1 "$TMPD/bin" bb0.model &&
+    GS_PRED_LAYOUT=args GPUSVM_CV_DEVICE=1 "$TRAIN" -q -b 1 "$TMPD/bin" bba.model)
+check_file_eq "binary features -b 1: model with the CPU's folds" "$TMPD/bb0.model" "$TMPD/bb1.model"
+check_file_eq "binary features -b 1: model with arguments in double" "$TMPD/bba.model" "$TMPD/bb1.model"
 finish

@@ -23,6 +23,43 @@ case1() { # NAME DATA TEST PREDICT_FLAGS TRAIN_OPTIONS...
     done
 }
 
+# Integer data: squared distances read as 16-bit codes where every value is a small integer and
+# 2 (|sv|^2 + |x|^2) <= 65535 (predictor.c's codes), in double otherwise and with
+# GS_PRED_LAYOUT=args; svm-predict's bytes every way. WANT: yes if the chunk must use codes.
+case_codes() { # NAME DATA TEST PREDICT_FLAGS WANT TRAIN_OPTIONS...
+    name=$1; data=$2; test=$3; pf=$4; want=$5; shift 5
+    svm-train -q "$@" "$data" "$TMPD/m" > /dev/null 2>&1 || { fail "$name: svm-train failed"; return; }
+    svm-predict $pf "$test" "$TMPD/m" "$TMPD/r.out" > "$TMPD/r.acc" 2>&1
+    for lay in auto args; do
+        GS_PRED_LAYOUT=$lay "$PREDICT" --verbose $pf "$test" "$TMPD/m" "$TMPD/g.out" > "$TMPD/g.acc" 2> "$TMPD/g.err" ||
+            { fail "$name ($lay): gpusvm-predict failed: $(tail -n 2 "$TMPD/g.err")"; continue; }
+        check_file_eq "$name ($lay): output = svm-predict's" "$TMPD/r.out" "$TMPD/g.out"
+        check_file_eq "$name ($lay): stdout = svm-predict's" "$TMPD/r.acc" "$TMPD/g.acc"
+        coded=$(sed -n 's/.*16-bit distances in \([0-9]*\) of.*/\1/p' "$TMPD/g.err")
+        if [ "$lay" = auto ] && [ "$want" = yes ]; then
+            [ "${coded:-0}" -gt 0 ] && pass || fail "$name: no chunk read 16-bit distances"
+        else
+            check_eq "$name ($lay): chunks with 16-bit distances" 0 "${coded:-none}"
+        fi
+    done
+}
+awk 'BEGIN { srand(7); for (r = 0; r < 300; r++) { y = r % 3 + 1; s = y;
+     for (c = 1; c <= 12; c++) if (rand() < 0.5) s = s " " c ":" (int(rand() * 7) - 3 + (c == y) * 2);
+     print s } }' > "$TMPD/int"
+case_codes "small integers, eps-SVR" "$TMPD/int" "$TMPD/int" "" yes -s 3 -g 0.1
+case_codes "small integers, 3 classes -b 1" "$TMPD/int" "$TMPD/int" "-b 1" yes -b 1 -g 0.1
+# ~1900 SVs: a CPU device's pass holds ~270 rows of arguments, four times as many of codes, so
+# the 6000 test rows take six passes of codes
+awk 'BEGIN { srand(9); for (r = 0; r < 8000; r++) { s = ""; t = 0;
+     for (c = 1; c <= 40; c++) if (rand() < 0.3) { v = int(rand() * 3); s = s " " c ":" v; t += v * (c % 5) }
+     print t + int(rand() * 4) s } }' > "$TMPD/ints"
+head -n 2000 "$TMPD/ints" > "$TMPD/ints.tr"
+tail -n 6000 "$TMPD/ints" > "$TMPD/ints.te"
+case_codes "small integers, eps-SVR, several passes" "$TMPD/ints.tr" "$TMPD/ints.te" "" yes -s 3 -g 0.05 -c 4
+awk '{ s = $1; for (i = 2; i <= NF; i++) { split($i, kv, ":"); s = s " " kv[1] ":" kv[2] * 40 } print s }' \
+    "$TMPD/int" > "$TMPD/big"
+case_codes "integers too large for 16 bits" "$TMPD/big" "$TMPD/big" "" no -s 3 -g 0.0001
+case_codes "heart (not integers)" "$H" "$H" "" no -s 3
 case1 "heart eps-SVR RBF" "$H" "$H" "" -s 3 -p 0.05 -c 4
 case1 "heart nu-SVR sigmoid" "$H" "$H" "" -s 4 -t 3 -g 0.05
 case1 "heart eps-SVR RBF, unscaled-like gamma" "$H" "$H" "" -s 3 -g 2

@@ -100,6 +100,10 @@ static void check_values(void)
     setenv("GS_PRED_LAYOUT", "dense", 1);
     gs_tuning_from_env(&t);
     CHECK(t.pred_blocks == GS_PRED_BLOCKS_DENSE, "GS_PRED_LAYOUT=dense");
+    CHECK(t.pred_codes == 1, "16-bit distances by default");
+    setenv("GS_PRED_LAYOUT", "args", 1);
+    gs_tuning_from_env(&t);
+    CHECK(t.pred_codes == 0, "GS_PRED_LAYOUT=args");
     for (size_t i = 0; i < N_VARS; i++) unsetenv(k_vars[i]);
 }
 
