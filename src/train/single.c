@@ -24,6 +24,7 @@
 #include "train/probability.h"
 #include "train/run.h"
 #include "train/solver.h"
+#include "util/pages.h"
 
 /* The model from the coefficients coef[l] (rows in file order), rho and the parameters. */
 static gs_status build_model(const gs_problem *prob, const gs_param *param, const double *coef, double rho,
@@ -188,6 +189,8 @@ gs_status gs_train_single(const gs_device_provider *dev, const gs_problem *prob,
     memset(model, 0, sizeof *model);
     memset(&it, 0, sizeof it);
     if (!alpha || !p || !gx || !ex || !coef) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d variables", n); goto cleanup; }
+    gs_pages_touch(gx, sizeof(double) * (size_t)n); /* the certification's, faulted in before the device is waited for */
+    gs_pages_touch(ex, sizeof(double) * (size_t)n);
     if (svr_prob && (st = gs_prob_train_svr(dev, prob, param, rng, log, &sigma))) goto cleanup;
     if (l == 0) { st = train_empty(prob, param, log, model); goto cleanup; }
     int finite = 1;
@@ -275,6 +278,8 @@ gs_status gs_train_single_folds(const gs_device_provider *dev, const gs_problem 
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d folds", nr_fold);
         goto cleanup;
     }
+    gs_pages_touch(gx, sizeof *gx * nn); /* as gs_train_single's */
+    gs_pages_touch(ex, sizeof *ex * nn);
     int usable = 1; /* else fold by fold: LIBSVM's answers for non-finite values or an empty fold */
     for (int64_t e = 0; e < prob->nnz && usable; e++) usable = isfinite(prob->val[e]) != 0;
     for (int f = 0; f < nr_fold && usable; f++) usable = start[f + 1] - start[f] < l;

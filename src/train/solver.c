@@ -691,13 +691,37 @@ typedef struct cert {
     int *pass_na, *pass_nvc; /* [maxch] each pass's slots and clusters */
     int gmax;              /* k_cert's groups per row at most (the partials' stride) */
     int *pass_g;           /* [maxch] each pass's largest groups per row */
-    double *gx, *mx;       /* [total] exact gradients' sums and magnitudes, read back (the batch's arrays) */
+    double *gx, *mx;       /* [total] exact gradients' sums and magnitudes, read back */
+    char *arena;           /* the rounds' pinned readback memory, free once they are over (see cert_take) */
+    size_t arena_left;
+    void *own[16];         /* what cert_take allocated instead */
+    int nown;
 } cert;
+
+/* bytes of host memory for the certification: carved from the pinned readback memory while it
+ * lasts (its pages are resident: the first writes to fresh malloc'd pages cost letter's 325 pairs
+ * about 1 ms each in the SV lists and the sums' copy, page faults on a virtual machine), else
+ * allocated; zeroed if zero. NULL: out of memory. */
+static void *cert_take(cert *c, size_t bytes, int zero)
+{
+    bytes = bytes ? (bytes + 63) / 64 * 64 : 64;
+    void *r = NULL;
+    if (c->arena && bytes <= c->arena_left) {
+        r = c->arena;
+        c->arena += bytes;
+        c->arena_left -= bytes;
+        if (zero) memset(r, 0, bytes);
+        return r;
+    }
+    if (c->nown == (int)(sizeof c->own / sizeof c->own[0])) return NULL;
+    r = zero ? calloc(1, bytes) : malloc(bytes);
+    if (r) c->own[c->nown++] = r;
+    return r;
+}
 
 static void cert_free(cert *c)
 {
-    free(c->svpos); free(c->svn); free(c->svcoef); free(c->old); free(c->nold); free(c->cold); free(c->cnew);
-    free(c->ctab); free(c->ccoef); free(c->vcc); free(c->pass_na); free(c->pass_nvc); free(c->pass_g);
+    for (int i = 0; i < c->nown; i++) free(c->own[i]);
 }
 
 /* Positions a thread of the certification's host loops takes at least: below it, starting threads
@@ -758,11 +782,11 @@ static gs_status cert_lists(const gs_solver *s, const gs_clustered *cl, const pr
                             cert *c)
 {
     const int q = s->q;
-    c->svpos = malloc(sizeof(int) * (total ? total : 1));
-    c->svn = calloc((size_t)np + 1, sizeof(int));
-    c->svcoef = malloc(sizeof(double) * (total ? total : 1));
-    c->old = malloc(sizeof(int) * (size_t)np * q);
-    c->nold = malloc(sizeof(int) * (size_t)np);
+    c->svcoef = cert_take(c, sizeof(double) * total, 0);
+    c->svpos = cert_take(c, sizeof(int) * total, 0);
+    c->svn = cert_take(c, sizeof(int) * ((size_t)np + 1), 1);
+    c->old = cert_take(c, sizeof(int) * (size_t)np * q, 0);
+    c->nold = cert_take(c, sizeof(int) * (size_t)np, 0);
     if (!c->svpos || !c->svn || !c->svcoef || !c->old || !c->nold)
         return GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
     cert_parallel(s, cl, pr, np, total, c, cert_list_job);
@@ -776,14 +800,14 @@ static gs_status cert_lists(const gs_solver *s, const gs_clustered *cl, const pr
         c->nold[i] = q;
     }
     const size_t slots = c->slots ? c->slots : 1, passes = (size_t)(c->maxch ? c->maxch : 1);
-    c->cold = malloc(sizeof(int) * slots * (size_t)q);
-    c->cnew = malloc(sizeof(int) * slots * (size_t)q);
-    c->ccoef = malloc(sizeof(double) * slots * (size_t)q);
-    c->ctab = calloc(slots, sizeof *c->ctab);
-    c->vcc = malloc(sizeof(int) * 2 * (c->vslots ? c->vslots : 1));
-    c->pass_na = malloc(sizeof(int) * passes);
-    c->pass_nvc = malloc(sizeof(int) * passes);
-    c->pass_g = malloc(sizeof(int) * passes);
+    c->ccoef = cert_take(c, sizeof(double) * slots * (size_t)q, 0);
+    c->cold = cert_take(c, sizeof(int) * slots * (size_t)q, 0);
+    c->cnew = cert_take(c, sizeof(int) * slots * (size_t)q, 0);
+    c->ctab = cert_take(c, slots * sizeof *c->ctab, 1);
+    c->vcc = cert_take(c, sizeof(int) * 2 * (c->vslots ? c->vslots : 1), 0);
+    c->pass_na = cert_take(c, sizeof(int) * passes, 0);
+    c->pass_nvc = cert_take(c, sizeof(int) * passes, 0);
+    c->pass_g = cert_take(c, sizeof(int) * passes, 0);
     if (!c->cold || !c->cnew || !c->ccoef || !c->ctab || !c->vcc || !c->pass_na || !c->pass_nvc || !c->pass_g)
         return GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
     return GS_OK;
@@ -892,11 +916,13 @@ cleanup:
     return st;
 }
 
-/* The exact gradients into each problem's g_exact / g_err in alpha order. */
+/* The exact gradients into each problem's g_exact / g_err in alpha order: the job's positions a
+ * cluster at a time (pos_index's mapping without a division per position). */
 static void *cert_out(void *arg)
 {
     const cert_job *j = arg;
     const gs_clustered *cl = j->cl;
+    const int wg = j->s->wg;
     for (int i = 0; i < j->np; i++) {
         const prob *p = &j->pr[i];
         const gs_binary_spec *sp = p->spec;
@@ -905,16 +931,24 @@ static void *cert_out(void *arg)
         const double f =
             ((double)cl->n_ucols + (double)j->c->svn[i] + 16) * ldexp(1.0, -53) * 1.01;
         const int t0 = a < j->p0 ? (int)(j->p0 - a) : 0, t1 = b > j->p1 ? (int)(j->p1 - a) : p->npos;
-        for (int t = t0; t < t1; t++) {
-            const int64_t k = p->y[t] ? pos_index(cl, sp, j->s->wg, t) : -1;
-            if (k < 0) continue;
-            sp->g_exact[k] = p->y[t] * j->c->gx[p->pos_off + t] + (sp->p_lin ? sp->p_lin[k] : -1.0);
-            sp->g_err[k] = f * j->c->mx[p->pos_off + t] + 1e-300;
+        const double *const gx = j->c->gx + p->pos_off, *const mx = j->c->mx + p->pos_off;
+        for (int lc = t0 / wg; lc * wg < t1; lc++) {
+            const int inA = lc < sp->na;
+            const int c = inA ? sp->a0 + lc : sp->b0 + (lc - sp->na);
+            const int *const perm = cl->perm + (size_t)c * wg;
+            const int64_t shift = inA ? -(int64_t)sp->rowA0 : (int64_t)sp->nrowA - sp->rowB0;
+            const int u0 = lc * wg < t0 ? t0 - lc * wg : 0, u1 = (lc + 1) * wg > t1 ? t1 - lc * wg : wg;
+            for (int u = u0; u < u1; u++) {
+                const int t = lc * wg + u;
+                if (!p->y[t] || perm[u] < 0) continue;
+                const int64_t k = perm[u] + shift;
+                sp->g_exact[k] = p->y[t] * gx[t] + (sp->p_lin ? sp->p_lin[k] : -1.0);
+                sp->g_err[k] = f * mx[t] + 1e-300;
+            }
         }
     }
     return NULL;
 }
-
 
 /* The exact gradients (kernels/solver.cl k_cert) of the batch's problems that ask for them, at
  * their final alphas, into spec->g_exact / spec->g_err (alpha order): each problem's support
@@ -933,41 +967,61 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
     const int q = s->q;
     cert c;
     memset(&c, 0, sizeof c);
-    double tm[5] = {gs_now(), 0, 0, 0, 0}; /* start, lists built, buffers ready, passes enqueued, done */
-    if ((st = cert_lists(s, cl, pr, np, total, &c))) goto cleanup;
-    c.gx = gx;
-    c.mx = mx; /* the alphas (p->ah) are not read after cert_lists */
-    tm[1] = gs_now();
+    /* --verbose: start, lists built, buffers ready, tables built, uploaded, passes enqueued */
+    double tm[6] = {gs_now(), 0, 0, 0, 0, 0};
+    /* the sums' buffers cleared on the device while the host builds the SV lists */
     if ((st = gs_dev_buf_ensure(d, &dp->cgx, total * sizeof(double), NULL, "exact gradients")) ||
         (st = gs_dev_buf_ensure(d, &dp->cmx, total * sizeof(double), NULL, "gradient bounds")) ||
         (st = gs_dev_buf_fill(d, &dp->cgx, 0, total * sizeof(double))) ||
         (st = gs_dev_buf_fill(d, &dp->cmx, 0, total * sizeof(double))))
         goto cleanup;
+    GS_CL_CHECK(clFlush(s->queue));
+    /* The sums are read into the rounds' pinned readback memory where it holds them (free now that
+     * the rounds are over; letter's 325 pairs' 8 MB came back in 1.2 ms through the driver's
+     * staging copy), else into gx / mx (the alphas, p->ah, are not read after cert_lists); the
+     * host's scratch follows them there while it lasts (cert_take). */
+    c.arena = s->pin[0].host;
+    c.arena_left = s->pin[0].cap;
+    if (!(c.gx = cert_take(&c, 2 * total * sizeof(double), 0)) || c.nown) {
+        cert_free(&c);
+        c.nown = 0;
+        c.arena = NULL;
+        c.gx = gx;
+        c.mx = mx;
+    } else {
+        c.mx = c.gx + total;
+    }
+    if ((st = cert_lists(s, cl, pr, np, total, &c))) goto cleanup;
+    tm[1] = gs_now();
     /* each U block holds its problem's last working set: cleared as the SVs come in */
     GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->u_pos.mem, CL_TRUE, 0, (size_t)np * q * sizeof(int), c.old, 0,
                                     NULL, NULL));
     tm[2] = gs_now();
     /* every pass's tables first (host), then one upload, then the passes' launches */
     cert_tables(s, pr, np, &c);
+    tm[3] = gs_now();
     if ((st = gs_dev_buf_ensure(d, &dp->cold, c.slots * q * sizeof(int), c.cold, "certification positions")) ||
         (st = gs_dev_buf_ensure(d, &dp->cnew, c.slots * q * sizeof(int), c.cnew, "certification positions")) ||
         (st = gs_dev_buf_ensure(d, &dp->ccoef, c.slots * q * sizeof(double), c.ccoef, "certification coefficients")) ||
         (st = gs_dev_buf_ensure(d, &dp->certtab, c.slots * sizeof *c.ctab, c.ctab, "certification table")) ||
         (st = gs_dev_buf_ensure(d, &dp->cvcc, 2 * c.vslots * sizeof(int), c.vcc, "certification clusters")) ||
         (st = gs_dev_buf_ensure(d, &dp->cpart, 2 * (size_t)c.gmax * total * sizeof(double), NULL,
-                                "certification sums")) ||
-        (st = cert_args(s, cl, c.gmax)) || (st = cert_passes(s, &c, pf, ph, per_kernel)))
+                                "certification sums")))
         goto cleanup;
-    tm[3] = gs_now();
-    GS_CL_CHECK(clFinish(s->queue));
     tm[4] = gs_now();
+    if ((st = cert_args(s, cl, c.gmax)) || (st = cert_passes(s, &c, pf, ph, per_kernel))) goto cleanup;
+    /* the sums' reads queued behind the passes: one wait for both */
     GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cgx.mem, CL_FALSE, 0, sizeof(double) * total, c.gx, 0, NULL, NULL));
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cmx.mem, CL_TRUE, 0, sizeof(double) * total, c.mx, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cmx.mem, CL_FALSE, 0, sizeof(double) * total, c.mx, 0, NULL, NULL));
+    tm[5] = gs_now();
+    GS_CL_CHECK(clFinish(s->queue));
     const double t_read = gs_now();
     cert_parallel(s, cl, pr, np, total, &c, cert_out);
-    gs_log_verbose(s->log, "gpusvm: certification of %d problem(s): SV lists %.4f s, buffers %.4f s, %d pass(es) "
-                   "enqueued %.4f s, done %.4f s, gradients read %.4f s, to the problems %.4f s\n", np, tm[1] - tm[0],
-                   tm[2] - tm[1], c.maxch, tm[3] - tm[2], tm[4] - tm[3], t_read - tm[4], gs_now() - t_read);
+    gs_log_verbose(s->log, "gpusvm: certification of %d problem(s): SV lists %.4f s, buffers %.4f s, tables %.4f s, "
+                   "uploads %.4f s, %d pass(es) and reads enqueued %.4f s, done %.4f s (%s), to the problems %.4f s\n",
+                   np, tm[1] - tm[0], tm[2] - tm[1], tm[3] - tm[2], tm[4] - tm[3], c.maxch, tm[5] - tm[4],
+                   t_read - tm[5], c.gx == gx ? "read into plain memory" : "read into pinned memory",
+                   gs_now() - t_read);
 cleanup:
     clFinish(s->queue); /* the writes read the tables freed below (done already when all went well) */
     cert_free(&c);
@@ -1611,11 +1665,22 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     b.np = np;
     b.split = split;
     b.nbank = split ? 2 : 1;
-    const double t_setup0 = gs_now();
-    if ((st = batch_layout(s, &b, ysign, specs)) || (st = batch_upload(s, &b)) || (st = batch_args(s, &b)) ||
-        (st = batch_start(s, &b)) || (st = crew_start(s, &b)))
-        goto cleanup;
-    b.t_loop0 = gs_now();
+    double ts[6]; /* --verbose: the set-up's steps */
+    ts[0] = gs_now();
+    if ((st = batch_layout(s, &b, ysign, specs))) goto cleanup;
+    ts[1] = gs_now();
+    if ((st = batch_upload(s, &b))) goto cleanup;
+    ts[2] = gs_now();
+    if ((st = batch_args(s, &b))) goto cleanup;
+    ts[3] = gs_now();
+    if ((st = batch_start(s, &b))) goto cleanup;
+    ts[4] = gs_now();
+    if ((st = crew_start(s, &b))) goto cleanup;
+    b.t_loop0 = ts[5] = gs_now();
+    const double t_setup0 = ts[0];
+    gs_log_verbose(s->log, "gpusvm: batch of %d problem(s), %lld positions, set up: layout %.4f s, upload %.4f s, "
+                   "arguments %.4f s, start %.4f s, crew %.4f s\n", np, (long long)b.total, ts[1] - ts[0],
+                   ts[2] - ts[1], ts[3] - ts[2], ts[4] - ts[3], ts[5] - ts[4]);
     if (stats) stats->setup += b.t_loop0 - t_setup0;
     if (stats && stats->t_on_device == 0) stats->t_on_device = b.t_loop0;
     if ((st = batch_rounds(s, &b))) goto cleanup;

@@ -23,6 +23,7 @@
 #include "train/run.h"
 #include "train/single.h"
 #include "train/solver.h"
+#include "util/pages.h"
 #include "util/parallel.h"
 
 /* One pair's solution: alpha[n_i + n_j], class i rows then class j rows (file order). */
@@ -355,6 +356,9 @@ static gs_status svc_alloc(const gs_problem *prob, svc_run *r)
     if (!r->cw || !r->pairs || !r->out || !r->items || !r->spec_pair || !r->alpha_all || !r->gx_all || !r->ex_all ||
         (r->nu && !r->zeros) || !r->finite || !r->ysign)
         return GS_FAIL(GS_ERR_NOMEM, "out of memory for %d class pairs", r->npair * nc);
+    /* the certification writes them after the last round: faulted in now, before the device is waited for */
+    gs_pages_touch(r->gx_all, sizeof *r->gx_all * na);
+    gs_pages_touch(r->ex_all, sizeof *r->ex_all * na);
     for (int c = 0; c < nc; c++) {
         gs_param pc = *r->param; /* shallow: only C differs */
         pc.C = r->C[c];
@@ -710,6 +714,8 @@ static gs_status fold_set_solve(const gs_device_provider *dev, fold_set *fs, con
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d folds' problems", fs->nfold);
         goto cleanup;
     }
+    gs_pages_touch(fs->gx_all, sizeof *fs->gx_all * t1); /* as svc_alloc's */
+    gs_pages_touch(fs->ex_all, sizeof *fs->ex_all * t1);
     for (int r = 0; r < l; r++) in_fold[r] = -1;
     int64_t off = 0;
     for (int f = 0; f < fs->nfold; f++) {
