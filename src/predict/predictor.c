@@ -276,6 +276,7 @@ struct gs_predictor {
     int nkvs;
     double *hk[2];         /* hx: two passes' exp/tanh arguments, [ld rows][l SVs] each (in hkp) */
     gs_dev_pinned hkp[2];  /* hx: their pinned memory (a9a's folds read 2.4 GB of it) */
+    size_t hk_bytes;       /* hx: what each of hk[] holds */
     cl_event hk_ev[2];     /* hx: the read into hk[i] */
     int32_t hx_r0;         /* hx: first row of the pass in hk[hx_cur] */
     int hx_cur;
@@ -702,6 +703,7 @@ static void hk_release(gs_predictor *p, int i)
     if (!p->hkp[i].mem) free(p->hk[i]);
     gs_dev_pinned_release(&p->dev, &p->hkp[i]);
     p->hk[i] = NULL;
+    p->hk_bytes = 0;
 }
 
 /* Grows the chunk's buffers to its rows and values (the x buffers with room to spare, K to the
@@ -717,18 +719,23 @@ static gs_status ensure_capacity(gs_predictor *p, const gs_rows *rows)
         p->ld = 0;
         if ((st = gs_dev_buf_ensure(d, &x->K, sizeof(double) * (size_t)want * (size_t)p->m->l, NULL, "kernel values")))
             return st;
-        for (int i = 0; i < 2 && p->hx; i++) {
-            const size_t bytes = sizeof(double) * (size_t)want * (size_t)p->m->l;
-            hk_release(p, i);
-            void *h = NULL;
-            if (bytes >= HX_PIN_MIN) {
-                if ((st = gs_dev_pinned_ensure(d, &p->hkp[i], bytes, &h))) return st;
-            } else if (!(h = malloc(bytes))) {
-                return GS_FAIL(GS_ERR_NOMEM, "out of memory for %d rows of kernel values", (int)want);
-            }
-            p->hk[i] = h;
-        }
         p->ld = want;
+    }
+    /* hx: a pass of arguments, or of codes (a quarter of the bytes: pinning costs the driver time
+     * per byte, 18 ms for each of a9a's -b 1 folds' two 16 MiB buffers). Pinned where a pass in
+     * double would take HX_PIN_MIN or more, so the choice does not depend on the codes. */
+    const size_t dbytes = sizeof(double) * (size_t)p->ld * (size_t)p->m->l;
+    const size_t need = p->codes ? dbytes / sizeof(double) * sizeof(uint16_t) : dbytes;
+    for (int i = 0; i < 2 && p->hx && need > p->hk_bytes; i++) {
+        hk_release(p, i);
+        void *h = NULL;
+        if (dbytes >= HX_PIN_MIN) {
+            if ((st = gs_dev_pinned_ensure(d, &p->hkp[i], need, &h))) return st;
+        } else if (!(h = malloc(need))) {
+            return GS_FAIL(GS_ERR_NOMEM, "out of memory for %d rows of kernel values", (int)p->ld);
+        }
+        p->hk[i] = h;
+        if (i == 1) p->hk_bytes = need;
     }
     if (nr > p->cap_rows) {
         p->cap_rows = 0;
@@ -780,17 +787,14 @@ static gs_status set_chunk_args(gs_predictor *p)
     return GS_OK;
 }
 
-/* hx: rows a pass holds: ld, or four times as many 16-bit codes in the same bytes. */
-static int32_t hx_pass_rows(const gs_predictor *p) { return p->codes ? 4 * p->ld : p->ld; }
-
-/* hx: the pass of rows [r0, r0 + hx_pass_rows) into hk[hx_cur]: its arguments on the device, then
- * the read (non-blocking, hk_ev[hx_cur]). */
+/* hx: the pass of rows [r0, r0 + ld) into hk[hx_cur]: its arguments on the device, then the read
+ * (non-blocking, hk_ev[hx_cur]). */
 static gs_status hx_enqueue(gs_predictor *p, int32_t r0)
 {
     gs_status st = GS_OK;
     const gs_dev *d = &p->dev;
     const gs_dev_kernels *ks = &p->prg.ks;
-    const int32_t pr = hx_pass_rows(p), n = p->cur->l - r0 < pr ? p->cur->l - r0 : pr;
+    const int32_t n = p->cur->l - r0 < p->ld ? p->cur->l - r0 : p->ld;
     p->hx_r0 = r0;
     if ((st = gs_dev_arg(ks, PK_KVALS, KV_ROW0, sizeof r0, &r0)) || (st = gs_dev_arg(ks, PK_KVALS, KV_ROWS, sizeof n, &n)) ||
         (st = gs_dev_launch(d, ks, PK_KVALS, &p->pf, (size_t)p->n_blocks * PRED_WG, (size_t)((n + PRED_RT - 1) / PRED_RT),
@@ -855,7 +859,7 @@ static gs_status hx_finish(gs_predictor *p, double *dec)
     const int32_t l = p->cur->l;
     for (;;) {
         const int cur = p->hx_cur;
-        const int32_t r0 = p->hx_r0, pr = hx_pass_rows(p), n = l - r0 < pr ? l - r0 : pr;
+        const int32_t r0 = p->hx_r0, n = l - r0 < p->ld ? l - r0 : p->ld;
         const double tw = gs_now();
         GS_CL_CHECK(clWaitForEvents(1, &p->hk_ev[cur]));
         p->tm.wait += gs_now() - tw;
@@ -887,7 +891,7 @@ gs_status gs_predictor_start(gs_predictor *p, const gs_rows *rows)
     p->cur = rows;
     p->t_start = gs_now();
     if (rows->l == 0) return GS_OK;
-    if ((st = ensure_capacity(p, rows)) != GS_OK || (st = codes_check(p, rows)) != GS_OK) return st;
+    if ((st = codes_check(p, rows)) != GS_OK || (st = ensure_capacity(p, rows)) != GS_OK) return st;
     p->tm.alloc += gs_now() - p->t_start;
     p->tm.chunks++;
     p->tm.coded += p->codes;

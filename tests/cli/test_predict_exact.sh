@@ -48,8 +48,7 @@ awk 'BEGIN { srand(7); for (r = 0; r < 300; r++) { y = r % 3 + 1; s = y;
      print s } }' > "$TMPD/int"
 case_codes "small integers, eps-SVR" "$TMPD/int" "$TMPD/int" "" yes -s 3 -g 0.1
 case_codes "small integers, 3 classes -b 1" "$TMPD/int" "$TMPD/int" "-b 1" yes -b 1 -g 0.1
-# ~1900 SVs: a CPU device's pass holds ~270 rows of arguments, four times as many of codes, so
-# the 6000 test rows take six passes of codes
+# ~1900 SVs: a CPU device's pass holds ~270 rows, so the 6000 test rows take 23 passes of codes
 awk 'BEGIN { srand(9); for (r = 0; r < 8000; r++) { s = ""; t = 0;
      for (c = 1; c <= 40; c++) if (rand() < 0.3) { v = int(rand() * 3); s = s " " c ":" v; t += v * (c % 5) }
      print t + int(rand() * 4) s } }' > "$TMPD/ints"
