@@ -14,13 +14,16 @@
 #   prob    whole-process -b 1 training of a9a, letter and mnist10k, NEW and OLD interleaved,
 #           models compared, then ThunderSVM's (TSVM=path of thundersvm-train, when set) and
 #           NEW's --verbose held-out split (its held-out rows on the device and on the CPU).
+#   text    whole-process training of text-gen with -c 1 -g 1 (TEXT=path of scripts/gen-bench-data.py
+#           text's text-gen.gz), NEW and OLD once each, models compared, ThunderSVM's when TSVM is
+#           set, then NEW's profiled per-kernel device seconds (k_rows, k_cert).
 # Usage, from the repository root on the NVIDIA machine (as root, for the ICD file):
 #   scripts/bench-costs.sh DS_DIR NEW_BUILD [OLD_BUILD]     (env REPEAT=5, PARTS="cert predict wide")
 # DS_DIR holds the sets as ../shared/datasets does; the builds are folders with gpusvm-train and
 # gpusvm-predict (e.g. build, and an older commit's `git archive` built with make).
 set -u
 D=$1; NEW=$2; OLD=${3:-}
-REPEAT=${REPEAT:-5}; PARTS=${PARTS:-cert predict wide train}; TSVM=${TSVM:-}
+REPEAT=${REPEAT:-5}; PARTS=${PARTS:-cert predict wide train}; TSVM=${TSVM:-}; TEXT=${TEXT:-}
 if [ "$(id -u)" -eq 0 ] && [ ! -f /etc/OpenCL/vendors/nvidia.icd ]; then
     mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
 fi
@@ -120,4 +123,18 @@ if has prob; then
                                         if ($i == "values") va += $(i + 1) } }
             END { if (n) printf "  held-out on the device: %d folds, %d rows (%d again on the CPU), layouts %.3f s, upload %.3f s, values %.3f s\n", n, r, redo, lp, up, va }'
     done
+fi
+if has text && [ -n "$TEXT" ]; then
+    echo "train text-gen: new $(one "$NEW/gpusvm-train" -q -c 1 -g 1 "$TEXT" "$TMP/tn.m") s"
+    if [ -n "$OLD" ]; then
+        echo "train text-gen: old $(one "$OLD/gpusvm-train" -q -c 1 -g 1 "$TEXT" "$TMP/to.m") s"
+        cmp -s "$TMP/tn.m" "$TMP/to.m" && echo "  models identical" || echo "  models differ"
+    fi
+    if [ -n "$TSVM" ]; then
+        gzip -dc "$TEXT" > "$TMP/plain"
+        echo "train text-gen: ThunderSVM $(one "$TSVM" -c 1 -g 1 "$TMP/plain" "$TMP/ts.m") s"
+        rm -f "$TMP/plain"
+    fi
+    "$NEW/gpusvm-train" --verbose -c 1 -g 1 "$TEXT" "$TMP/tn.m" 2>&1 |
+        grep -E 'clustering|device seconds per kernel|^gpusvm: seconds|iterations|certification [0-9.]+ s'
 fi
