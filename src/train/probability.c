@@ -54,7 +54,13 @@ static void sigmoid_derivatives(int l, const double *dec, const double *t, doubl
     }
 }
 
-gs_status gs_prob_fit_sigmoid(int l, const double *dec, const double *y, const gs_log *lg, double *A, double *B)
+void gs_prob_print_notes(const gs_log *lg, int notes)
+{
+    if (notes & GS_PROB_LINE_SEARCH_FAILS) gs_log_info(lg, "Line search fails in two-class probability estimates\n");
+    if (notes & GS_PROB_MAX_ITER) gs_log_info(lg, "Reaching maximal iterations in two-class probability estimates\n");
+}
+
+gs_status gs_prob_fit_sigmoid(int l, const double *dec, const double *y, int *notes, double *A, double *B)
 {
     const int max_iter = 100;
     const double min_step = 1e-10, eps = 1e-5;
@@ -66,6 +72,7 @@ gs_status gs_prob_fit_sigmoid(int l, const double *dec, const double *y, const g
     /* Platt's targets: not 1 and 0, so that the fit stays finite on separable values */
     const double hi = (prior1 + 1.0) / (prior1 + 2.0), lo = 1 / (prior0 + 2.0);
     double *t = malloc(sizeof *t * (size_t)(l > 0 ? l : 1));
+    *notes = 0;
     *A = 0.0;
     *B = log((prior0 + 1.0) / (prior1 + 1.0));
     if (!t) return GS_FAIL(GS_ERR_NOMEM, "out of memory for %d sigmoid targets", l);
@@ -93,11 +100,11 @@ gs_status gs_prob_fit_sigmoid(int l, const double *dec, const double *y, const g
             step = step / 2.0;
         }
         if (step < min_step) {
-            gs_log_info(lg, "Line search fails in two-class probability estimates\n");
+            *notes |= GS_PROB_LINE_SEARCH_FAILS;
             break;
         }
     }
-    if (iter >= max_iter) gs_log_info(lg, "Reaching maximal iterations in two-class probability estimates\n");
+    if (iter >= max_iter) *notes |= GS_PROB_MAX_ITER;
     free(t);
     return GS_OK;
 }
@@ -218,7 +225,9 @@ gs_status gs_prob_train_pair(const gs_device_provider *dev, const gs_problem *pa
             st = fold_decisions(dev, pair, &sub, perm, start[f], start[f + 1], rows, log, dec);
     }
     if (st != GS_OK) goto cleanup;
-    st = gs_prob_fit_sigmoid(n, dec, pair->y, log, probA, probB);
+    int notes = 0;
+    st = gs_prob_fit_sigmoid(n, dec, pair->y, &notes, probA, probB);
+    gs_prob_print_notes(log, notes);
 cleanup:
     free(rows); free(dec);
     return st;

@@ -11,12 +11,17 @@
 #include "train/trainer.h"
 #include "util/glibc_rand.h"
 
+/* What gs_prob_fit_sigmoid has to say (bits of *notes), printed by gs_prob_print_notes. */
+enum { GS_PROB_LINE_SEARCH_FAILS = 1, GS_PROB_MAX_ITER = 2 };
+
 /* Platt's A and B for the decision values dec[l] of rows labelled y[l] (> 0 positive): the
  * minimiser of the cross-entropy against Platt's regularised targets, by Newton's method with
- * backtracking (at most 100 iterations). Prints LIBSVM's "Line search fails ..." / "Reaching
- * maximal iterations ..." lines through log when they apply.
+ * backtracking (at most 100 iterations). Prints nothing, so pairs can be fitted on threads: *notes
+ * gets the bits of LIBSVM's "Line search fails ..." / "Reaching maximal iterations ..." lines.
  * @return GS_OK or GS_ERR_NOMEM */
-gs_status gs_prob_fit_sigmoid(int l, const double *dec, const double *y, const gs_log *log, double *A, double *B);
+gs_status gs_prob_fit_sigmoid(int l, const double *dec, const double *y, int *notes, double *A, double *B);
+/* LIBSVM's lines for notes, in its order, through log. */
+void gs_prob_print_notes(const gs_log *log, int notes);
 
 /* The internal folds: positions 0..n-1 of a pair's rows in LIBSVM's order are shuffled
  * (gs_glibc_rand_shuffle, n draws, svm_binary_svc_probability's), and fold f holds the shuffled
