@@ -238,6 +238,7 @@ typedef struct prob {
     int npos, pos_off;
     const int8_t *y;     /* [npos] (the batch's array) */
     double *ah;          /* [npos] alphas */
+    double *a0;          /* [npos] the starting alphas of a cert_delta problem (warm_start), else NULL */
     int *wsp;            /* [q] position of each slot, -1 when empty */
     int *row;            /* [q] kernel row of each slot's member (the device's ws_row) */
     double *upd;         /* [4q] alpha changes to send: coef, alpha, kernel row, position */
@@ -643,25 +644,33 @@ static int64_t pos_index(const gs_clustered *cl, const gs_binary_spec *sp, int w
 }
 
 /* Problems resumed from a given point (spec->g_init, after a failed certification): their alphas
- * and gradients replace k_init's zeros and -1, on the device and in the host's alphas. Gh is
- * scratch of total doubles. Blocking writes: a rare path. */
+ * and gradients replace k_init's zeros and -1, on the device and in the host's alphas; a
+ * cert_delta problem's starting alphas are kept in a0b (total doubles, allocated here, freed with
+ * the batch). Gh is scratch of total doubles. Blocking writes: a rare path. */
 static gs_status warm_start(gs_solver *s, const gs_clustered *cl, prob *pr, int np, double *Gh, const double *ahb,
-                            size_t total)
+                            size_t total, double **a0b)
 {
     gs_status st = GS_OK;
-    int any = 0;
-    for (int i = 0; i < np; i++) any |= pr[i].spec->g_init != NULL;
-    if (!any) return GS_OK;
+    int any = 0, delta = 0;
     for (int i = 0; i < np; i++) {
-        const prob *p = &pr[i];
+        any |= pr[i].spec->g_init != NULL;
+        delta |= pr[i].spec->g_init != NULL && pr[i].spec->cert_delta;
+    }
+    if (!any) return GS_OK;
+    if (delta && !(*a0b = calloc(total, sizeof **a0b)))
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory for %zu starting alphas", total);
+    for (int i = 0; i < np; i++) {
+        prob *p = &pr[i];
         const gs_binary_spec *sp = p->spec;
         double *G = Gh + p->pos_off;
+        if (sp->g_init && sp->cert_delta) p->a0 = *a0b + p->pos_off;
         for (int t = 0; t < p->npos; t++) {
             G[t] = p->y[t] ? -1.0 : 0.0;
             const int64_t k = sp->g_init && p->y[t] ? pos_index(cl, sp, s->wg, t) : -1;
             if (k < 0) continue;
             G[t] = sp->g_init[k];
             p->ah[t] = sp->alpha[k];
+            if (p->a0) p->a0[t] = sp->alpha[k];
         }
     }
     GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, s->d.G.mem, CL_TRUE, 0, total * sizeof(double), Gh, 0, NULL, NULL));
@@ -767,10 +776,13 @@ static void *cert_list_job(void *arg)
         double *const coef = j->c->svcoef + p->pos_off;
         int n = 0;
         for (int t = 0; t < p->npos; t++) {
-            if (!p->y[t] || !(p->ah[t] > 0)) continue;
+            /* a cert_delta problem's changed alphas (the difference is exact where the two are
+             * within a factor 2 of each other, else within 2^-53 of it: cert_out's bound) */
+            const double a = p->a0 ? p->ah[t] - p->a0[t] : p->ah[t];
+            if (!p->y[t] || (p->a0 ? a == 0 : !(a > 0))) continue;
             const int lc = t / wg;
             pos[n] = (lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na)) * wg + t % wg;
-            coef[n++] = p->y[t] * p->ah[t];
+            coef[n++] = p->y[t] * a;
         }
         j->c->svn[i] = n;
     }
@@ -928,8 +940,9 @@ static void *cert_out(void *arg)
         const gs_binary_spec *sp = p->spec;
         const size_t a = p->pos_off, b = p->pos_off + (size_t)p->npos;
         if (!sp->g_exact || b <= j->p0 || a >= j->p1) continue;
+        /* (+1 for a cert_delta problem's differences of alphas, cert_list_job) */
         const double f =
-            ((double)cl->n_ucols + (double)j->c->svn[i] + 16) * ldexp(1.0, -53) * 1.01;
+            ((double)cl->n_ucols + (double)j->c->svn[i] + 17) * ldexp(1.0, -53) * 1.01;
         const int t0 = a < j->p0 ? (int)(j->p0 - a) : 0, t1 = b > j->p1 ? (int)(j->p1 - a) : p->npos;
         const double *const gx = j->c->gx + p->pos_off, *const mx = j->c->mx + p->pos_off;
         for (int lc = t0 / wg; lc * wg < t1; lc++) {
@@ -942,6 +955,12 @@ static void *cert_out(void *arg)
                 const int t = lc * wg + u;
                 if (!p->y[t] || perm[u] < 0) continue;
                 const int64_t k = perm[u] + shift;
+                if (p->a0) { /* cert_delta: onto the starting point's exact gradient and its bound,
+                                plus the rounding of this addition */
+                    sp->g_exact[k] += p->y[t] * gx[t];
+                    sp->g_err[k] += f * mx[t] + ldexp(fabs(sp->g_exact[k]), -53);
+                    continue;
+                }
                 sp->g_exact[k] = p->y[t] * gx[t] + (sp->p_lin ? sp->p_lin[k] : -1.0);
                 sp->g_err[k] = f * mx[t] + 1e-300;
             }
@@ -1046,6 +1065,7 @@ typedef struct batch {
     gs_abi_round *rt;      /* [np] round table (of the active problems) */
     int8_t *yb;            /* [total] labels */
     double *ahb, *Gh;      /* [total] alphas; gradients (read at the end) */
+    double *a0b;           /* [total] cert_delta problems' starting alphas (warm_start), or NULL */
     int *wsps, *rowmap;    /* [np * q] prob.wsp, prob.row */
     double *upds, *subs;   /* [np * 4q] prob.upd; [np * 3q] prob.asub, gsub, csub */
     int8_t *ysubs;         /* [np * q] prob.ysub */
@@ -1325,7 +1345,7 @@ static gs_status batch_start(gs_solver *s, batch *b)
 {
     gs_status st = GS_OK;
     if ((st = launch(s, &b->pf, K_INIT, round_up((size_t)b->total, (size_t)s->wg), 1, (size_t)s->wg)) ||
-        (st = warm_start(s, b->cl, b->pr, b->np, b->Gh, b->ahb, (size_t)b->total)))
+        (st = warm_start(s, b->cl, b->pr, b->np, b->Gh, b->ahb, (size_t)b->total, &b->a0b)))
         goto cleanup;
 cleanup:
     return st;
@@ -1647,7 +1667,7 @@ static void batch_free(gs_solver *s, batch *b, int failed)
     crew_stop(b);
     for (int i = 0; i < b->pf.n; i++) clReleaseEvent(b->pf.ev[i]);
     free(b->pr); free(b->ptab); free(b->koff); free(b->ctab); free(b->act); free(b->rt);
-    free(b->yb); free(b->ahb); free(b->Gh); free(b->wsps); free(b->rowmap); free(b->upds); free(b->subs);
+    free(b->yb); free(b->ahb); free(b->a0b); free(b->Gh); free(b->wsps); free(b->rowmap); free(b->upds); free(b->subs);
     free(b->ysubs); free(b->vc); free(b->vch);
 }
 

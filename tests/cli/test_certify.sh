@@ -68,7 +68,7 @@ PY
 "$TRAIN" --verbose -g 0.5 "$TMPD/ell" "$TMPD/m" > /dev/null 2> "$TMPD/err"
 nrw=$(sed -n 's/.*clusters of [0-9]* (\([0-9]*\) stored row-wise).*/\1/p' "$TMPD/err" | head -n 1)
 if [ "${nrw:-0}" -gt 0 ]; then pass; else fail "ell: no cluster stored row-wise ($nrw)"; fi
-certified ell_rows_longest_first "$TMPD/ell" 10 "" 0.001 -g 0.5
+certified ell_clusters "$TMPD/ell" 10 "" 0.001 -g 0.5
 GL=$DATASETS/glass/glass.scale.gz
 if [ -f "$GL" ]; then # six classes, fifteen pairs
     gzip -dc "$GL" > "$TMPD/glass"
@@ -76,4 +76,16 @@ if [ -f "$GL" ]; then # six classes, fifteen pairs
 else
     skip "glass absent ($GL)"
 fi
+# A resumed problem's certification adds the changed alphas' terms to the exact gradients it resumed
+# from (solver.h cert_delta). GPUSVM_CERT_RESUME=N resumes every problem N times, to eps / 10: the
+# checker's gap, obj and rho must hold as after a certification that sums every support vector.
+export GPUSVM_CERT_RESUME=1
+certified resumed_unscaled "$TMPD/us" 100 "" 0.001 -g 0.5
+certified resumed_ell "$TMPD/ell" 10 "" 0.001 -g 0.5
+if [ -f "$TMPD/glass" ]; then certified resumed_glass "$TMPD/glass" 100 "" 0.001 -g 2; fi
+GPUSVM_CERT_RESUME=2
+certified resumed_twice_weighted "$TMPD/us" 1 "1:5" 0.001 -w1 5
+"$TRAIN" --verbose -c 1 -w1 5 "$TMPD/us" "$TMPD/m" > /dev/null 2> "$TMPD/err"
+check_eq "GPUSVM_CERT_RESUME=2: three certifications" 3 "$(grep -c '^gpusvm: certification [0-9]*:' "$TMPD/err")"
+unset GPUSVM_CERT_RESUME
 finish
