@@ -15,8 +15,8 @@
 #           models compared, then ThunderSVM's (TSVM=path of thundersvm-train, when set) and
 #           NEW's --verbose held-out split (its held-out rows on the device and on the CPU).
 #   text    whole-process training of text-gen with -c 1 -g 1 (TEXT=path of scripts/gen-bench-data.py
-#           text's text-gen.gz), NEW and OLD once each, models compared, ThunderSVM's when TSVM is
-#           set, then NEW's profiled per-kernel device seconds (k_rows, k_cert).
+#           text's text-gen.gz), NEW and OLD interleaved TEXT_REPEAT times (default 1), models
+#           compared, ThunderSVM's when TSVM is set, then NEW's profiled per-kernel device seconds.
 # Usage, from the repository root on the NVIDIA machine (as root, for the ICD file):
 #   scripts/bench-costs.sh DS_DIR NEW_BUILD [OLD_BUILD]     (env REPEAT=5, PARTS="cert predict wide")
 # DS_DIR holds the sets as ../shared/datasets does; the builds are folders with gpusvm-train and
@@ -125,9 +125,11 @@ if has prob; then
     done
 fi
 if has text && [ -n "$TEXT" ]; then
-    echo "train text-gen: new $(one "$NEW/gpusvm-train" -q -c 1 -g 1 "$TEXT" "$TMP/tn.m") s"
+    for i in $(seq "${TEXT_REPEAT:-1}"); do
+        echo "train text-gen: new $(one "$NEW/gpusvm-train" -q -c 1 -g 1 "$TEXT" "$TMP/tn.m") s"
+        [ -n "$OLD" ] && echo "train text-gen: old $(one "$OLD/gpusvm-train" -q -c 1 -g 1 "$TEXT" "$TMP/to.m") s"
+    done
     if [ -n "$OLD" ]; then
-        echo "train text-gen: old $(one "$OLD/gpusvm-train" -q -c 1 -g 1 "$TEXT" "$TMP/to.m") s"
         cmp -s "$TMP/tn.m" "$TMP/to.m" && echo "  models identical" || echo "  models differ"
     fi
     if [ -n "$TSVM" ]; then
