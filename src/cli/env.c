@@ -53,7 +53,7 @@ void gs_tuning_from_env(gs_tuning *t)
     const char *mb = getenv("GPUSVM_BATCH_MB");
     if (mb && atol(mb) > 0) t->batch_mb = atol(mb);
     const char *cr = getenv("GPUSVM_CERT_RESUME");
-    if (cr && atoi(cr) > 0) t->cert_resume = atoi(cr) < 8 ? atoi(cr) : 8;
+    if (cr && atoi(cr) > 0) t->cert_resume = atoi(cr) < 7 ? atoi(cr) : 7; /* run.c's last pass stays real */
     t->device = env_str("GPUSVM_DEVICE");
     /* set to anything but "1": no profiling, even with --verbose (GPUSVM_PROFILE=0 keeps it off) */
     if (getenv("GPUSVM_PROFILE")) t->profile = env_01("GPUSVM_PROFILE", 0);

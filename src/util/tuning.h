@@ -25,7 +25,7 @@ typedef struct gs_tuning {
                         (default) picks by problem size */
     long batch_mb;   /* GPUSVM_BATCH_MB=N: caps the device, pinned and host budget of one batch
                         of problems at N MB (to test several batches); 0 (default): no cap */
-    int cert_resume; /* GPUSVM_CERT_RESUME=N (1..8): the first N certifications of every problem
+    int cert_resume; /* GPUSVM_CERT_RESUME=N (1..7): the first N certifications of every problem
                         resume it as if it had failed, to a tenth of eps, so the resumed rounds and
                         their incremental certification run on any data (tests); 0 (default):
                         only problems whose certified gap is at or above eps resume */
