@@ -267,8 +267,8 @@ struct gs_predictor {
     int exact;             /* device bits == LIBSVM bits (err = 0) */
     int want_hx, hx;       /* host exact path asked for / in use (gs_predictor_host_exact) */
     int want_codes;        /* gs_tuning.pred_codes */
-    int sv_int;            /* hx, RBF: every SV value a small integer (codes possible) */
-    double sv_n2max;       /* then the largest SV's sum of squares */
+    double sv_n2max;       /* hx, RBF, every SV value a small integer (codes possible): the largest
+                              SV's sum of squares; -1 otherwise */
     int codes;             /* hx: this chunk's passes read 16-bit squared distances (see codes_check) */
     double *ctab;          /* codes: exp(-gamma k) for k in [0, ctab_n) */
     int32_t ctab_n;
@@ -618,7 +618,7 @@ static double int_norm2_max(const int64_t *ptr, const double *val, int32_t n)
 static gs_status codes_check(gs_predictor *p, const gs_rows *rows)
 {
     p->codes = 0;
-    if (!p->hx || !p->sv_int) return GS_OK;
+    if (!p->hx || p->sv_n2max < 0) return GS_OK;
     const double xn = int_norm2_max(rows->row_ptr, rows->val, rows->l);
     if (xn < 0 || 2 * (p->sv_n2max + xn) > CODE_MAX) return GS_OK;
     const int32_t want = (int32_t)(2 * (p->sv_n2max + xn)) + 1;
@@ -666,10 +666,8 @@ gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *pro
         if (cap < PRED_RT) cap = PRED_RT;
         if (cap < p->ld_max) p->ld_max = (int32_t)cap;
     }
-    if (p->hx && p->want_codes && m->kernel_type == GS_KERNEL_RBF) {
-        p->sv_n2max = int_norm2_max(m->sv_ptr, m->sv_val, m->l);
-        p->sv_int = p->sv_n2max >= 0;
-    }
+    const int codes_ok = p->hx && p->want_codes && m->kernel_type == GS_KERNEL_RBF;
+    p->sv_n2max = codes_ok ? int_norm2_max(m->sv_ptr, m->sv_val, m->l) : -1;
 cleanup:
     if (st != GS_OK && p->dev.queue) clFinish(p->dev.queue); /* uploads may still read the host layout */
     sv_layout_free(&p->h);

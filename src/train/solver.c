@@ -928,13 +928,11 @@ cleanup:
     return st;
 }
 
-/* The exact gradients into each problem's g_exact / g_err in alpha order: the job's positions a
- * cluster at a time (pos_index's mapping without a division per position). */
+/* The exact gradients into each problem's g_exact / g_err in alpha order. */
 static void *cert_out(void *arg)
 {
     const cert_job *j = arg;
     const gs_clustered *cl = j->cl;
-    const int wg = j->s->wg;
     for (int i = 0; i < j->np; i++) {
         const prob *p = &j->pr[i];
         const gs_binary_spec *sp = p->spec;
@@ -945,25 +943,17 @@ static void *cert_out(void *arg)
             ((double)cl->n_ucols + (double)j->c->svn[i] + 17) * ldexp(1.0, -53) * 1.01;
         const int t0 = a < j->p0 ? (int)(j->p0 - a) : 0, t1 = b > j->p1 ? (int)(j->p1 - a) : p->npos;
         const double *const gx = j->c->gx + p->pos_off, *const mx = j->c->mx + p->pos_off;
-        for (int lc = t0 / wg; lc * wg < t1; lc++) {
-            const int inA = lc < sp->na;
-            const int c = inA ? sp->a0 + lc : sp->b0 + (lc - sp->na);
-            const int *const perm = cl->perm + (size_t)c * wg;
-            const int64_t shift = inA ? -(int64_t)sp->rowA0 : (int64_t)sp->nrowA - sp->rowB0;
-            const int u0 = lc * wg < t0 ? t0 - lc * wg : 0, u1 = (lc + 1) * wg > t1 ? t1 - lc * wg : wg;
-            for (int u = u0; u < u1; u++) {
-                const int t = lc * wg + u;
-                if (!p->y[t] || perm[u] < 0) continue;
-                const int64_t k = perm[u] + shift;
-                if (p->a0) { /* cert_delta: onto the starting point's exact gradient and its bound,
-                                plus the rounding of this addition */
-                    sp->g_exact[k] += p->y[t] * gx[t];
-                    sp->g_err[k] += f * mx[t] + ldexp(fabs(sp->g_exact[k]), -53);
-                    continue;
-                }
-                sp->g_exact[k] = p->y[t] * gx[t] + (sp->p_lin ? sp->p_lin[k] : -1.0);
-                sp->g_err[k] = f * mx[t] + 1e-300;
+        for (int t = t0; t < t1; t++) {
+            const int64_t k = p->y[t] ? pos_index(cl, sp, j->s->wg, t) : -1;
+            if (k < 0) continue;
+            if (p->a0) { /* cert_delta: onto the starting point's exact gradient and its bound,
+                            plus the rounding of this addition */
+                sp->g_exact[k] += p->y[t] * gx[t];
+                sp->g_err[k] += f * mx[t] + ldexp(fabs(sp->g_exact[k]), -53);
+                continue;
             }
+            sp->g_exact[k] = p->y[t] * gx[t] + (sp->p_lin ? sp->p_lin[k] : -1.0);
+            sp->g_err[k] = f * mx[t] + 1e-300;
         }
     }
     return NULL;
