@@ -219,6 +219,7 @@ static gs_status certify_and_resume(gs_run_pool *p, const struct gs_clustered *c
             r->g_init = sp->g_exact;
             r->cert_delta = 1; /* the next certification adds the changes to these */
             r->res = it->res; /* its rounds so far: the deal's cost estimate */
+            r->steps_before = it->res.inner_steps; /* the step limit is the whole training's */
         }
         gs_log_verbose(log, "gpusvm: certification %d: %d problem(s) at or above eps, largest gap %g\n", pass + 1,
                        nfail, worst);

@@ -1156,7 +1156,9 @@ static gs_status batch_layout(const gs_solver *s, batch *b, const int8_t *ysign,
         p->gsub = p->asub + q;
         p->csub = p->gsub + q;
         p->ysub = b->ysubs + (size_t)i * q;
-        p->max_inner = nrows > 100000 ? 100L * nrows : 10000000L;
+        /* LIBSVM's max_iter, less what earlier solves of the problem took */
+        const long max_iter = nrows > 100000 ? 100L * nrows : 10000000L;
+        p->max_inner = sp->steps_before < max_iter ? max_iter - sp->steps_before : 0;
         p->nrows = nrows;
         p->eps = sp->eps > 0 ? sp->eps : s->eps;
         for (int k = 0; k < q; k++) { p->wsp[k] = -1; p->row[k] = k; }

@@ -82,6 +82,9 @@ typedef struct gs_binary_spec {
                             * alphas, and the certification adds the terms of the alphas that
                             * changed instead of summing every support vector again (text-gen's
                             * 63,000 SVs took 5.3 s a pass) */
+    long steps_before;     /* 2-variable steps this problem took in its earlier solves (a problem
+                            * resumed after its certification): LIBSVM's step limit, max_iter, counts
+                            * every step of the training, so the resumed solve may take the rest */
     gs_binary_result res;  /* out */
 } gs_binary_spec;
 
