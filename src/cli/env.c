@@ -52,6 +52,8 @@ void gs_tuning_from_env(gs_tuning *t)
     if (sel && strcmp(sel, "multi") == 0) t->select = GS_SELECT_MULTI;
     const char *mb = getenv("GPUSVM_BATCH_MB");
     if (mb && atol(mb) > 0) t->batch_mb = atol(mb);
+    const char *gl = getenv("GPUSVM_GRID_LANES");
+    if (gl && atoi(gl) > 0) t->grid_lanes = atoi(gl) < 16 ? atoi(gl) : 16;
     const char *cr = getenv("GPUSVM_CERT_RESUME");
     if (cr && atoi(cr) > 0) t->cert_resume = atoi(cr) < 7 ? atoi(cr) : 7; /* run.c's last pass stays real */
     t->device = env_str("GPUSVM_DEVICE");

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -445,6 +446,163 @@ static void run_batch(grid_run *r, const gs_device_provider *dev, grid_work *w, 
     }
 }
 
+/* ---- lanes: several batches at once in one process ---------------------------------------------- */
+
+/* A grid's batches wait on the host's subproblems more than on the device (a9a's large-C cells:
+ * 1.2 us a step, millions of steps, the GPU mostly idle), so one process runs `lanes` of them at
+ * once, each on its own thread with its own queues and buffers (the solver's), taking the next
+ * batch as it finishes one; a batch's answers do not depend on what runs beside it. Each lane gets
+ * a share of the device's batch budget (gs_tuning.batch_mb), which may split a batch's problems
+ * into several device batches: the same answers (solver.h, whole). */
+typedef struct lane_ctl {
+    grid_run *r;
+    const gs_device_provider *dev;
+    grid_work *w;
+    gs_param param;        /* r->o->param with the lane's batch budget (shallow: tables only read) */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int next;              /* the next batch to take */
+    int stop;              /* a batch failed or -out could not be written: take no more */
+    int running;           /* lanes still working */
+    char *state;           /* per batch: 0 not done, 1 done, 2 failed; under mu */
+    double *rates;         /* per batch: w->maxb rates */
+} lane_ctl;
+
+typedef struct lane {
+    lane_ctl *c;
+    double *target;        /* w->maxb * l */
+    pthread_t th;
+} lane;
+
+static void *lane_run(void *arg)
+{
+    lane *ln = arg;
+    lane_ctl *c = ln->c;
+    grid_run *r = c->r;
+    for (;;) {
+        pthread_mutex_lock(&c->mu);
+        const int b = c->stop || c->next >= c->w->nbatch ? -1 : c->next++;
+        pthread_mutex_unlock(&c->mu);
+        if (b < 0) break;
+        const int *idx = c->w->order + c->w->start[b], n = c->w->start[b + 1] - c->w->start[b];
+        const gs_status st = gs_grid_batch_rates(c->dev, r->prob, &c->param, r->o->nr_fold, r->cells, idx, n,
+                                                 ln->target, c->rates + (size_t)b * (size_t)c->w->maxb);
+        if (st != GS_OK) {
+            char cell[160];
+            gs_grid_line(&r->cells[idx[0]], 0, cell, sizeof cell);
+            *strstr(cell, "rate=") = '\0';
+            fprintf(stderr, "gpusvm-grid: %s%s: %s\n", n > 1 ? "cells with " : "cell ", cell, gs_last_error());
+        }
+        pthread_mutex_lock(&c->mu);
+        c->state[b] = st == GS_OK ? 1 : 2;
+        if (st != GS_OK) c->stop = 1;
+        pthread_cond_signal(&c->cv);
+        pthread_mutex_unlock(&c->mu);
+    }
+    pthread_mutex_lock(&c->mu);
+    c->running--;
+    pthread_cond_signal(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+    return NULL;
+}
+
+/* How many lanes: gs_tuning.grid_lanes, else 4 on a GPU and 1 on a CPU device; never more than the
+ * batches. Opens the device (the lanes then share it). */
+static int lanes_for(const grid_run *r, const gs_device_provider *dev, int nbatch)
+{
+    int lanes = r->o->param.tuning.grid_lanes;
+    if (lanes == GS_TUNE_AUTO) {
+        const gs_ocl *o = nbatch > 1 ? dev->wait(dev->ctx) : NULL;
+        lanes = o && !(o->device_type & CL_DEVICE_TYPE_CPU) ? 4 : 1;
+    } else if (lanes > 1 && nbatch > 1 && !dev->wait(dev->ctx)) {
+        lanes = 1; /* the first batch says why */
+    }
+    return lanes < nbatch ? lanes : (nbatch > 1 ? nbatch : 1);
+}
+
+/* The batch budget of a lane: its share of what one batch may take (a third of the device's
+ * memory, solver.c), or the user's GPUSVM_BATCH_MB when smaller. */
+static long lane_budget_mb(const grid_run *r, const gs_device_provider *dev, int lanes)
+{
+    const gs_ocl *o = dev->wait(dev->ctx);
+    long mb = o ? (long)(o->global_mem / 3 / (cl_ulong)lanes >> 20) : 0;
+    if (mb < 1) mb = 1;
+    const long user = r->o->param.tuning.batch_mb;
+    return user > 0 && user < mb ? user : mb;
+}
+
+/* Rank 0 alone (no MPI peers): the batches on `lanes` threads; this thread reports the cells in
+ * plan order as their batches finish. @return as run_cells */
+static int run_lanes(grid_run *r, const gs_device_provider *dev, grid_work *w, int lanes)
+{
+    lane_ctl c = {.r = r, .dev = dev, .w = w, .param = r->o->param, .running = 0};
+    lane *ln = calloc((size_t)lanes, sizeof *ln);
+    c.state = calloc((size_t)w->nbatch, 1);
+    c.rates = calloc((size_t)w->nbatch * (size_t)w->maxb, sizeof *c.rates);
+    int rc = 0, write_failed = 0, next = 0, taken = 0, done_cells = 0;
+    if (!ln || !c.state || !c.rates) {
+        fprintf(stderr, "gpusvm-grid: out of memory\n");
+        free(ln); free(c.state); free(c.rates);
+        return 1;
+    }
+    c.param.tuning.batch_mb = lane_budget_mb(r, dev, lanes);
+    pthread_mutex_init(&c.mu, NULL);
+    pthread_cond_init(&c.cv, NULL);
+    char *seen = calloc((size_t)w->nbatch, 1);
+    pthread_mutex_lock(&c.mu);
+    for (int k = 0; k < lanes && seen; k++) {
+        const size_t tl = (size_t)w->maxb * (size_t)(r->prob->l ? r->prob->l : 1);
+        ln[k].c = &c;
+        if (!(ln[k].target = malloc(sizeof *ln[k].target * tl))) break;
+        if (pthread_create(&ln[k].th, NULL, lane_run, &ln[k]) != 0) { free(ln[k].target); ln[k].target = NULL; break; }
+        c.running++;
+    }
+    if (c.running == 0) {
+        pthread_mutex_unlock(&c.mu);
+        fprintf(stderr, "gpusvm-grid: could not start the lanes' threads\n");
+        rc = 1;
+        goto cleanup;
+    }
+    for (;;) { /* under mu: take the finished batches; report them with mu released */
+        int fresh = 0;
+        for (int b = 0; b < w->nbatch; b++) {
+            if (seen[b] || !c.state[b]) continue;
+            seen[b] = 1;
+            taken++;
+            fresh = 1;
+            if (c.state[b] == 2) { rc = 1; continue; }
+            for (int i = w->start[b]; i < w->start[b + 1]; i++) {
+                r->rate[w->order[i]] = c.rates[(size_t)b * (size_t)w->maxb + (i - w->start[b])];
+                r->known[w->order[i]] = 1;
+            }
+            done_cells += w->start[b + 1] - w->start[b];
+        }
+        if (rc || write_failed) c.stop = 1;
+        if (fresh && !c.stop) {
+            pthread_mutex_unlock(&c.mu);
+            while (next < w->ntodo && r->known[w->todo[next]] && !write_failed) write_failed = take_cell(r, w->todo[next++]);
+            progress(r, done_cells, w->ntodo, done_cells == w->ntodo);
+            redraw(r, 0);
+            pthread_mutex_lock(&c.mu);
+            continue; /* more may have finished meanwhile */
+        }
+        if (taken == w->nbatch || (!fresh && c.running == 0)) break;
+        if (!fresh) pthread_cond_wait(&c.cv, &c.mu);
+    }
+    c.stop = 1;
+    pthread_mutex_unlock(&c.mu);
+cleanup:
+    for (int k = 0; k < lanes; k++)
+        if (ln[k].target) {
+            pthread_join(ln[k].th, NULL);
+            free(ln[k].target);
+        }
+    pthread_cond_destroy(&c.cv);
+    pthread_mutex_destroy(&c.mu);
+    free(seen); free(ln); free(c.state); free(c.rates);
+    return rc || write_failed;
+}
+
 /* The batches in rounds of one per rank; after each round every rank knows the round's rates and
  * rank 0 reports the cells now known in plan order (a cell waits for those before it).
  * @return 0, or 1 when a batch failed (the failing rank said why) or -out could not be written */
@@ -460,6 +618,12 @@ static int run_cells(grid_run *r, const gs_device_provider *dev)
     }
     const int m = w.maxb + 1;
     r->t0 = gs_now();
+    const int lanes = size == 1 ? lanes_for(r, dev, w.nbatch) : 1;
+    if (lanes > 1) {
+        rc = run_lanes(r, dev, &w, lanes);
+        work_free(&w);
+        return rc;
+    }
     for (int base = 0; base < w.nbatch && rc == 0; base += size) {
         run_batch(r, dev, &w, base + rank, write_failed);
         share_round(r->cm, w.mine, m, w.all);

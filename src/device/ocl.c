@@ -382,8 +382,14 @@ gs_status gs_ocl_open(gs_ocl *o, const char *spec, const gs_tuning *tuning)
         tuning = &dflt;
     }
     memset(o, 0, sizeof *o);
+    if (pthread_mutex_init(&o->build_lock, NULL) != 0)
+        return GS_FAIL(GS_ERR_OCL, "could not make the device's build lock");
+    o->build_lock_ready = 1;
     gs_status st = choose_device(o, spec, tuning->device);
-    if (st != GS_OK) return st;
+    if (st != GS_OK) {
+        gs_ocl_close(o);
+        return st;
+    }
     o->profiling = tuning->profile == 1;
     o->cache_cpu_skipped = tuning->kernel_cache && *tuning->kernel_cache && !tuning->kernel_cache_cpu &&
                            (o->device_type & CL_DEVICE_TYPE_CPU);
@@ -415,6 +421,9 @@ void gs_ocl_close(gs_ocl *o)
     o->build_log = NULL;
     o->kernel_dir = NULL;
     o->kernel_cache = NULL;
+    if (o->build_lock_ready)
+        pthread_mutex_destroy(&o->build_lock);
+    o->build_lock_ready = 0;
 }
 
 void gs_ocl_describe_ready(const gs_ocl *o, double ready_s, char *buf, size_t cap)
@@ -797,7 +806,20 @@ cleanup:
     return st;
 }
 
+static gs_status build_locked(gs_ocl *o, const char *name, const char *options, cl_program *out);
+
 gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_program *out)
+{
+    if (o->build_lock_ready)
+        pthread_mutex_lock(&o->build_lock);
+    const gs_status st = build_locked(o, name, options, out);
+    if (o->build_lock_ready)
+        pthread_mutex_unlock(&o->build_lock);
+    return st;
+}
+
+/* gs_ocl_build under the device's build lock. */
+static gs_status build_locked(gs_ocl *o, const char *name, const char *options, cl_program *out)
 {
     gs_status st = GS_OK;
     char *file[3] = {NULL, NULL, NULL}, *opts = NULL, *key_text = NULL, *entry = NULL;

@@ -5,6 +5,7 @@
 #define GS_OCL_H
 
 #define CL_TARGET_OPENCL_VERSION 120
+#include <pthread.h>
 #include <CL/cl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,6 +55,10 @@ typedef struct gs_ocl {
     } built[GS_OCL_BUILT_MAX];
     int n_built;
     int reused;                /* gs_ocl_build calls answered from built[] */
+    /* gs_ocl_build's: threads may build on one device at once (gpusvm-grid's lanes); everything
+       above that changes after gs_ocl_open changes under it */
+    pthread_mutex_t build_lock;
+    int build_lock_ready;
 } gs_ocl;
 
 /* Opens a device: chooses it, then makes its context and in-order queue. spec: NULL/"" = automatic
@@ -102,7 +107,8 @@ gs_status gs_ocl_list(FILE *f);
  * <dir>/abi.h and <dir>/<name>.cl are read from disk instead of the embedded copies.
  * On failure the message holds the program name, the options and the build log (cut to fit the
  * last-error record, with a note when cut); the whole log stays in o->build_log until the next
- * build or gs_ocl_close. Not reentrant for one gs_ocl (o->build_log); *out is NULL on failure.
+ * build or gs_ocl_close. Threads may build on one gs_ocl at once (its build_lock; o->build_log is
+ * the last failed build's); *out is NULL on failure.
  * Kernel cache: with o->kernel_cache, the entry for this device, driver, program, options and
  * sources (kcache.h) is loaded instead of compiling when it is valid and the driver accepts it;
  * otherwise the program is built from source and its binary written there. The cache never makes

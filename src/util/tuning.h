@@ -32,6 +32,11 @@ typedef struct gs_tuning {
     int cv_device;   /* GPUSVM_CV_DEVICE=0|1: -v's and -b 1's held-out rows on the device always
                         (1) or never (0); GS_TUNE_AUTO (default): where the work is large enough
                         (src/train/cv.c) */
+    /* ---- gpusvm-grid (src/cli/grid.c) ---- */
+    int grid_lanes;  /* GPUSVM_GRID_LANES=N (1..16): batches of cells solved at once in one process,
+                        each on its own thread and queue (its answers are the same); GS_TUNE_AUTO
+                        (default): 4 on a GPU, 1 on a CPU device (whose cores the solver already
+                        uses) and under MPI */
     /* ---- device (src/device/ocl.c) ---- */
     const char *device;     /* GPUSVM_DEVICE: the device spec used when the caller gives none
                                (gs_ocl_open); NULL (default): the first GPU, else any device.

@@ -99,6 +99,17 @@ if grep -q '^gnuplot executable not found' "$TMPD/n/stderr" && grep -q 'no conto
 else fail "no gnuplot note: $(cat "$TMPD/n/stderr")"; fi
 if [ -e "$TMPD/n/heart_scale.png" ]; then fail "a png without gnuplot"; else pass; fi
 
+# lanes (GPUSVM_GRID_LANES): three batches of cells at once in one process give the same stdout and
+# -out file as one at a time (4 gammas x 2 C values, one batch a gamma)
+mkdir -p "$TMPD/l1" "$TMPD/l3"
+for n in 1 3; do
+    (cd "$TMPD/l$n" && GPUSVM_GRID_LANES=$n "$GRID" -log2c 1,3,2 -log2g -3,-9,-2 -out l.out -gnuplot null "$H" \
+        > stdout 2> stderr); check_eq "lanes $n: exit" 0 "$?"
+done
+check_eq "lanes: 8 cells" 8 "$(wc -l < "$TMPD/l1/l.out")"
+check_file_eq "lanes 3: -out as one lane's" "$TMPD/l1/l.out" "$TMPD/l3/l.out"
+check_file_eq "lanes 3: stdout as one lane's" "$TMPD/l1/stdout" "$TMPD/l3/stdout"
+
 # epsilon-SVR's -log2p: each cell's rate is gpusvm-train -s 3 -v 5's mean squared error
 D=$GOLDEN/diabetes/diabetes_xy.scale
 if [ -f "$D" ]; then
