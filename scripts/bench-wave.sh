@@ -14,7 +14,9 @@
 # first YEAR_SUBSET rows (default 20000, extrapolated), all predicting the first YEAR_TEST (5000)
 # test rows; generated into DIR/gen on the machine),
 # "grid": gpusvm-grid against svm-grid (with gpusvm-train, with LIBSVM) on heart_scale's default
-# grid, and alone on a9a (GRID_A9A_ROWS rows);
+# grid, and alone on a9a (GRID_A9A_ROWS rows) with each of GRID_LANES (default "auto": gpusvm's
+# choice; numbers set GPUSVM_GRID_LANES) and on GRID_SETS (default none; e.g. "ijcnn1 letter", each
+# stopped after GRID_TIMEOUT s, default 420), with the process's CPU time;
 # TYPES (';'-separated svm-train options of the "types" part), TYPES_SUBSET (LIBSVM's and ThunderSVM's
 # --ref-subset there; default 0, the whole set).
 set -u
@@ -113,10 +115,30 @@ PY
          -out null -gnuplot null /tmp/bw.heart); best: $(tail -n 1 /tmp/bw.grid.out)"
     echo "heart_scale default grid: svm-grid + LIBSVM $(t env LD_LIBRARY_PATH="$LL" python3 "$L/usr/bin/svm-grid" \
          -svmtrain "$L/usr/bin/svm-train" -out null -gnuplot null /tmp/bw.heart); best: $(tail -n 1 /tmp/bw.grid.out)"
+    # tc: t with the child's CPU time (user + system), through python3's getrusage
+    tc() { python3 -c 'import resource, subprocess, sys, time
+t = time.time()
+with open("/tmp/bw.grid.out", "w") as o, open("/tmp/bw.grid.err", "w") as e:
+    rc = subprocess.run(sys.argv[1:], stdout=o, stderr=e).returncode
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.2f s (exit %d; CPU %.0f s user, %.0f s system)" % (time.time() - t, rc, r.ru_utime, r.ru_stime))' "$@"; }
     gunzip -c "$D/ds/a9a/a9a.gz" | head -n "${GRID_A9A_ROWS:-1000000}" > /tmp/bw.a9a
-    echo "a9a ($(wc -l < /tmp/bw.a9a) rows) default grid: gpusvm-grid $(t timeout 420 ./build/gpusvm-grid -out null -gnuplot null /tmp/bw.a9a);" \
-         "best: $(tail -n 1 /tmp/bw.grid.out)"
-    tail -n 3 /tmp/bw.grid.err
+    for L in ${GRID_LANES:-auto}; do
+        if [ "$L" = auto ]; then unset GPUSVM_GRID_LANES; else export GPUSVM_GRID_LANES=$L; fi
+        echo "a9a ($(wc -l < /tmp/bw.a9a) rows) default grid, lanes $L: gpusvm-grid" \
+             "$(tc timeout "${GRID_TIMEOUT:-420}" ./build/gpusvm-grid -out null -gnuplot null /tmp/bw.a9a);" \
+             "best: $(tail -n 1 /tmp/bw.grid.out); $(grep -c 'max number of iterations' /tmp/bw.grid.err)" \
+             "max-iterations warnings"
+    done
+    unset GPUSVM_GRID_LANES
+    for s in ${GRID_SETS:-}; do
+        f=$(ls "$D/ds/$s/"*.gz | grep -v '\.t\.gz$' | head -n 1)
+        gunzip -c "$f" > /tmp/bw.gridset
+        echo "$s ($(wc -l < /tmp/bw.gridset) rows) default grid: gpusvm-grid" \
+             "$(tc timeout "${GRID_TIMEOUT:-420}" ./build/gpusvm-grid -out null -gnuplot null /tmp/bw.gridset);" \
+             "best: $(tail -n 1 /tmp/bw.grid.out); $(grep -c 'max number of iterations' /tmp/bw.grid.err)" \
+             "max-iterations warnings; $(grep -c . /tmp/bw.grid.out) lines"
+    done
 fi
 if has exit && [ -f scripts/bench-exit.sh ]; then
     sh scripts/bench-exit.sh "$REPEAT" "$D/ds/a9a/a9a.gz"

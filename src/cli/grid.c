@@ -46,6 +46,16 @@
 #include "util/numfmt.h"
 
 enum { KEEP_GOING = -1 };
+/* Lanes (run_lanes): on a GPU 8, each batch at most 3 cells (their C values' folds together). a9a's
+ * default grid on the H100 (GPUSVM_GRID_LANES=N gpusvm-grid -out null -gnuplot null a9a, see
+ * docs/performance.md): one batch a gamma, one after another, 261 s; lanes of such batches 88.6 s
+ * (4) and 80.9 s (8); 8 lanes of 1 cell 82.3 s, of 3 cells 74.7 s, 16 of 1 cell 73.3 s: ~900 s of
+ * host CPU (the subproblems) on 16 cores, the device mostly waiting. */
+enum { LANES_GPU = 8, LANE_CELLS = 3 };
+/* A lane uploads its own copy of the data: at most as many lanes as a third of the device memory
+ * holds at LANE_BYTES_PER_VALUE bytes a stored value (the clustered layout pads rows: a9a's 13.9
+ * values a row take 48.8 slots of 4 bytes, plus the solver's buffers) */
+#define LANE_BYTES_PER_VALUE 64
 
 typedef struct grid_opts {
     gs_grid_axis axes[GS_GRID_AXES];
@@ -405,7 +415,8 @@ static void work_free(grid_work *w)
     free(w->todo); free(w->order); free(w->start); free(w->target); free(w->mine); free(w->all);
 }
 
-static int work_plan(const grid_run *r, grid_work *w)
+/* batch_max: the most cells a batch (gs_grid_batches). */
+static int work_plan(const grid_run *r, grid_work *w, int batch_max)
 {
     const size_t n = (size_t)(r->n ? r->n : 1);
     w->todo = malloc(sizeof *w->todo * n);
@@ -414,8 +425,8 @@ static int work_plan(const grid_run *r, grid_work *w)
     if (!w->todo || !w->order || !w->start) return 1;
     for (int i = 0; i < r->n; i++)
         if (!r->known[i]) w->todo[w->ntodo++] = i;
-    w->nbatch = gs_grid_batches(r->cells, w->todo, w->ntodo, gs_grid_batchable(&r->o->param, r->o->axes),
-                                w->order, w->start);
+    w->nbatch = gs_grid_batches(r->cells, w->todo, w->ntodo,
+                                gs_grid_batchable(&r->o->param, r->o->axes) ? batch_max : 1, w->order, w->start);
     w->maxb = 1;
     for (int b = 0; b < w->nbatch; b++)
         if (w->start[b + 1] - w->start[b] > w->maxb) w->maxb = w->start[b + 1] - w->start[b];
@@ -506,18 +517,22 @@ static void *lane_run(void *arg)
     return NULL;
 }
 
-/* How many lanes: gs_tuning.grid_lanes, else 4 on a GPU and 1 on a CPU device; never more than the
- * batches. Opens the device (the lanes then share it). */
-static int lanes_for(const grid_run *r, const gs_device_provider *dev, int nbatch)
+/* How many lanes for ncells cells to train: gs_tuning.grid_lanes, else LANES_GPU on a GPU (fewer
+ * when the data's copies would not fit, LANE_BYTES_PER_VALUE) and 1 on a CPU device; 1 for a single
+ * cell. Opens the device (the lanes then share it). */
+static int lanes_for(const grid_run *r, const gs_device_provider *dev, int ncells)
 {
     int lanes = r->o->param.tuning.grid_lanes;
+    if (ncells <= 1) return 1;
     if (lanes == GS_TUNE_AUTO) {
-        const gs_ocl *o = nbatch > 1 ? dev->wait(dev->ctx) : NULL;
-        lanes = o && !(o->device_type & CL_DEVICE_TYPE_CPU) ? 4 : 1;
-    } else if (lanes > 1 && nbatch > 1 && !dev->wait(dev->ctx)) {
+        const gs_ocl *o = dev->wait(dev->ctx);
+        lanes = o && !(o->device_type & CL_DEVICE_TYPE_CPU) ? LANES_GPU : 1;
+        const double copy = (double)LANE_BYTES_PER_VALUE * (double)(r->prob->nnz + r->prob->l);
+        while (o && lanes > 1 && lanes * copy > (double)o->global_mem / 3) lanes--;
+    } else if (lanes > 1 && !dev->wait(dev->ctx)) {
         lanes = 1; /* the first batch says why */
     }
-    return lanes < nbatch ? lanes : (nbatch > 1 ? nbatch : 1);
+    return lanes;
 }
 
 /* The batch budget of a lane: its share of what one batch may take (a third of the device's
@@ -611,14 +626,17 @@ static int run_cells(grid_run *r, const gs_device_provider *dev)
     const int size = r->cm->size, rank = r->cm->rank;
     grid_work w = {0};
     int rc = 0, write_failed = 0, next = 0; /* write_failed: rank 0's, the others learn it next round */
-    if (work_plan(r, &w)) {
+    int todo = 0;
+    for (int i = 0; i < r->n; i++) todo += !r->known[i];
+    int lanes = size == 1 ? lanes_for(r, dev, todo) : 1;
+    if (work_plan(r, &w, lanes > 1 ? LANE_CELLS : GS_GRID_BATCH_MAX)) {
         fprintf(stderr, "gpusvm-grid: out of memory\n");
         work_free(&w);
         return 1;
     }
     const int m = w.maxb + 1;
     r->t0 = gs_now();
-    const int lanes = size == 1 ? lanes_for(r, dev, w.nbatch) : 1;
+    if (lanes > w.nbatch) lanes = w.nbatch;
     if (lanes > 1) {
         rc = run_lanes(r, dev, &w, lanes);
         work_free(&w);

@@ -228,7 +228,7 @@ int gs_grid_batchable(const gs_param *base, const gs_grid_axis *axes)
     return base->svm_type == GS_C_SVC && !base->probability && axes[GS_GRID_C].on;
 }
 
-int gs_grid_batches(const gs_grid_cell *cells, const int *todo, int n, int batch_c, int *order, int *start)
+int gs_grid_batches(const gs_grid_cell *cells, const int *todo, int n, int batch_max, int *order, int *start)
 {
     char *taken = calloc((size_t)(n ? n : 1), 1);
     int ng = 0, k = 0;
@@ -236,10 +236,10 @@ int gs_grid_batches(const gs_grid_cell *cells, const int *todo, int n, int batch
         if (taken && taken[i]) continue;
         start[ng++] = k;
         order[k++] = todo[i];
-        if (!taken || !batch_c) continue;
+        if (!taken || batch_max <= 1) continue;
         gs_grid_cell key = cells[todo[i]];
         int size = 1;
-        for (int j = i + 1; j < n && size < GS_GRID_BATCH_MAX; j++) {
+        for (int j = i + 1; j < n && size < batch_max && size < GS_GRID_BATCH_MAX; j++) {
             key.v[GS_GRID_C] = cells[todo[j]].v[GS_GRID_C];
             key.ints[GS_GRID_C] = cells[todo[j]].ints[GS_GRID_C];
             if (taken[j] || !gs_grid_same(&key, &cells[todo[j]])) continue;

@@ -86,11 +86,12 @@ enum { GS_GRID_BATCH_MAX = 32 };
 /* 1 when the cells of this grid can be batched (C-SVC with a C axis). */
 int gs_grid_batchable(const gs_param *base, const gs_grid_axis *axes);
 
-/* Groups the plan cells todo[0..n) (plan indices, in plan order) into batches: with batch_c, the
- * cells that differ only in C (up to GS_GRID_BATCH_MAX, in plan order) join the batch of the first
- * of them; else one cell each. Batch b is order[start[b] .. start[b+1]), batches in the order of
- * their first cell. order[n] and start[n + 1] are the caller's. @return the number of batches */
-int gs_grid_batches(const gs_grid_cell *cells, const int *todo, int n, int batch_c, int *order, int *start);
+/* Groups the plan cells todo[0..n) (plan indices, in plan order) into batches: the cells that
+ * differ only in C (in plan order) join the batch of the first of them, at most batch_max cells a
+ * batch (and GS_GRID_BATCH_MAX; 1: one cell each, as for grids gs_grid_batchable refuses). Batch b
+ * is order[start[b] .. start[b+1]), batches in the order of their first cell. order[n] and
+ * start[n + 1] are the caller's. @return the number of batches */
+int gs_grid_batches(const gs_grid_cell *cells, const int *todo, int n, int batch_max, int *order, int *start);
 
 /* The rates of the cells cells[idx[0..n)]: one batch of gs_grid_batches (cells differing only in C,
  * or one cell). target[n * l] is scratch.

@@ -103,11 +103,16 @@ static void check_batches(void)
                                {.v = {3, -7, NAN}}, {.v = {5, -5, NAN}}};
     const int todo[4] = {0, 1, 3, 4}; /* cell 2 resumed */
     int order[4], start[5];
-    int nb = gs_grid_batches(c, todo, 4, 1, order, start);
+    int nb = gs_grid_batches(c, todo, 4, GS_GRID_BATCH_MAX, order, start);
     CHECK(nb == 2 && start[1] == 2 && order[0] == 0 && order[1] == 4 && order[2] == 1 && order[3] == 3 &&
           start[2] == 4, "by gamma, in plan order: %d batches", nb);
-    nb = gs_grid_batches(c, todo, 4, 0, order, start);
+    nb = gs_grid_batches(c, todo, 4, 1, order, start);
     CHECK(nb == 4 && order[2] == 3 && start[3] == 3, "one cell each");
+    const int todo5[5] = {0, 1, 2, 3, 4};
+    int order5[5], start5[6];
+    nb = gs_grid_batches(c, todo5, 5, 2, order5, start5);
+    CHECK(nb == 3 && order5[0] == 0 && order5[1] == 2 && order5[2] == 1 && order5[3] == 3 && order5[4] == 4 &&
+          start5[1] == 2 && start5[2] == 4 && start5[3] == 5, "at most 2 cells a batch: %d batches", nb);
 }
 
 int main(void)
