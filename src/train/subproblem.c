@@ -185,6 +185,7 @@ GS_INLINE long solve_body(gs_subproblem *sp, double *gap0, const int vec)
 
 #if GS_VEC && defined(__x86_64__) && !defined(__AVX2__) && \
     (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 6))
+#define GS_X86_CLONES 1
 __attribute__((target("avx2"))) static long solve_avx2(gs_subproblem *sp, double *gap0)
 {
     return solve_body(sp, gap0, 1);
@@ -202,6 +203,15 @@ long gs_subproblem_solve(gs_subproblem *sp, double *gap0)
 #else
 long gs_subproblem_solve(gs_subproblem *sp, double *gap0) { return solve_body(sp, gap0, 1); }
 #endif
+
+long gs_subproblem_solve_isa(gs_subproblem *sp, double *gap0, int isa)
+{
+    if (isa == GS_ISA_SCALAR) return solve_body(sp, gap0, 0);
+#ifdef GS_X86_CLONES
+    if (isa == GS_ISA_AVX2) return __builtin_cpu_supports("avx2") ? solve_avx2(sp, gap0) : -1;
+#endif
+    return -1;
+}
 
 /* LIBSVM's Solver_NU on the set (compat §6.3): i is the I_up maximiser of -y g within each sign,
  * j the second-order choice over I_low against its own sign's maximum, so every step moves a pair

@@ -25,6 +25,13 @@ typedef struct gs_subproblem {
  * initial maximal violating pair gap. */
 long gs_subproblem_solve(gs_subproblem *sp, double *gap0);
 
+/* gs_subproblem_solve with one instruction set's loops (the tests compare them: they take the same
+ * steps bit for bit): GS_ISA_SCALAR the plain loops, GS_ISA_AVX2 the x86-64 clone of 256-bit
+ * vectors, which gs_subproblem_solve picks where the CPU has AVX2.
+ * @return as gs_subproblem_solve, or -1 (nothing done) where the build or the CPU lacks it */
+enum { GS_ISA_SCALAR = 0, GS_ISA_AVX2 = 1 };
+long gs_subproblem_solve_isa(gs_subproblem *sp, double *gap0, int isa);
+
 /* The same with LIBSVM's nu rule (nu-SVC, nu-SVR): pairs of one sign only, so the sum of each
  * sign's alphas is kept too; the gap is the larger of the two signs' (compat §6.3). K is read in
  * slot space as above; work is unused. @return steps taken; *gap0 the set's initial nu gap. */

@@ -138,8 +138,52 @@ static void test_budget_and_optimal(void)
     drop(&s);
 }
 
+/* The AVX2 loops (where the CPU has them) take the scalar loops' steps to the same
+ * alphas and gradients, bit for bit, on sets of n slots (tails of every vector width) in both
+ * forms, unbounded and after a budget of steps */
+static void check_isa(const char *form, int n, double c, double gscale, long budget)
+{
+    static const char *const name[2] = {"scalar", "AVX2"};
+    sub ref;
+    const unsigned long long seed = rng;
+    if (!make(&ref, n, c, gscale)) { CHECK(0, "out of memory"); return; }
+    gs_subproblem sp = {.n = n, .K = ref.K, .ld = n, .y = ref.y, .C = ref.C, .alpha = ref.a, .g = ref.g,
+                        .work = ref.work, .eps = 1e-3, .rel = 0.1, .max_steps = budget};
+    double gap_ref = 0;
+    const long steps_ref = gs_subproblem_solve_isa(&sp, &gap_ref, GS_ISA_SCALAR);
+    CHECK(steps_ref > 0, "%s, %d slots: scalar steps %ld", form, n, steps_ref);
+    for (int isa = GS_ISA_AVX2; isa <= GS_ISA_AVX2; isa++) {
+        sub t;
+        rng = seed;
+        if (!make(&t, n, c, gscale)) { CHECK(0, "out of memory"); continue; }
+        gs_subproblem tp = sp;
+        tp.K = t.K; tp.y = t.y; tp.C = t.C; tp.alpha = t.a; tp.g = t.g; tp.work = t.work;
+        double gap = 0;
+        const long steps = gs_subproblem_solve_isa(&tp, &gap, isa);
+        if (steps < 0) {
+            SKIP("%s, %d slots: no %s on this CPU or build", form, n, name[isa]);
+        } else {
+            CHECK(steps == steps_ref && gap == gap_ref && memcmp(t.a, ref.a, sizeof(double) * n) == 0 &&
+                      memcmp(t.g, ref.g, sizeof(double) * n) == 0,
+                  "%s, %d slots, budget %ld: %s as the scalar loops (%ld vs %ld steps)", form, n, budget, name[isa],
+                  steps, steps_ref);
+        }
+        drop(&t);
+    }
+    drop(&ref);
+}
+
 int main(void)
 {
+    for (int k = 0; k < 2; k++) {
+        const long budget = k ? 37 : 1000000;
+        check_isa("float form", 768, 1, 1, budget);
+        check_isa("float form", 301, 1, 1, budget);
+        check_isa("float form", 45, 1, 1, budget);
+        check_isa("double form", 768, 1e4, 1e3, budget);
+        check_isa("double form", 299, 1e4, 1e3, budget);
+        check_isa("double form", 13, 1e4, 1e3, budget);
+    }
     /* float form: gradients of size 1; float rounding of y g over the steps */
     check_solution("float form, 512 slots", 512, 1, 1, 1e-4);
     check_solution("float form, 300 slots (vector tails)", 300, 1, 1, 1e-4);
