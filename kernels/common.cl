@@ -149,7 +149,17 @@ void NAME(int c, int t, int w0, int nn, __global const long *col_off, __global c
     ACC4 a4[WCH / 4];                                                                                            \
     for (int w = 0; w < WCH / 4; w++) a4[w] = (ACC4)(0.0f);                                                      \
     const int ew = ell_w[c];                                                                                     \
-    if (ew > 0) {                                                                                                \
+    if (ew > 0 && w0 + WCH <= nn && (q & 3) == 0) {                                                           \
+        /* a full block of U, 16-byte aligned (q a multiple of 4): WCH / 4 float4 loads a nonzero (as            \
+         * scalars: WCH loads, each lane of a warp at another column) */                                         \
+        const long b = GS_ROW_BASE(c, t), ne = GS_ROW_LEN(c, t, ew);                                             \
+        for (long e = 0; e < ne; e++) {                                                                          \
+            const float xv = ell_val[b + e * GS_ROW_STEP];                                                       \
+            if (xv == 0.0f) continue;                                                                            \
+            __global const float4 *u4 = (__global const float4 *)(U + (long)ell_idx[b + e * GS_ROW_STEP] * q + w0); \
+            for (int w = 0; w < WCH / 4; w++) a4[w] = fma(CONV4((float4)(xv)), CONV4(u4[w]), a4[w]);              \
+        }                                                                                                        \
+    } else if (ew > 0) {                                                                                         \
         const long b = GS_ROW_BASE(c, t), ne = GS_ROW_LEN(c, t, ew);                                             \
         for (long e = 0; e < ne; e++) {                                                                          \
             const float xv = ell_val[b + e * GS_ROW_STEP];                                                       \
