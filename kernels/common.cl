@@ -102,7 +102,8 @@ void gs_put_row(int p, int clear, __global const long *col_off, __global const i
         const long b = GS_ROW_BASE(c, t), n = GS_ROW_LEN(c, t, w);
         for (long e = lid; e < n; e += WG) {
             const float x = ell_val[b + e * GS_ROW_STEP];
-            if (x != 0.0f || clear) U[(long)ell_idx[b + e * GS_ROW_STEP] * q + k] = clear ? 0.0f : x;
+            const int col = ell_idx[b + e * GS_ROW_STEP]; /* -1: ELL padding */
+            if (col >= 0 && (x != 0.0f || clear)) U[(long)col * q + k] = clear ? 0.0f : x;
         }
     } else {
         const long b = col_off[c], n = col_off[c + 1] - b;
@@ -154,17 +155,21 @@ void NAME(int c, int t, int w0, int nn, __global const long *col_off, __global c
          * scalars: WCH loads, each lane of a warp at another column) */                                         \
         const long b = GS_ROW_BASE(c, t), ne = GS_ROW_LEN(c, t, ew);                                             \
         for (long e = 0; e < ne; e++) {                                                                          \
+            const int col = ell_idx[b + e * GS_ROW_STEP];                                                        \
+            if (col < 0) break; /* the row's end: ELL padding follows it */                                      \
             const float xv = ell_val[b + e * GS_ROW_STEP];                                                       \
             if (xv == 0.0f) continue;                                                                            \
-            __global const float4 *u4 = (__global const float4 *)(U + (long)ell_idx[b + e * GS_ROW_STEP] * q + w0); \
+            __global const float4 *u4 = (__global const float4 *)(U + (long)col * q + w0);                       \
             for (int w = 0; w < WCH / 4; w++) a4[w] = fma(CONV4((float4)(xv)), CONV4(u4[w]), a4[w]);              \
         }                                                                                                        \
     } else if (ew > 0) {                                                                                         \
         const long b = GS_ROW_BASE(c, t), ne = GS_ROW_LEN(c, t, ew);                                             \
         for (long e = 0; e < ne; e++) {                                                                          \
+            const int col = ell_idx[b + e * GS_ROW_STEP];                                                        \
+            if (col < 0) break;                                                                                  \
             const float xv = ell_val[b + e * GS_ROW_STEP];                                                       \
             if (xv == 0.0f) continue;                                                                            \
-            __global const float *u = U + (long)ell_idx[b + e * GS_ROW_STEP] * q + w0;                           \
+            __global const float *u = U + (long)col * q + w0;                                                    \
             for (int w = 0; w < WCH / 4; w++) {                                                                  \
                 const int k = 4 * w;                                                                             \
                 const float4 uv = (float4)(w0 + k < nn ? u[k] : 0.0f, w0 + k + 1 < nn ? u[k + 1] : 0.0f,         \

@@ -407,7 +407,8 @@ static void *layout_run(void *arg)
         if (out->ell_w[c] > 0) { /* row-wise: each row's values in its own run, or its ELL slots */
             const int64_t st = out->wide ? 1 : cs; /* entry e of row t at base(t) + e * st */
             if (!out->wide) {
-                memset(out->ell_idx + out->ell_off[c], 0, sizeof *out->ell_idx * (size_t)out->ell_w[c] * (size_t)cs);
+                /* padding: column -1 (every byte 0xFF), so a row's gather stops at its end */
+                memset(out->ell_idx + out->ell_off[c], 0xFF, sizeof *out->ell_idx * (size_t)out->ell_w[c] * (size_t)cs);
                 memset(out->ell_val + out->ell_off[c], 0, sizeof *out->ell_val * (size_t)out->ell_w[c] * (size_t)cs);
             }
             for (int32_t t = 0; t < j->fill[c]; t++) {

@@ -27,7 +27,8 @@ typedef struct gs_clustered {
      * entries, so they take O(nnz): */
     int32_t *ell_w;        /* [n_clusters] the widest row of a row-wise cluster, 0 for a dense one */
     int64_t *ell_off;      /* ELL: [n_clusters+1]; row t's e-th entry of cluster c at ell_off[c] +
-                              e*cluster_size + t (compact column 0 and value 0 in padding slots).
+                              e*cluster_size + t (column -1 and value 0 in padding slots, which
+                              follow a row's entries).
                               wide: [n_pos+1]; position p's entries are [ell_off[p], ell_off[p+1])
                               (none for dense clusters' positions and padding) */
     int32_t *ell_idx;      /* compact columns of a row's entries, ascending */
