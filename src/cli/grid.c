@@ -3,8 +3,9 @@
  * its programs built once (gs_ocl_build keeps them), the cells in batches (train/grid.h: for C-SVC
  * the cells of one gamma together), so a cell's rate is gpusvm-train -v's for the same parameters.
  * Built with MPI (make MPI=1, GS_MPI), `mpirun -np N gpusvm-grid ...` reads the data on rank 0,
- * broadcasts it, has rank k train batches k, k+N, ... of each round of N batches, and rank 0
- * writes what one process writes, in grid.py's order.
+ * broadcasts it, has rank k train batches kL .. kL+L-1 of each round of N L batches (L: the
+ * ranks' smallest GPUSVM_GRID_LANES, 1 when unset, each on a thread of its own), and rank 0 writes
+ * what one process writes, in grid.py's order. One process runs lanes instead (run_lanes).
  *
  * The same as grid.py: the options (-log2c, -log2g, -v, -svmtrain, -gnuplot, -out, -png, -resume,
  * the other svm-train options passed through), the cell order, the stdout lines
@@ -51,7 +52,7 @@ enum { KEEP_GOING = -1 };
  * docs/performance.md): one batch a gamma, one after another, 261 s; lanes of such batches 88.6 s
  * (4) and 80.9 s (8); 8 lanes of 1 cell 82.3 s, of 3 cells 74.7 s, 16 of 1 cell 73.3 s: ~900 s of
  * host CPU (the subproblems) on 16 cores, the device mostly waiting. */
-enum { LANES_GPU = 8, LANE_CELLS = 3 };
+enum { LANES_GPU = 8, LANE_CELLS = 3, GS_GRID_LANES_MAX = 16 };
 /* A lane uploads its own copy of the data: at most as many lanes as a third of the device memory
  * holds at LANE_BYTES_PER_VALUE bytes a stored value (the clustered layout pads rows: a9a's 13.9
  * values a row take 48.8 slots of 4 bytes, plus the solver's buffers) */
@@ -405,7 +406,7 @@ static void share_round(const grid_comm *cm, const double *mine, int m, double *
 /* The work of a run: the cells not resumed (todo, plan order) in batches (order/start, see
  * gs_grid_batches), and their results once shared. */
 typedef struct grid_work {
-    int ntodo, nbatch, maxb;
+    int ntodo, nbatch, maxb, slots;
     int *todo, *order, *start;
     double *target, *mine, *all;
 } grid_work;
@@ -415,8 +416,9 @@ static void work_free(grid_work *w)
     free(w->todo); free(w->order); free(w->start); free(w->target); free(w->mine); free(w->all);
 }
 
-/* batch_max: the most cells a batch (gs_grid_batches). */
-static int work_plan(const grid_run *r, grid_work *w, int batch_max)
+/* batch_max: the most cells a batch (gs_grid_batches); slots: the batches a rank runs at once in
+ * a round (run_batch's k), each with its own scratch and results. */
+static int work_plan(const grid_run *r, grid_work *w, int batch_max, int slots)
 {
     const size_t n = (size_t)(r->n ? r->n : 1);
     w->todo = malloc(sizeof *w->todo * n);
@@ -431,29 +433,65 @@ static int work_plan(const grid_run *r, grid_work *w, int batch_max)
     for (int b = 0; b < w->nbatch; b++)
         if (w->start[b + 1] - w->start[b] > w->maxb) w->maxb = w->start[b + 1] - w->start[b];
     const int m = w->maxb + 1; /* a batch's rates and its ok flag */
-    w->target = malloc(sizeof *w->target * (size_t)w->maxb * (size_t)(r->prob->l ? r->prob->l : 1));
-    w->mine = malloc(sizeof *w->mine * (size_t)m);
-    w->all = malloc(sizeof *w->all * (size_t)m * (size_t)r->cm->size);
+    w->slots = slots;
+    w->target = malloc(sizeof *w->target * (size_t)w->maxb * (size_t)(r->prob->l ? r->prob->l : 1) * (size_t)slots);
+    w->mine = malloc(sizeof *w->mine * (size_t)m * (size_t)slots);
+    w->all = malloc(sizeof *w->all * (size_t)m * (size_t)slots * (size_t)r->cm->size);
     return !w->target || !w->mine || !w->all;
 }
 
-/* This rank's batch b (or nothing past the last) into w->mine: rates, then 1 (ok) or 0. */
-static void run_batch(grid_run *r, const gs_device_provider *dev, grid_work *w, int b, int stop)
+/* This rank's batch b (or nothing past the last) into its slot k of w->mine: rates, then 1 (ok) or
+ * 0. Slots run on threads of their own (run_round). */
+static void run_batch(grid_run *r, const gs_device_provider *dev, grid_work *w, int b, int k, int stop)
 {
     const int m = w->maxb + 1;
-    memset(w->mine, 0, sizeof *w->mine * (size_t)m);
-    w->mine[m - 1] = !stop;
+    double *mine = w->mine + (size_t)k * (size_t)m;
+    memset(mine, 0, sizeof *mine * (size_t)m);
+    mine[m - 1] = !stop;
     if (stop || b >= w->nbatch) return;
     const int *idx = w->order + w->start[b], n = w->start[b + 1] - w->start[b];
+    double *target = w->target + (size_t)k * (size_t)w->maxb * (size_t)(r->prob->l ? r->prob->l : 1);
     const gs_status st = gs_grid_batch_rates(dev, r->prob, &r->o->param, r->o->nr_fold, r->cells, idx, n,
-                                             w->target, w->mine);
+                                             target, mine);
     if (st != GS_OK) {
         char cell[160];
         gs_grid_line(&r->cells[idx[0]], 0, cell, sizeof cell);
         *strstr(cell, "rate=") = '\0';
         fprintf(stderr, "gpusvm-grid: %s%s(rank %d): %s\n", n > 1 ? "cells with " : "cell ", cell, r->cm->rank,
                 gs_last_error());
-        w->mine[m - 1] = 0;
+        mine[m - 1] = 0;
+    }
+}
+
+typedef struct round_job {
+    grid_run *r;
+    const gs_device_provider *dev;
+    grid_work *w;
+    int b, k, stop;
+    pthread_t th;
+} round_job;
+
+static void *round_job_run(void *arg)
+{
+    round_job *j = arg;
+    run_batch(j->r, j->dev, j->w, j->b, j->k, j->stop);
+    return NULL;
+}
+
+/* This rank's batches first, first + 1, ... of a round in its w->slots slots at once: slot 0 on
+ * this thread, the others on threads (or here, one after another, when none can be made). */
+static void run_round(grid_run *r, const gs_device_provider *dev, grid_work *w, int first, int stop)
+{
+    round_job jobs[GS_GRID_LANES_MAX];
+    int started[GS_GRID_LANES_MAX] = {0};
+    for (int k = 1; k < w->slots; k++) {
+        jobs[k] = (round_job){.r = r, .dev = dev, .w = w, .b = first + k, .k = k, .stop = stop};
+        started[k] = pthread_create(&jobs[k].th, NULL, round_job_run, &jobs[k]) == 0;
+    }
+    run_batch(r, dev, w, first, 0, stop);
+    for (int k = 1; k < w->slots; k++) {
+        if (started[k]) pthread_join(jobs[k].th, NULL);
+        else run_batch(r, dev, w, first + k, k, stop);
     }
 }
 
@@ -618,6 +656,20 @@ cleanup:
     return rc || write_failed;
 }
 
+/* MPI: the batches a rank runs at once in a round, the smallest GPUSVM_GRID_LANES of all ranks (1
+ * where unset), so that every rank makes the same plan. */
+static int mpi_lanes(const grid_run *r)
+{
+    int lanes = r->o->param.tuning.grid_lanes > 1 ? r->o->param.tuning.grid_lanes : 1;
+    if (lanes > GS_GRID_LANES_MAX) lanes = GS_GRID_LANES_MAX;
+#ifdef GS_MPI
+    int all = lanes;
+    MPI_Allreduce(&lanes, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    lanes = all;
+#endif
+    return lanes;
+}
+
 /* The batches in rounds of one per rank; after each round every rank knows the round's rates and
  * rank 0 reports the cells now known in plan order (a cell waits for those before it).
  * @return 0, or 1 when a batch failed (the failing rank said why) or -out could not be written */
@@ -628,33 +680,36 @@ static int run_cells(grid_run *r, const gs_device_provider *dev)
     int rc = 0, write_failed = 0, next = 0; /* write_failed: rank 0's, the others learn it next round */
     int todo = 0;
     for (int i = 0; i < r->n; i++) todo += !r->known[i];
-    int lanes = size == 1 ? lanes_for(r, dev, todo) : 1;
-    if (work_plan(r, &w, lanes > 1 ? LANE_CELLS : GS_GRID_BATCH_MAX)) {
+    /* one process: lanes taking batches as they finish; MPI: rounds of L batches a rank, L the
+     * smallest of the ranks' GPUSVM_GRID_LANES (1 when unset), so every rank plans alike */
+    int lanes = size == 1 ? lanes_for(r, dev, todo) : mpi_lanes(r);
+    if (work_plan(r, &w, lanes > 1 ? LANE_CELLS : GS_GRID_BATCH_MAX, size == 1 ? 1 : lanes)) {
         fprintf(stderr, "gpusvm-grid: out of memory\n");
         work_free(&w);
         return 1;
     }
-    const int m = w.maxb + 1;
+    const int m = w.maxb + 1, slots = size * w.slots; /* a round's batches, every rank's */
     r->t0 = gs_now();
-    if (lanes > w.nbatch) lanes = w.nbatch;
-    if (lanes > 1) {
+    if (size == 1 && lanes > w.nbatch) lanes = w.nbatch;
+    if (size == 1 && lanes > 1) {
         rc = run_lanes(r, dev, &w, lanes);
         work_free(&w);
         return rc;
     }
-    for (int base = 0; base < w.nbatch && rc == 0; base += size) {
-        run_batch(r, dev, &w, base + rank, write_failed);
-        share_round(r->cm, w.mine, m, w.all);
-        for (int k = 0; k < size; k++)
+    if (w.slots > 1) dev->wait(dev->ctx); /* opened before the slots' threads (a failure: each batch says it) */
+    for (int base = 0; base < w.nbatch && rc == 0; base += slots) {
+        run_round(r, dev, &w, base + rank * w.slots, write_failed);
+        share_round(r->cm, w.mine, m * w.slots, w.all);
+        for (int k = 0; k < slots; k++)
             if ((base + k < w.nbatch || k == 0) && !w.all[(size_t)k * m + m - 1]) rc = 1;
-        for (int k = 0; k < size && base + k < w.nbatch && rc == 0; k++)
+        for (int k = 0; k < slots && base + k < w.nbatch && rc == 0; k++)
             for (int i = w.start[base + k]; i < w.start[base + k + 1]; i++) {
                 r->rate[w.order[i]] = w.all[(size_t)k * m + (i - w.start[base + k])];
                 r->known[w.order[i]] = 1;
             }
         if (rank != 0 || rc != 0 || write_failed) continue;
         while (next < w.ntodo && r->known[w.todo[next]] && !write_failed) write_failed = take_cell(r, w.todo[next++]);
-        const int done = w.start[base + size < w.nbatch ? base + size : w.nbatch];
+        const int done = w.start[base + slots < w.nbatch ? base + slots : w.nbatch];
         progress(r, done, w.ntodo, done == w.ntodo);
         redraw(r, 0);
     }

@@ -36,6 +36,16 @@ head -n 2 "$TMPD/one/heart_scale.out" > "$TMPD/one/p.out"; cp "$TMPD/one/p.out" 
 (cd "$TMPD/two" && mpi -np 2 "$MGRID" $ARGS -out p.out -resume p.out "$H" > rstdout 2> /dev/null)
 check_file_eq "mpirun -np 2 -resume: stdout as one process" "$TMPD/one/rstdout" "$TMPD/two/rstdout"
 check_file_eq "mpirun -np 2 -resume: the file as one process'" "$TMPD/one/p.out" "$TMPD/two/p.out"
+# two batches a rank at once (GPUSVM_GRID_LANES=2: rounds of 4 batches of at most 3 cells) on a
+# 4 x 2 grid: the same stdout and -out file as one process with one batch at a time
+A2="-log2c -1,5,2 -log2g -7,-5,2 -gnuplot null"
+mkdir -p "$TMPD/l1" "$TMPD/l2"
+(cd "$TMPD/l1" && GPUSVM_GRID_LANES=1 "$GRID" $A2 -out l.out "$H" > stdout 2> /dev/null)
+(cd "$TMPD/l2" && mpi -np 2 -x GPUSVM_GRID_LANES=2 "$MGRID" $A2 -out l.out "$H" > stdout 2> stderr); rc=$?
+check_eq "mpirun -np 2, 2 lanes: exit" 0 "$rc"
+check_eq "mpirun -np 2, 2 lanes: 8 cells" 8 "$(wc -l < "$TMPD/l2/l.out")"
+check_file_eq "mpirun -np 2, 2 lanes: stdout as one process" "$TMPD/l1/stdout" "$TMPD/l2/stdout"
+check_file_eq "mpirun -np 2, 2 lanes: -out as one process" "$TMPD/l1/l.out" "$TMPD/l2/l.out"
 # an error on rank 0 (no such data set) ends every rank, exit 1, said once
 (cd "$TMPD/two" && mpi -np 2 "$MGRID" $ARGS "$TMPD/none" > e.out 2> e.err); rc=$?
 if [ "$rc" -ne 0 ]; then pass; else fail "mpirun without the data set: exit 0"; fi
