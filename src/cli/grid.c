@@ -841,7 +841,9 @@ static void comm_init(int *argc, char ***argv, grid_comm *cm)
 {
     *cm = (grid_comm){.rank = 0, .size = 1, .local_rank = 0, .local_size = 1};
 #ifdef GS_MPI
-    MPI_Init(argc, argv);
+    /* funneled: the lanes' and the solver's threads never call MPI, the main thread does */
+    int provided = 0;
+    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &cm->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &cm->size);
     MPI_Comm node;
