@@ -47,12 +47,12 @@
 #include "util/numfmt.h"
 
 enum { KEEP_GOING = -1 };
-/* Lanes (run_lanes): on a GPU 8, each batch at most 3 cells (their C values' folds together). a9a's
- * default grid on the H100 (GPUSVM_GRID_LANES=N gpusvm-grid -out null -gnuplot null a9a, see
+/* Lanes (run_lanes): on a GPU half the host's cores (lanes_gpu), each batch at most 3 cells (their C
+ * values' folds together). a9a's default grid on the H100 (GPUSVM_GRID_LANES=N gpusvm-grid -out null -gnuplot null a9a, see
  * docs/performance.md): one batch a gamma, one after another, 261 s; lanes of such batches 88.6 s
  * (4) and 80.9 s (8); 8 lanes of 1 cell 82.3 s, of 3 cells 74.7 s, 16 of 1 cell 73.3 s: ~900 s of
  * host CPU (the subproblems) on 16 cores, the device mostly waiting. */
-enum { LANES_GPU = 8, LANE_CELLS = 3, GS_GRID_LANES_MAX = 16 };
+enum { LANE_CELLS = 3, GS_GRID_LANES_MAX = 16 };
 /* A lane uploads its own copy of the data: at most as many lanes as a third of the device memory
  * holds at LANE_BYTES_PER_VALUE bytes a stored value (the clustered layout pads rows: a9a's 13.9
  * values a row take 48.8 slots of 4 bytes, plus the solver's buffers) */
@@ -555,7 +555,15 @@ static void *lane_run(void *arg)
     return NULL;
 }
 
-/* How many lanes for ncells cells to train: gs_tuning.grid_lanes, else LANES_GPU on a GPU (fewer
+/* On a GPU: half the host's cores, 4 to GS_GRID_LANES_MAX (16 cores: 8; 64 cores: 16, which took
+ * a9a's grid from 49.3 to 45.5 s on one H200 and from 34.9 to 25.5 s on four, docs/performance.md). */
+static int lanes_gpu(void)
+{
+    const long n = sysconf(_SC_NPROCESSORS_ONLN) / 2;
+    return n < 4 ? 4 : n > GS_GRID_LANES_MAX ? GS_GRID_LANES_MAX : (int)n;
+}
+
+/* How many lanes for ncells cells to train: gs_tuning.grid_lanes, else lanes_gpu() on a GPU (fewer
  * when the data's copies would not fit, LANE_BYTES_PER_VALUE) and 1 on a CPU device; 1 for a single
  * cell. Opens the device (the lanes then share it). */
 static int lanes_for(const grid_run *r, const gs_device_provider *dev, int ncells)
@@ -564,7 +572,7 @@ static int lanes_for(const grid_run *r, const gs_device_provider *dev, int ncell
     if (ncells <= 1) return 1;
     if (lanes == GS_TUNE_AUTO) {
         const gs_ocl *o = dev->wait(dev->ctx);
-        lanes = o && !(o->device_type & CL_DEVICE_TYPE_CPU) ? LANES_GPU : 1;
+        lanes = o && !(o->device_type & CL_DEVICE_TYPE_CPU) ? lanes_gpu() : 1;
         const double copy = (double)LANE_BYTES_PER_VALUE * (double)(r->prob->nnz + r->prob->l);
         while (o && lanes > 1 && lanes * copy > (double)o->global_mem / 3) lanes--;
     } else if (lanes > 1 && !dev->wait(dev->ctx)) {
