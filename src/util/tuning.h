@@ -36,9 +36,9 @@ typedef struct gs_tuning {
     int grid_lanes;  /* GPUSVM_GRID_LANES=N (1..16): batches of cells solved at once in one process,
                         each on its own thread and queue (its answers are the same); GS_TUNE_AUTO
                         (default): on a GPU half the host's cores, 4 to 16 (fewer where the data's
-                        copies would not fit), 1 on a
-                        CPU device (whose cores the solver already uses); under MPI the batches a
-                        rank runs at once in a round (the ranks' smallest, 1 when unset) */
+                        copies would not fit), 1 on a CPU device (whose cores the solver already
+                        uses); under MPI the batches a rank runs at once in a round (the ranks'
+                        smallest, 1 when unset) */
     /* ---- device (src/device/ocl.c) ---- */
     const char *device;     /* GPUSVM_DEVICE: the device spec used when the caller gives none
                                (gs_ocl_open); NULL (default): the first GPU, else any device.
