@@ -347,6 +347,64 @@ __kernel void pred_sum(__global const double *K, const int ld, const int row0, c
     mag[(long)(row0 + r) * np + p] = m;
 }
 
+/* pred_sum's sums cut into nseg segments, for models whose pairs have many SVs and passes few rows
+ * (covtype-gen's 258,000 SVs left 520 rows a pass: 520 work-items, each adding 258,000 terms one
+ * after another). Work-item (r, p nseg + k) adds the terms of segment k of pair p's SVs (the first
+ * class's, then the second's) and their magnitudes into part (sums, then magnitudes, each
+ * [p][k][ld]); pred_fin adds the segments in order. Only where the decision values carry an error
+ * bound (RBF, sigmoid): any order of the additions is within the bound's (2n + 64) u (see
+ * predictor.c), the linear and polynomial kernels' exact bits need pred_sum's order. */
+__kernel void pred_part(__global const double *K, const int ld, const int rows, __global const gs_abi_pair *pairs,
+                        __global const double *coef, const int nc, const int nseg, const int np,
+                        __global double *part)
+{
+    const int r = get_global_id(0), p = get_global_id(1) / nseg, k = get_global_id(1) % nseg;
+    if (r >= rows) return;
+    const gs_abi_pair_side a = pairs[p].side[0], b = pairs[p].side[1];
+    const int na = a.end - a.first, nt = na + (b.end - b.first);
+    const int len = (nt + nseg - 1) / nseg, t0 = min(nt, k * len), t1 = min(nt, t0 + len);
+    double sum = 0, m = 0;
+    for (int side = 0; side < 2; side++) {
+        const gs_abi_pair_side q = side ? b : a;
+        /* this segment's part of the side: terms [lo, hi) of the concatenation */
+        const int base = side ? na : 0, lo = max(t0, base), hi = min(t1, base + (q.end - q.first));
+        int s = q.first + (lo - base);
+        const int e = q.first + (hi - base), c = q.col;
+        for (; s + 8 <= e; s += 8) {
+            double term[8];
+            for (int u = 0; u < 8; u++) term[u] = coef[(long)(s + u) * nc + c] * K[(long)(s + u) * ld + r];
+            for (int u = 0; u < 8; u++) {
+                sum += term[u];
+                m += fabs(term[u]);
+            }
+        }
+        for (; s < e; s++) {
+            const double term = coef[(long)s * nc + c] * K[(long)s * ld + r];
+            sum += term;
+            m += fabs(term);
+        }
+    }
+    const long at = ((long)p * nseg + k) * ld + r;
+    part[at] = sum;
+    part[(long)np * nseg * ld + at] = m;
+}
+
+/* pred_part's segments added in order: the decision value (minus rho) and its magnitude. */
+__kernel void pred_fin(__global const double *part, const int ld, const int row0, const int rows, const int nseg,
+                       __global const double *rho, const int np, __global double *dec, __global double *mag)
+{
+    const int r = get_global_id(0), p = get_global_id(1);
+    if (r >= rows) return;
+    double sum = 0, m = 0;
+    for (int k = 0; k < nseg; k++) {
+        const long at = ((long)p * nseg + k) * ld + r;
+        sum += part[at];
+        m += part[(long)np * nseg * ld + at];
+    }
+    dec[(long)(row0 + r) * np + p] = sum - rho[p];
+    mag[(long)(row0 + r) * np + p] = m;
+}
+
 /* Tells the host whether this compiler contracts a*b+c despite FP_CONTRACT OFF. */
 __kernel void pred_probe(__global const double *in, __global double *out)
 {

@@ -854,8 +854,9 @@ static int finish_output(run *r)
     if (r->pred) {
         const gs_pred_times tm = gs_predictor_times(r->pred);
         gs_log_verbose(log, "device split: buffers %.4f s, enqueued by %.4f s, blocking read %.4f s; "
-                       "kernels: values %.4f s, sums %.4f s; 16-bit distances in %ld of %ld chunk(s)\n", tm.alloc,
-                       tm.enqueue, tm.wait, tm.kvals, tm.sum, tm.coded, tm.chunks);
+                       "kernels: values %.4f s, sums %.4f s; 16-bit distances in %ld of %ld chunk(s); pair sums "
+                       "in %d segments in %ld chunk(s)\n", tm.alloc, tm.enqueue, tm.wait, tm.kvals, tm.sum, tm.coded,
+                       tm.chunks, tm.nseg, tm.segmented);
     }
     return 0;
 }

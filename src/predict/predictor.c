@@ -220,8 +220,8 @@ gs_status gs_pred_cpu_dec(const gs_model *m, const gs_rows *rows, int32_t r, dou
 
 /* ---- device engine ------------------------------------------------------------------------ */
 
-enum { PK_KVALS, PK_SUM, PK_PROBE, PK_N };
-static const char *const pk_names[PK_N] = {"pred_kvals", "pred_sum", "pred_probe"};
+enum { PK_KVALS, PK_SUM, PK_PROBE, PK_PART, PK_FIN, PK_N };
+static const char *const pk_names[PK_N] = {"pred_kvals", "pred_sum", "pred_probe", "pred_part", "pred_fin"};
 
 /* The SVs' layout on the host, from gs_predictor_create until gs_predictor_attach uploads it. */
 typedef struct sv_layout {
@@ -253,7 +253,7 @@ typedef struct sv_bufs {
 } sv_bufs;
 /* A chunk's buffers, grown as chunks need. */
 typedef struct chunk_bufs {
-    gs_dev_buf K, x_ptr, x_idx, x_val, dec, mag;
+    gs_dev_buf K, x_ptr, x_idx, x_val, dec, mag, part;
 } chunk_bufs;
 
 struct gs_predictor {
@@ -288,6 +288,8 @@ struct gs_predictor {
     int runs;              /* row-wise SVs as runs, not slots (a wide SV set, cluster.h's is_wide) */
     int32_t ld;            /* rows per pass (K buffer columns; 0 before the first chunk) */
     int32_t ld_max;        /* the most rows per pass the memory budget allows */
+    int nseg;              /* > 1: the pairs' sums in nseg segments (pred_part, pred_fin; see
+                              seg_count), else pred_sum's one sequential sum */
     double *pair_terms;    /* [n_dec] SV count per pair, for the bound */
     sv_layout h;           /* host layout until the upload */
     sv_bufs sv;
@@ -704,6 +706,22 @@ static void hk_release(gs_predictor *p, int i)
     p->hk_bytes = 0;
 }
 
+/* Segments of the pairs' sums (pred_part): where the decision values carry an error bound (not
+ * exact, not the host exact path) and a pass's rows times pairs leave the device mostly idle, as
+ * many as bring the work-items to ~65,536, each at least 2,048 SVs long, at most 64; 1: pred_sum.
+ * covtype-gen's model (258,000 SVs, 520 rows a pass) gets 64. */
+static int seg_count(const gs_predictor *p)
+{
+    if (p->exact || p->hx || p->ld <= 0) return 1;
+    double most = 0;
+    for (int q = 0; q < p->n_dec; q++) most = p->pair_terms[q] > most ? p->pair_terms[q] : most;
+    const double items = (double)p->ld * p->n_dec;
+    double n = ceil(65536.0 / items);
+    if (n > most / 2048) n = floor(most / 2048);
+    if (n > 64) n = 64;
+    return n >= 2 ? (int)n : 1;
+}
+
 /* Grows the chunk's buffers to its rows and values (the x buffers with room to spare, K to the
  * rows of one pass). */
 static gs_status ensure_capacity(gs_predictor *p, const gs_rows *rows)
@@ -719,6 +737,11 @@ static gs_status ensure_capacity(gs_predictor *p, const gs_rows *rows)
             return st;
         p->ld = want;
     }
+    p->nseg = seg_count(p);
+    if (p->nseg > 1 &&
+        (st = gs_dev_buf_ensure(d, &x->part, 2 * sizeof(double) * (size_t)p->nseg * nd * (size_t)p->ld, NULL,
+                                "partial decision values")))
+        return st;
     /* hx: a pass of arguments, or of codes (a quarter of the bytes: pinning costs the driver time
      * per byte, 18 ms for each of a9a's -b 1 folds' two 16 MiB buffers). Pinned where a pass in
      * double would take HX_PIN_MIN or more, so the choice does not depend on the codes. */
@@ -758,6 +781,9 @@ static gs_status ensure_capacity(gs_predictor *p, const gs_rows *rows)
 #define KV_ROWS 12
 #define SUM_ROW0 2
 #define SUM_ROWS 3
+#define PART_ROWS 2 /* pred_part's rows, and pred_fin's first row and rows, set per pass */
+#define FIN_ROW0 2
+#define FIN_ROWS 3
 
 /* The chunk's kernel arguments (its buffers may have been reallocated), but for the passes' rows. */
 static gs_status set_chunk_args(gs_predictor *p)
@@ -782,6 +808,15 @@ static gs_status set_chunk_args(gs_predictor *p)
                                GS_KARG(nc), GS_KARG_BUF(b->rho), GS_KARG(nd), GS_KARG_BUF(x->dec),
                                GS_KARG_BUF(x->mag)};
     if ((st = GS_DEV_ARGS(&p->prg.ks, PK_KVALS, kv)) || (st = GS_DEV_ARGS(&p->prg.ks, PK_SUM, sum))) return st;
+    if (p->nseg > 1) {
+        const gs_dev_karg part[] = {GS_KARG_BUF(x->K), GS_KARG(p->ld), GS_KARG(zero) /* PART_ROWS */,
+                                    GS_KARG_BUF(b->pairs), GS_KARG_BUF(b->coef), GS_KARG(nc), GS_KARG(p->nseg),
+                                    GS_KARG(nd), GS_KARG_BUF(x->part)};
+        const gs_dev_karg fin[] = {GS_KARG_BUF(x->part), GS_KARG(p->ld), GS_KARG(zero) /* FIN_ROW0 */,
+                                   GS_KARG(zero) /* FIN_ROWS */, GS_KARG(p->nseg), GS_KARG_BUF(b->rho), GS_KARG(nd),
+                                   GS_KARG_BUF(x->dec), GS_KARG_BUF(x->mag)};
+        if ((st = GS_DEV_ARGS(&p->prg.ks, PK_PART, part)) || (st = GS_DEV_ARGS(&p->prg.ks, PK_FIN, fin))) return st;
+    }
     return GS_OK;
 }
 
@@ -893,6 +928,10 @@ gs_status gs_predictor_start(gs_predictor *p, const gs_rows *rows)
     p->tm.alloc += gs_now() - p->t_start;
     p->tm.chunks++;
     p->tm.coded += p->codes;
+    if (p->nseg > 1 && !p->hx) {
+        p->tm.segmented++;
+        p->tm.nseg = p->nseg;
+    }
     const size_t nz = (size_t)rows->row_ptr[rows->l];
     GS_CL_CHECK(clEnqueueWriteBuffer(d->queue, p->x.x_ptr.mem, CL_FALSE, 0, sizeof(int64_t) * ((size_t)rows->l + 1),
                                      rows->row_ptr, 0, NULL, NULL));
@@ -915,11 +954,21 @@ gs_status gs_predictor_start(gs_predictor *p, const gs_rows *rows)
         if ((st = gs_dev_arg(ks, PK_KVALS, KV_ROW0, sizeof r0, &r0)) ||
             (st = gs_dev_arg(ks, PK_KVALS, KV_ROWS, sizeof n, &n)) ||
             (st = gs_dev_launch(d, ks, PK_KVALS, &p->pf, (size_t)p->n_blocks * PRED_WG,
-                                (size_t)((n + PRED_RT - 1) / PRED_RT), PRED_WG, NULL)) ||
-            (st = gs_dev_arg(ks, PK_SUM, SUM_ROW0, sizeof r0, &r0)) ||
-            (st = gs_dev_arg(ks, PK_SUM, SUM_ROWS, sizeof n, &n)) ||
-            (st = gs_dev_launch(d, ks, PK_SUM, &p->pf, (size_t)(n + 63) / 64 * 64, (size_t)p->n_dec, 64, NULL)))
+                                (size_t)((n + PRED_RT - 1) / PRED_RT), PRED_WG, NULL)))
             goto cleanup;
+        if (p->nseg > 1) {
+            if ((st = gs_dev_arg(ks, PK_PART, PART_ROWS, sizeof n, &n)) ||
+                (st = gs_dev_launch(d, ks, PK_PART, &p->pf, (size_t)(n + 63) / 64 * 64,
+                                    (size_t)p->n_dec * (size_t)p->nseg, 64, NULL)) ||
+                (st = gs_dev_arg(ks, PK_FIN, FIN_ROW0, sizeof r0, &r0)) ||
+                (st = gs_dev_arg(ks, PK_FIN, FIN_ROWS, sizeof n, &n)) ||
+                (st = gs_dev_launch(d, ks, PK_FIN, &p->pf, (size_t)(n + 63) / 64 * 64, (size_t)p->n_dec, 64, NULL)))
+                goto cleanup;
+        } else if ((st = gs_dev_arg(ks, PK_SUM, SUM_ROW0, sizeof r0, &r0)) ||
+                   (st = gs_dev_arg(ks, PK_SUM, SUM_ROWS, sizeof n, &n)) ||
+                   (st = gs_dev_launch(d, ks, PK_SUM, &p->pf, (size_t)(n + 63) / 64 * 64, (size_t)p->n_dec, 64, NULL))) {
+            goto cleanup;
+        }
     }
     GS_CL_CHECK(clFlush(d->queue));
     p->tm.enqueue += gs_now() - p->t_start;
@@ -958,7 +1007,7 @@ gs_status gs_predictor_finish(gs_predictor *p, double *dec, double *err)
     double per[PK_N] = {0};
     gs_dev_prof_collect(&p->pf, NULL, NULL, per, 0);
     p->tm.kvals += per[PK_KVALS];
-    p->tm.sum += per[PK_SUM];
+    p->tm.sum += per[PK_SUM] + per[PK_PART] + per[PK_FIN];
 cleanup:
     p->cur = NULL;
     return st;

@@ -103,6 +103,8 @@ double gs_predictor_device_seconds(const gs_predictor *p);
 typedef struct gs_pred_times {
     double alloc, enqueue, wait, kvals, sum;
     long chunks, coded;
+    long segmented;    /* chunks whose pair sums ran in segments (pred_part), and the last count */
+    int nseg;
 } gs_pred_times;
 gs_pred_times gs_predictor_times(const gs_predictor *p);
 /* Waits for any chunk still in flight (whose rows and decision buffer the caller must keep until

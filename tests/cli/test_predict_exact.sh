@@ -62,6 +62,26 @@ case_codes "heart (not integers)" "$H" "$H" "" no -s 3
 case1 "heart eps-SVR RBF" "$H" "$H" "" -s 3 -p 0.05 -c 4
 case1 "heart nu-SVR sigmoid" "$H" "$H" "" -s 4 -t 3 -g 0.05
 case1 "heart eps-SVR RBF, unscaled-like gamma" "$H" "$H" "" -s 3 -g 2
+# Labels from pair sums in segments (pred_part, pred_fin): a two-class RBF model of ~7400 SVs, whose
+# passes on a CPU device hold ~70 rows, so pred_sum's one-row-per-work-item sums would leave the
+# device idle; any order is within the decision values' error bound, so the labels stay
+# svm-predict's (rows the bound cannot settle are redone on the CPU)
+awk 'BEGIN { srand(11); for (r = 0; r < 11000; r++) { s = ""; t = 0;
+     for (c = 1; c <= 10; c++) { v = rand() * 2 - 1; s = s " " c ":" sprintf("%.4f", v); t += v * (c % 3 - 1) }
+     print (t + 2 * rand() - 1 > 0 ? 1 : -1) s } }' > "$TMPD/seg"
+head -n 9000 "$TMPD/seg" > "$TMPD/seg.tr"
+tail -n 2000 "$TMPD/seg" > "$TMPD/seg.te"
+if svm-train -q -c 0.01 -g 0.5 "$TMPD/seg.tr" "$TMPD/segm" > /dev/null 2>&1; then
+    svm-predict "$TMPD/seg.te" "$TMPD/segm" "$TMPD/r.out" > "$TMPD/r.acc" 2>&1
+    "$PREDICT" --verbose "$TMPD/seg.te" "$TMPD/segm" "$TMPD/g.out" > "$TMPD/g.acc" 2> "$TMPD/g.err" ||
+        fail "segmented sums: gpusvm-predict failed: $(tail -n 2 "$TMPD/g.err")"
+    check_file_eq "segmented sums: labels = svm-predict's" "$TMPD/r.out" "$TMPD/g.out"
+    check_file_eq "segmented sums: stdout = svm-predict's" "$TMPD/r.acc" "$TMPD/g.acc"
+    nseg=$(sed -n 's/.*pair sums in \([0-9]*\) segments.*/\1/p' "$TMPD/g.err")
+    [ "${nseg:-0}" -ge 2 ] && pass || fail "segmented sums: pair sums in ${nseg:-?} segments ($(grep -c SV "$TMPD/segm") lines)"
+else
+    fail "segmented sums: svm-train failed"
+fi
 DS=$TOP/../shared/datasets
 if [ -d "$DS" ]; then
     # 4177 rows x ~4000 SVs: a CPU device's 16 MiB of arguments per pass hold ~500 rows, so the
