@@ -12,7 +12,9 @@
  *   allows 3 ulp for exp, 5 for tanh), so their decision values carry an error bound
  *   err = ((2n + 64) u) (sum |coef K| + |rho|), u = 2^-53, n = the pair's SV count: the K values
  *   may differ by <= 32 u relative, and each of the two sequential sums rounds n times by at most
- *   u of a partial sum bounded by sum |coef K|.
+ *   u of a partial sum bounded by sum |coef K|. That holds for any order of the additions, so
+ *   where a pass has few rows and the pairs many SVs the device adds them in segments (pred_part,
+ *   then pred_fin adds the segments; seg_count): the bound is unchanged, the work parallel.
  * - predict.c uses the bound per row: a label (sign, vote) or a monotone probability line whose
  *   printed text is the same at dec - err and dec + err is taken from the device; any other row is
  *   recomputed with gs_pred_cpu_dec (glibc's exp/tanh, i.e. svm-predict's own numbers).
