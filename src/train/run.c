@@ -293,7 +293,8 @@ gs_status gs_run_open_solver(const gs_device_provider *dev, const gs_param *para
     int32_t max_nnz = 0;
     for (int32_t g = 0; g < l; g++)
         if (row_ptr[g + 1] - row_ptr[g] > max_nnz) max_nnz = (int32_t)(row_ptr[g + 1] - row_ptr[g]);
-    const int precise = gs_solver_needs_precise(param, cl, max_nnz);
+    const int precise = param->tuning.precise != GS_TUNE_AUTO ? param->tuning.precise != 0
+                                                              : gs_solver_needs_precise(param, cl, max_nnz);
     gs_log_verbose(log, "gpusvm: kernel rows' dot products in %s\n", precise ? "double" : "float");
     gs_status st = GS_OK;
     gs_run_pool *p = calloc(1, sizeof *p);

@@ -23,6 +23,10 @@ typedef struct gs_tuning {
     int select;      /* GPUSVM_SELECT=one|multi: GS_SELECT_ONE forces the one-work-group
                         selection, GS_SELECT_MULTI the multi-work-group chain; GS_SELECT_AUTO
                         (default) picks by problem size */
+    int precise;     /* GPUSVM_PRECISE=0|1: the kernel rows' dot products summed in float (0) or
+                        double (1) whatever the data; GS_TUNE_AUTO (default): double where a float
+                        sum's error would be large for the kernel (gs_solver_needs_precise). The
+                        certification checks the answer either way */
     long batch_mb;   /* GPUSVM_BATCH_MB=N: caps the device, pinned and host budget of one batch
                         of problems at N MB (to test several batches); 0 (default): no cap */
     int cert_resume; /* GPUSVM_CERT_RESUME=N (1..7): the first N certifications of every problem
