@@ -28,7 +28,8 @@ typedef struct gs_tuning {
                         sum's error would be large for the kernel (gs_solver_needs_precise). The
                         certification checks the answer either way */
     long batch_mb;   /* GPUSVM_BATCH_MB=N: caps the device, pinned and host budget of one batch
-                        of problems at N MB (to test several batches); 0 (default): no cap */
+                        of problems at N MB (to test several batches; gpusvm-grid's lanes share
+                        the device's budget this way); 0 (default): no cap */
     int cert_resume; /* GPUSVM_CERT_RESUME=N (1..7): the first N certifications of every problem
                         resume it as if it had failed, to a tenth of eps, so the resumed rounds and
                         their incremental certification run on any data (tests); 0 (default):
