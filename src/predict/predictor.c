@@ -709,15 +709,18 @@ static void hk_release(gs_predictor *p, int i)
 }
 
 /* Segments of the pairs' sums (pred_part): where the decision values carry an error bound (not
- * exact, not the host exact path) and a pass's rows times pairs leave the device mostly idle, as
- * many as bring the work-items to ~65,536, each at least 2,048 SVs long, at most 64; 1: pred_sum.
- * covtype-gen's model (258,000 SVs, 520 rows a pass) gets 64. */
+ * exact, not the host exact path) and a pass's rows times pairs leave the device mostly idle
+ * (under SEG_ITEMS_MAX work-items), as many as bring the work-items to ~65,536, each at least 2,048
+ * SVs long, at most 64; 1: pred_sum. covtype-gen's model (258,000 SVs, 520 rows a pass) gets 64,
+ * text-gen's (63,000 SVs, 2,130 rows) 30; a9a.t's 16,281 rows keep pred_sum, as measured before. */
+#define SEG_ITEMS_MAX 8192
 static int seg_count(const gs_predictor *p)
 {
     if (p->exact || p->hx || p->ld <= 0) return 1;
     double most = 0;
     for (int q = 0; q < p->n_dec; q++) most = p->pair_terms[q] > most ? p->pair_terms[q] : most;
     const double items = (double)p->ld * p->n_dec;
+    if (items >= SEG_ITEMS_MAX) return 1;
     double n = ceil(65536.0 / items);
     if (n > most / 2048) n = floor(most / 2048);
     if (n > 64) n = 64;
