@@ -37,6 +37,7 @@ int main(void)
     gs_clustered cl = {0};
     gs_solver *s = NULL;
     int8_t *ysign = NULL;
+    const gs_log quiet = {.quiet = 1}; /* the solver keeps a pointer to it */
     gs_param p;
     gs_param_init(&p);
     p.gamma = 1.0 / 13;
@@ -46,7 +47,7 @@ int main(void)
     CHECK(st == GS_OK, "heart_scale: %s", gs_last_error());
     const int32_t seg[2] = {0, prob.l};
     if (st == GS_OK) st = gs_solver_cluster(&p, prob.row_ptr, prob.idx, prob.val, prob.l, 1, seg, &cl);
-    if (st == GS_OK) st = gs_solver_create(&ocl, &p, 0, cl.wide, &(gs_log){.quiet = 1}, &s);
+    if (st == GS_OK) st = gs_solver_create(&ocl, &p, 0, cl.wide, &quiet, &s);
     CHECK(st == GS_OK, "cluster and solver: %s", gs_last_error());
     ysign = malloc((size_t)prob.l);
     if (st == GS_OK && ysign) {
