@@ -312,6 +312,27 @@ void pred_kvals(const int ktype, const double gamma, const double coef0, const i
     }
 }
 
+/* Adds coef * K for row r over SVs [s, e) of coefficient column c to *sum (in SV order) and their
+ * magnitudes to *m: eight loads in flight, then the additions in order (the same sum, less
+ * waiting). pred_sum and pred_part. */
+inline void add_terms(__global const double *K, const int ld, const int r, __global const double *coef, const int nc,
+                      const int c, int s, const int e, double *sum, double *m)
+{
+    for (; s + 8 <= e; s += 8) {
+        double term[8];
+        for (int u = 0; u < 8; u++) term[u] = coef[(long)(s + u) * nc + c] * K[(long)(s + u) * ld + r];
+        for (int u = 0; u < 8; u++) {
+            *sum += term[u];
+            *m += fabs(term[u]);
+        }
+    }
+    for (; s < e; s++) {
+        const double term = coef[(long)s * nc + c] * K[(long)s * ld + r];
+        *sum += term;
+        *m += fabs(term);
+    }
+}
+
 /* pairs[p] (kernels/abi.h's gs_abi_pair): the SVs and coefficient column of the pair's first class,
  * the same for the second class (an empty range for one-class and regression). */
 __kernel void pred_sum(__global const double *K, const int ld, const int row0, const int rows,
@@ -325,23 +346,7 @@ __kernel void pred_sum(__global const double *K, const int ld, const int row0, c
     double sum = 0, m = 0;
     for (int side = 0; side < 2; side++) {
         const gs_abi_pair_side q = pairs[p].side[side];
-        const int e = q.end, c = q.col;
-        int s = q.first;
-        /* Eight loads in flight, then the additions in SV order: the same sum, less waiting. */
-        for (; s + 8 <= e; s += 8) {
-            double term[8];
-            for (int u = 0; u < 8; u++)
-                term[u] = coef[(long)(s + u) * nc + c] * K[(long)(s + u) * ld + r];
-            for (int u = 0; u < 8; u++) {
-                sum += term[u];
-                m += fabs(term[u]);
-            }
-        }
-        for (; s < e; s++) {
-            const double term = coef[(long)s * nc + c] * K[(long)s * ld + r];
-            sum += term;
-            m += fabs(term);
-        }
+        add_terms(K, ld, r, coef, nc, q.col, q.first, q.end, &sum, &m);
     }
     dec[(long)(row0 + r) * np + p] = sum - rho[p];
     mag[(long)(row0 + r) * np + p] = m;
@@ -368,21 +373,7 @@ __kernel void pred_part(__global const double *K, const int ld, const int rows, 
         const gs_abi_pair_side q = side ? b : a;
         /* this segment's part of the side: terms [lo, hi) of the concatenation */
         const int base = side ? na : 0, lo = max(t0, base), hi = min(t1, base + (q.end - q.first));
-        int s = q.first + (lo - base);
-        const int e = q.first + (hi - base), c = q.col;
-        for (; s + 8 <= e; s += 8) {
-            double term[8];
-            for (int u = 0; u < 8; u++) term[u] = coef[(long)(s + u) * nc + c] * K[(long)(s + u) * ld + r];
-            for (int u = 0; u < 8; u++) {
-                sum += term[u];
-                m += fabs(term[u]);
-            }
-        }
-        for (; s < e; s++) {
-            const double term = coef[(long)s * nc + c] * K[(long)s * ld + r];
-            sum += term;
-            m += fabs(term);
-        }
+        if (lo < hi) add_terms(K, ld, r, coef, nc, q.col, q.first + (lo - base), q.first + (hi - base), &sum, &m);
     }
     const long at = ((long)p * nseg + k) * ld + r;
     part[at] = sum;

@@ -440,6 +440,17 @@ static int work_plan(const grid_run *r, grid_work *w, int batch_max, int slots)
     return !w->target || !w->mine || !w->all;
 }
 
+/* The batch of cells idx[0..n) failed: its first cell's parameters, this rank when asked, and why
+ * (the last error of this thread). */
+static void say_failed(const grid_run *r, const int *idx, int n, int with_rank)
+{
+    char cell[160], rank[32] = "";
+    gs_grid_line(&r->cells[idx[0]], 0, cell, sizeof cell);
+    *strstr(cell, "rate=") = '\0';
+    if (with_rank) snprintf(rank, sizeof rank, "(rank %d)", r->cm->rank);
+    fprintf(stderr, "gpusvm-grid: %s%s%s: %s\n", n > 1 ? "cells with " : "cell ", cell, rank, gs_last_error());
+}
+
 /* This rank's batch b (or nothing past the last) into its slot k of w->mine: rates, then 1 (ok) or
  * 0. Slots run on threads of their own (run_round). */
 static void run_batch(grid_run *r, const gs_device_provider *dev, grid_work *w, int b, int k, int stop)
@@ -454,11 +465,7 @@ static void run_batch(grid_run *r, const gs_device_provider *dev, grid_work *w, 
     const gs_status st = gs_grid_batch_rates(dev, r->prob, &r->o->param, r->o->nr_fold, r->cells, idx, n,
                                              target, mine);
     if (st != GS_OK) {
-        char cell[160];
-        gs_grid_line(&r->cells[idx[0]], 0, cell, sizeof cell);
-        *strstr(cell, "rate=") = '\0';
-        fprintf(stderr, "gpusvm-grid: %s%s(rank %d): %s\n", n > 1 ? "cells with " : "cell ", cell, r->cm->rank,
-                gs_last_error());
+        say_failed(r, idx, n, 1);
         mine[m - 1] = 0;
     }
 }
@@ -536,12 +543,7 @@ static void *lane_run(void *arg)
         const int *idx = c->w->order + c->w->start[b], n = c->w->start[b + 1] - c->w->start[b];
         const gs_status st = gs_grid_batch_rates(c->dev, r->prob, &c->param, r->o->nr_fold, r->cells, idx, n,
                                                  ln->target, c->rates + (size_t)b * (size_t)c->w->maxb);
-        if (st != GS_OK) {
-            char cell[160];
-            gs_grid_line(&r->cells[idx[0]], 0, cell, sizeof cell);
-            *strstr(cell, "rate=") = '\0';
-            fprintf(stderr, "gpusvm-grid: %s%s: %s\n", n > 1 ? "cells with " : "cell ", cell, gs_last_error());
-        }
+        if (st != GS_OK) say_failed(r, idx, n, 0);
         pthread_mutex_lock(&c->mu);
         c->state[b] = st == GS_OK ? 1 : 2;
         if (st != GS_OK) c->stop = 1;
