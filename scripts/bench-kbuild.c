@@ -4,7 +4,9 @@
  *   cc -O1 -o kbuild scripts/bench-kbuild.c -lOpenCL -lpthread
  *   CUDA_CACHE_DISABLE=1 ./kbuild kernels solver "-DWG=256 -DKTYPE=2 ..." 1 1 4
  * KDIR PROGRAM OPTIONS N...: the program is common.cl + abi.h + PROGRAM.cl, as gpusvm builds it;
- * each N is a round of N concurrent builds (each with its own -D, so no cache answers another). */
+ * each N is a round of N concurrent builds (each with its own -D, so no cache answers another).
+ * KBUILD_BINARY=FILE: the first build's program binary (NVIDIA: PTX) is written to FILE, so that
+ * the assembler's share can be timed kernel by kernel (ptxas -arch=sm_90 -e KERNEL FILE). */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <pthread.h>
@@ -54,6 +56,17 @@ static void *build(void *arg)
     cl_program p = clCreateProgramWithSource(j->ctx, 5, j->parts, NULL, &j->err);
     if (p) j->err = clBuildProgram(p, 1, &j->dev, o, NULL, NULL);
     j->seconds = now() - t;
+    const char *bin = getenv("KBUILD_BINARY");
+    if (p && bin && j->err == CL_SUCCESS && j->id % 100 == 0) {
+        size_t n = 0;
+        clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL);
+        unsigned char *b = malloc(n ? n : 1);
+        unsigned char *bs[1] = {b};
+        FILE *f = b ? fopen(bin, "wb") : NULL;
+        if (f && clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bs, bs, NULL) == CL_SUCCESS) fwrite(b, 1, n, f);
+        if (f) fclose(f);
+        free(b);
+    }
     if (p) clReleaseProgram(p);
     return NULL;
 }

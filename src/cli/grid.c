@@ -417,18 +417,30 @@ static void work_free(grid_work *w)
 }
 
 /* batch_max: the most cells a batch (gs_grid_batches); slots: the batches a rank runs at once in
- * a round (run_batch's k), each with its own scratch and results. */
-static int work_plan(const grid_run *r, grid_work *w, int batch_max, int slots)
+ * a round (run_batch's k), each with its own scratch and results; by_cost: batches in
+ * gs_grid_cost_order's order (several run at once), else in plan order (one at a time: the cells
+ * are then reported as soon as they can be). w->todo stays in plan order, the order of the report. */
+static int work_plan(const grid_run *r, grid_work *w, int batch_max, int slots, int by_cost)
 {
     const size_t n = (size_t)(r->n ? r->n : 1);
     w->todo = malloc(sizeof *w->todo * n);
     w->order = malloc(sizeof *w->order * n);
     w->start = malloc(sizeof *w->start * (n + 1));
-    if (!w->todo || !w->order || !w->start) return 1;
+    int *pick = malloc(sizeof *pick * n);
+    if (!w->todo || !w->order || !w->start || !pick) {
+        free(pick);
+        return 1;
+    }
     for (int i = 0; i < r->n; i++)
         if (!r->known[i]) w->todo[w->ntodo++] = i;
-    w->nbatch = gs_grid_batches(r->cells, w->todo, w->ntodo,
+    memcpy(pick, w->todo, sizeof *pick * (size_t)w->ntodo);
+    if (by_cost && gs_grid_cost_order(r->cells, pick, w->ntodo) != GS_OK) {
+        free(pick);
+        return 1;
+    }
+    w->nbatch = gs_grid_batches(r->cells, pick, w->ntodo,
                                 gs_grid_batchable(&r->o->param, r->o->axes) ? batch_max : 1, w->order, w->start);
+    free(pick);
     w->maxb = 1;
     for (int b = 0; b < w->nbatch; b++)
         if (w->start[b + 1] - w->start[b] > w->maxb) w->maxb = w->start[b + 1] - w->start[b];
@@ -693,7 +705,7 @@ static int run_cells(grid_run *r, const gs_device_provider *dev)
     /* one process: lanes taking batches as they finish; MPI: rounds of L batches a rank, L the
      * smallest of the ranks' GPUSVM_GRID_LANES (1 when unset), so every rank plans alike */
     int lanes = size == 1 ? lanes_for(r, dev, todo) : mpi_lanes(r);
-    if (work_plan(r, &w, lanes > 1 ? LANE_CELLS : GS_GRID_BATCH_MAX, size == 1 ? 1 : lanes)) {
+    if (work_plan(r, &w, lanes > 1 ? LANE_CELLS : GS_GRID_BATCH_MAX, size == 1 ? 1 : lanes, lanes > 1 || size > 1)) {
         fprintf(stderr, "gpusvm-grid: out of memory\n");
         work_free(&w);
         return 1;

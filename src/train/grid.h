@@ -86,12 +86,19 @@ enum { GS_GRID_BATCH_MAX = 32 };
 /* 1 when the cells of this grid can be batched (C-SVC with a C axis). */
 int gs_grid_batchable(const gs_param *base, const gs_grid_axis *axes);
 
-/* Groups the plan cells todo[0..n) (plan indices, in plan order) into batches: the cells that
- * differ only in C (in plan order) join the batch of the first of them, at most batch_max cells a
+/* Groups the plan cells todo[0..n) (plan indices, in plan order or gs_grid_cost_order's) into
+ * batches: the cells that differ only in C (in that order) join the batch of the first of them, at most batch_max cells a
  * batch (and GS_GRID_BATCH_MAX; 1: one cell each, as for grids gs_grid_batchable refuses). Batch b
  * is order[start[b] .. start[b+1]), batches in the order of their first cell. order[n] and
  * start[n + 1] are the caller's. @return the number of batches */
 int gs_grid_batches(const gs_grid_cell *cells, const int *todo, int n, int batch_max, int *order, int *start);
+
+/* Reorders the plan cells idx[0..n) by their expected cost, the dearest first: a larger C first
+ * (SMO's steps grow with C: a9a's cells at C = 2^15 take 10 million steps a fold, those at 2^-5
+ * a few thousand), equal C in the order given. Several lanes or ranks taking batches in this order
+ * start the long ones first, so that the short ones fill the end (longest processing time first).
+ * @return GS_OK or GS_ERR_NOMEM (idx unchanged) */
+gs_status gs_grid_cost_order(const gs_grid_cell *cells, int *idx, int n);
 
 /* The rates of the cells cells[idx[0..n)]: one batch of gs_grid_batches (cells differing only in C,
  * or one cell). target[n * l] is scratch.

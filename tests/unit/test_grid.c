@@ -113,6 +113,18 @@ static void check_batches(void)
     nb = gs_grid_batches(c, todo5, 5, 2, order5, start5);
     CHECK(nb == 3 && order5[0] == 0 && order5[1] == 2 && order5[2] == 1 && order5[3] == 3 && order5[4] == 4 &&
           start5[1] == 2 && start5[2] == 4 && start5[3] == 5, "at most 2 cells a batch: %d batches", nb);
+    /* the dearest first: larger C first, equal C in the given order; then batches of one gamma */
+    int by_cost[5] = {0, 1, 2, 3, 4};
+    CHECK(gs_grid_cost_order(c, by_cost, 5) == GS_OK && by_cost[0] == 4 && by_cost[1] == 2 && by_cost[2] == 3 &&
+          by_cost[3] == 0 && by_cost[4] == 1, "cost order: %d %d %d %d %d", by_cost[0], by_cost[1], by_cost[2],
+          by_cost[3], by_cost[4]);
+    nb = gs_grid_batches(c, by_cost, 5, 2, order5, start5);
+    CHECK(nb == 3 && order5[0] == 4 && order5[1] == 2 && order5[2] == 3 && order5[3] == 1 && order5[4] == 0 &&
+          start5[1] == 2 && start5[2] == 4, "batches in cost order: %d batches", nb);
+    const gs_grid_cell noc[3] = {{.v = {NAN, 1, NAN}}, {.v = {NAN, 3, NAN}}, {.v = {NAN, -1, NAN}}};
+    int keep[3] = {2, 0, 1};
+    CHECK(gs_grid_cost_order(noc, keep, 3) == GS_OK && keep[0] == 2 && keep[1] == 0 && keep[2] == 1,
+          "no C axis: the given order");
 }
 
 int main(void)
