@@ -43,7 +43,10 @@ int gs_run_ws_size(const gs_param *param, int k, int l);
 
 /* Waits for the device(s) (dev: see trainer.h), picks the working set (--ws-size / --ws-keep, or
  * automatic for k classes over l rows) and builds a solver on each device for the clustered rows
- * cl of the CSR with row_ptr (its widest row decides gs_solver_needs_precise).
+ * cl of the CSR with row_ptr. The kernel rows' dot products are summed in float where a float
+ * sum's error (gs_solver_float_error, which the widest row decides) stays small; where it is
+ * moderate the rounds start in float and a certification that fails resumes in double (the
+ * solvers are rebuilt so); beyond that in double from the start. GPUSVM_PRECISE forces either.
  * @return GS_OK, GS_ERR_NODEVICE, or the solver's error */
 gs_status gs_run_open_solver(const gs_device_provider *dev, const gs_param *param, int k, int32_t l,
                              const int64_t *row_ptr, const struct gs_clustered *cl, const gs_log *log,

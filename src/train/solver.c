@@ -1709,14 +1709,14 @@ cleanup:
     return st;
 }
 
-int gs_solver_needs_precise(const gs_param *param, const gs_clustered *cl, int32_t max_row_nnz)
+double gs_solver_float_error(const gs_param *param, const gs_clustered *cl, int32_t max_row_nnz)
 {
     if (param->kernel_type == GS_KERNEL_LINEAR) return 0; /* K's relative error is the sum's: no gain */
     if (param->kernel_type == GS_KERNEL_PRECOMPUTED) return 0; /* K is read, not summed */
     double n2 = 0;
     for (int32_t t = 0; t < cl->n_pos; t++)
         if (isfinite(cl->norm2[t]) && cl->norm2[t] > n2) n2 = cl->norm2[t];
-    return fabs(param->gamma) * n2 * sqrt((double)max_row_nnz) * ldexp(1.0, -24) > 1e-6;
+    return fabs(param->gamma) * n2 * sqrt((double)max_row_nnz) * ldexp(1.0, -24);
 }
 
 gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ysign, gs_binary_spec *specs,

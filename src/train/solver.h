@@ -47,12 +47,14 @@ gs_status gs_solver_cluster(const gs_param *param, const int64_t *row_ptr, const
                             const float *val, int32_t n, int32_t nseg, const int32_t *seg,
                             struct gs_clustered *out);
 
-/* Whether the clustered data needs precise kernel rows: a float sum of a row's products errs by
- * about sqrt(nnz) * 2^-24 * |x|^2 (rounding errors of random sign), which in the kernel's argument
- * (times gamma for RBF, polynomial and sigmoid) should stay below 1e-6, else the device's gradients
- * drift from the true ones and the certification has to resume. Scaled data stays in float (a9a:
- * 0.05 * 14 * sqrt(14) * 2^-24 = 1.6e-7; mnist10k 2e-7); svmguide1 unscaled does not (3e-3). */
-int gs_solver_needs_precise(const gs_param *param, const struct gs_clustered *cl, int32_t max_row_nnz);
+/* How far a float sum of a row's products may err in the kernel's argument: about
+ * sqrt(nnz) * 2^-24 * |x|^2 (rounding errors of random sign), times gamma for RBF, polynomial and
+ * sigmoid; 0 for the linear kernel (K's relative error is the sum's: double gains nothing) and a
+ * precomputed one (K is read, not summed). Scaled data stays small (a9a: 0.05 * 14 * sqrt(14) *
+ * 2^-24 = 1.6e-7; mnist10k 2e-7); covtype-gen at gamma 1 has 5e-6, svmguide1 unscaled 3e-3. Above
+ * ~1e-6 the device's gradients drift from the true ones and the certification may have to resume
+ * (gs_run_open_solver decides what runs in double). */
+double gs_solver_float_error(const gs_param *param, const struct gs_clustered *cl, int32_t max_row_nnz);
 
 /* One binary problem over the clustered rows: the clusters [a0, a0+na) (range A) and [b0, b0+nb)
  * (range B, nb may be 0). Row r's label is ysign[r] in range A and -ysign[r] in range B; C is Cp

@@ -24,9 +24,10 @@ typedef struct gs_tuning {
                         selection, GS_SELECT_MULTI the multi-work-group chain; GS_SELECT_AUTO
                         (default) picks by problem size */
     int precise;     /* GPUSVM_PRECISE=0|1: the kernel rows' dot products summed in float (0) or
-                        double (1) whatever the data; GS_TUNE_AUTO (default): double where a float
-                        sum's error would be large for the kernel (gs_solver_needs_precise). The
-                        certification checks the answer either way */
+                        double (1) whatever the data, resumes too; GS_TUNE_AUTO (default): by a
+                        float sum's error for the kernel (gs_solver_float_error): float, double
+                        from the start, or float with the certification's resumes in double
+                        (src/train/run.c). The certification checks the answer either way */
     long batch_mb;   /* GPUSVM_BATCH_MB=N: caps the device, pinned and host budget of one batch
                         of problems at N MB (to test several batches; gpusvm-grid's lanes share
                         the device's budget this way); 0 (default): no cap */

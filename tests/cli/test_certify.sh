@@ -83,8 +83,24 @@ export GPUSVM_CERT_RESUME=1
 certified resumed_unscaled "$TMPD/us" 100 "" 0.001 -g 0.5
 certified resumed_ell "$TMPD/ell" 10 "" 0.001 -g 0.5
 if [ -f "$TMPD/glass" ]; then certified resumed_glass "$TMPD/glass" 100 "" 0.001 -g 2; fi
+# where a float sum's error is moderate (heart_scale at gamma 20: 4.6e-5 of the kernel's argument)
+# the rounds start in float and a resume runs in double (src/train/run.c, FLOAT_START); below it
+# (gamma 0.125: 3e-7) the first resume stays in float, a second runs in double
+certified resumed_in_double "$TOP/data/heart_scale" 10 "" 0.001 -g 20
+"$TRAIN" --verbose -c 10 -g 20 "$TOP/data/heart_scale" "$TMPD/m" > /dev/null 2> "$TMPD/err"
+check_eq "gamma 20: float start, resumed in double" "1 1" \
+    "$(grep -c 'dot products in float, resumes in double' "$TMPD/err") $(grep -c '^gpusvm: resuming with kernel rows. dot products in double' "$TMPD/err")"
+"$TRAIN" --verbose -c 10 -g 0.125 "$TOP/data/heart_scale" "$TMPD/m" > /dev/null 2> "$TMPD/err"
+check_eq "gamma 0.125: resumed in float" "0 1" \
+    "$(grep -c 'resum.*double' "$TMPD/err") $(grep -c '^gpusvm: certification 2:' "$TMPD/err")"
+"$TRAIN" -v 5 -c 10 -g 20 "$TOP/data/heart_scale" > "$TMPD/out" 2> "$TMPD/err"
+if grep -q '^Cross Validation Accuracy = ' "$TMPD/out"; then pass; else fail "-v 5 resumed in double: $(cat "$TMPD/err")"; fi
 GPUSVM_CERT_RESUME=2
 certified resumed_twice_weighted "$TMPD/us" 1 "1:5" 0.001 -w1 5
+certified resumed_twice_heart "$TOP/data/heart_scale" 10 "" 0.001 -g 0.125
+"$TRAIN" --verbose -c 10 -g 0.125 "$TOP/data/heart_scale" "$TMPD/m" > /dev/null 2> "$TMPD/err"
+check_eq "gamma 0.125, two resumes: the second in double" "1 1" \
+    "$(grep -c '^gpusvm: resuming with kernel rows. dot products in double' "$TMPD/err") $(grep -c '^gpusvm: certification 3:' "$TMPD/err")"
 "$TRAIN" --verbose -c 1 -w1 5 "$TMPD/us" "$TMPD/m" > /dev/null 2> "$TMPD/err"
 check_eq "GPUSVM_CERT_RESUME=2: three certifications" 3 "$(grep -c '^gpusvm: certification [0-9]*:' "$TMPD/err")"
 unset GPUSVM_CERT_RESUME
