@@ -1074,6 +1074,7 @@ typedef struct batch {
     /* times (s) and bytes for --verbose and the stats */
     double ph[PH_N], per_kernel[K_COUNT_ALL];
     double t_wait, t_enq, t_abs, t_loop0;
+    double t_pinned;       /* --verbose: batch_upload's pinned memory (allocated and mapped when it grows) */
     double t_overlap;      /* split, profiled: device time during the second parts (estimate) */
     double bytes_rows, bytes_update, clustered_bytes_per_pos;
 } batch;
@@ -1183,11 +1184,13 @@ static gs_status batch_upload(gs_solver *s, batch *b)
     const size_t rb_prob = rb_doubles(q) * sizeof(double);
     int *neg = NULL;
     void *h0 = NULL, *h1 = NULL;
+    b->t_pinned = gs_now();
     if ((st = gs_dev_pinned_ensure(&s->dev, &s->pin[0], b->nbank * rb_prob * (size_t)np, &h0)) ||
         (st = gs_dev_pinned_ensure(&s->dev, &s->pin[1], b->nbank * (rtd + 4 * (size_t)q * np) * sizeof(double), &h1)))
         goto cleanup;
     b->rb = h0;
     b->updp = h1;
+    b->t_pinned = gs_now() - b->t_pinned;
     neg = malloc(sizeof *neg * (size_t)np * q);
     if (!neg) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
     for (size_t k = 0; k < (size_t)np * q; k++) neg[k] = -1;
@@ -1691,8 +1694,9 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     b.t_loop0 = ts[5] = gs_now();
     const double t_setup0 = ts[0];
     gs_log_verbose(s->log, "gpusvm: batch of %d problem(s), %lld positions, set up: layout %.4f s, upload %.4f s, "
-                   "arguments %.4f s, start %.4f s, crew %.4f s\n", np, (long long)b.total, ts[1] - ts[0],
-                   ts[2] - ts[1], ts[3] - ts[2], ts[4] - ts[3], ts[5] - ts[4]);
+                   "arguments %.4f s, start %.4f s, crew %.4f s; pinned memory %.1f MB in %.4f s\n", np,
+                   (long long)b.total, ts[1] - ts[0], ts[2] - ts[1], ts[3] - ts[2], ts[4] - ts[3], ts[5] - ts[4],
+                   (double)(s->pin[0].cap + s->pin[1].cap) / 1048576.0, b.t_pinned);
     if (stats) stats->setup += b.t_loop0 - t_setup0;
     if (stats && stats->t_on_device == 0) stats->t_on_device = b.t_loop0;
     if ((st = batch_rounds(s, &b))) goto cleanup;
