@@ -43,6 +43,10 @@ same "two classes -b 1" "$TMPD/h2" -b 1
 same "one-class -v 4" "$TMPD/h2" -s 2 -v 4 -n 0.4
 same "epsilon-SVR -v 5" "$TMPD/h2" -s 3 -v 5 -p 0.2
 same "nu-SVR -b 1" "$TMPD/h2" -s 4 -b 1
+# float rounds, then every device's solver rebuilt in double for the resume (src/train/run.c)
+export GPUSVM_CERT_RESUME=1
+same "three classes, resumed in double" "$TMPD/h3" -c 10 -g 20
+unset GPUSVM_CERT_RESUME
 if [ -f "$DATASETS/dna/dna.scale.gz" ]; then
     zcat "$DATASETS/dna/dna.scale.gz" > "$TMPD/dna"
     same "dna pairs" "$TMPD/dna"
