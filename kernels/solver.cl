@@ -229,6 +229,12 @@ __kernel void k_update(__global double *G, __global double *alpha, __global cons
 #ifndef HSPLIT
 #define HSPLIT 1
 #endif
+/* GS_MULTI_SEL 0: the multi-kernel selection's own kernels (k_pick, k_count, k_scan, k_write,
+ * k_merge) are left out, for a solver whose problems all take k_select (ONE_GROUP_MAX): a program
+ * that builds in less time (src/train/solver.c). */
+#ifndef GS_MULTI_SEL
+#define GS_MULTI_SEL 1
+#endif
 __kernel void k_hist(__global const char *y, __global const double *G,
                      __global const double *alpha, __global const double *ctab,
                      __global const uchar *in_ws, __global const uint *state,
@@ -314,6 +320,7 @@ void gap_reduce(__global const double *gmax, __global double *gap, int ch0, int 
 
 /* One work-group of WG per active problem: finds the digit holding the k-th largest key of each
  * list; round 0 also reduces the problem's chunks' maxima to its gap[2 * pid ..]. */
+#if GS_MULTI_SEL
 __kernel void k_pick(__global uint *state, __global uint *hist, __global const double *gmax,
                      __global double *gap, int round, __global const gs_abi_round *rt)
 {
@@ -365,6 +372,7 @@ __kernel void k_pick(__global uint *state, __global uint *hist, __global const d
     }
     if (round == 0) gap_reduce(gmax, gap, ch0 * HSPLIT, nch * HSPLIT, pid, lm, lid, WG);
 }
+#endif
 
 /* Counts this work-item's ITEMS rows from base whose keys are above / equal to the thresholds:
  * c[0], c[1] for list 0 ("up"), c[2], c[3] for list 1 ("low"). */
@@ -385,6 +393,7 @@ inline void count_items(int base, int npos, __global const char *y, __global con
 }
 
 /* Per virtual chunk: how many keys are above the threshold and equal to it (per list). */
+#if GS_MULTI_SEL
 __kernel void k_count(__global const char *y, __global const double *G,
                       __global const double *alpha, __global const double *ctab,
                       __global const uchar *in_ws, __global const uint *state,
@@ -410,6 +419,7 @@ __kernel void k_count(__global const char *y, __global const double *G,
     }
     if (lid < 4) gcnt[v * 4 + lid] = red[lid * WG];
 }
+#endif
 
 /* Inclusive scan over a work-group of n of four counters held as part[j*n + lid]. */
 inline void scan4(__local uint *part, int lid, int n)
@@ -425,6 +435,7 @@ inline void scan4(__local uint *part, int lid, int n)
 }
 
 /* One work-group per active problem: exclusive prefix sums of gcnt over its chunks, in place. */
+#if GS_MULTI_SEL
 __kernel void k_scan(__global uint *gcnt, __global const gs_abi_round *rt)
 {
     __local uint part[4 * WG];
@@ -449,8 +460,10 @@ __kernel void k_scan(__global uint *gcnt, __global const gs_abi_round *rt)
         }
     }
 }
+#endif
 
 /* Writes the selected rows of each list in index order to the problem's cand[L * qh + rank]. */
+#if GS_MULTI_SEL
 __kernel void k_write(__global const char *y, __global const double *G,
                       __global const double *alpha, __global const double *ctab,
                       __global const uchar *in_ws, __global const uint *state,
@@ -495,6 +508,7 @@ __kernel void k_write(__global const char *y, __global const double *G,
         }
     }
 }
+#endif
 
 /* One work-group of MWG work-items; each owns QMAX / MWG consecutive entries of the
  * q <= QMAX slots. Ring working set of q slots: this round replaces the q_new slots from head (E);
@@ -608,6 +622,7 @@ void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int 
 }
 
 /* The merge after the multi-kernel selection: one work-group of MWG per active problem. */
+#if GS_MULTI_SEL
 __kernel void k_merge(__global const uint *state, __global const int *cand, int qh,
                       __global int *ws_pos, __global int *slot_of, __global uchar *in_ws,
                       __global int *new_slots, __global int *n_new, int q, __global const gs_abi_round *rt,
@@ -630,6 +645,7 @@ __kernel void k_merge(__global const uint *state, __global const int *cand, int 
     ws_merge(lcand, QMAX, n_up, n_low, scr, lid, r->head, r->q_new, r->q_next, q, ws_pos + q * pid,
              slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid, ws_row + q * pid, nbank);
 }
+#endif
 
 /* Both lists' digit picks at once over the histograms h[0..NBINS) (list 0) and h[NBINS..) (list 1):
  * for each list L with need[L] > 0 (first lowered to the list's total when clamp), the bin b

@@ -121,7 +121,7 @@ gs_status gs_dev_kernels_build(gs_ocl *ocl, const char *program, const char *opt
     out->names = names;
     if ((st = gs_ocl_build(ocl, program, options, &out->prog)) != GS_OK) goto cleanup;
     for (int i = 0; i < n; i++) {
-        if ((st = gs_ocl_kernel(out->prog, names[i], &out->k[i])) != GS_OK) goto cleanup;
+        if (names[i] && (st = gs_ocl_kernel(out->prog, names[i], &out->k[i])) != GS_OK) goto cleanup;
         out->n = i + 1;
     }
 cleanup:

@@ -95,7 +95,8 @@ typedef struct gs_dev_kernels {
 } gs_dev_kernels;
 
 /* Builds kernels/<program>.cl with options (gs_ocl_build) and creates the n (<= GS_DEV_KERNELS_MAX)
- * kernels names[0..n); names must outlive out. On failure out is released.
+ * kernels names[0..n) (a NULL name: no kernel at that index, which the options left out); names must
+ * outlive out. On failure out is released.
  * @return GS_OK, the build's errors, GS_ERR_OCL (a kernel is missing) */
 gs_status gs_dev_kernels_build(gs_ocl *ocl, const char *program, const char *options, const char *const *names,
                                int n, gs_dev_kernels *out);

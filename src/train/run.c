@@ -28,6 +28,7 @@ struct gs_run_pool {
                                     * double; -1: never */
     gs_param sp;                   /* the solvers' parameters (shallow), for that rebuild */
     int wide;
+    int64_t max_npos;              /* gs_solver_create's bound */
     const gs_log *log;
     gs_ocl *devs[GS_DEVSET_MAX];
     gs_solver *s[GS_DEVSET_MAX];   /* one per device, each with its own queue and buffers */
@@ -207,7 +208,7 @@ static gs_status go_precise(gs_run_pool *p, int pass)
         p->s[d] = NULL;
     }
     for (int d = 0; d < p->n; d++) {
-        const gs_status st = gs_solver_create(p->devs[d], &p->sp, 1, p->wide, p->log, &p->s[d]);
+        const gs_status st = gs_solver_create(p->devs[d], &p->sp, 1, p->wide, p->max_npos, p->log, &p->s[d]);
         if (st != GS_OK) return st;
     }
     return GS_OK;
@@ -336,12 +337,14 @@ gs_status gs_run_open_solver(const gs_device_provider *dev, const gs_param *para
     p->precise_from = forced || precise || ferr == 0 ? -1 : ferr > FLOAT_EXACT ? 0 : 1;
     p->sp = sp;
     p->wide = cl->wide;
+    p->max_npos = 2 * (int64_t)cl->n_clusters * cl->cluster_size; /* ranges A and B, each at most all */
     p->log = log;
     memcpy(p->devs, devs, sizeof devs);
     gs_log_verbose(log, "gpusvm: kernel rows' dot products in %s%s (a float sum errs by %.2g)\n",
                    precise ? "double" : "float", p->precise_from == 0 ? ", resumes in double" : "", ferr);
     for (int d = 0; d < nd && st == GS_OK; d++)
-        if ((st = gs_solver_create(devs[d], &sp, precise, cl->wide, log, &p->s[d])) == GS_OK) p->n = d + 1;
+        if ((st = gs_solver_create(devs[d], &sp, precise, cl->wide, p->max_npos, log, &p->s[d])) == GS_OK)
+            p->n = d + 1;
     if (st != GS_OK) { gs_run_pool_free(p); return st; }
     if (nd > 1) gs_log_verbose(log, "gpusvm: %d devices\n", nd);
     p->cert_resume = param->tuning.cert_resume;

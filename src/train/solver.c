@@ -69,6 +69,12 @@ enum { K_INIT, K_UPDATE, K_HIST, K_PICK, K_COUNT, K_SCAN, K_WRITE, K_MERGE, K_SE
 static const char *const k_names[K_COUNT_ALL] = {"k_init", "k_update", "k_hist", "k_pick",
     "k_count", "k_scan", "k_write", "k_merge", "k_select", "k_gather_u", "k_rows", "k_readback", "k_heads",
     "k_gram", "k_cert_gather", "k_cert", "k_cert_sum"};
+/* The same without the multi-kernel selection's own kernels (-DGS_MULTI_SEL=0: a solver whose
+ * problems all have at most ONE_GROUP_MAX positions). Its program builds faster: on the H100 ptxas
+ * took 0.23-0.31 s for each of the five, 1.92 s for the whole program (docs/performance.md). */
+static const char *const k_names_one[K_COUNT_ALL] = {"k_init", "k_update", "k_hist", NULL,
+    NULL, NULL, NULL, NULL, "k_select", "k_gather_u", "k_rows", "k_readback", "k_heads",
+    "k_gram", "k_cert_gather", "k_cert", "k_cert_sum"};
 /* phase of each kernel for the --verbose breakdown */
 enum { PH_UPDATE, PH_SELECT, PH_ROWS, PH_TRANSFER, PH_CERT, PH_N };
 static const int k_phase[K_COUNT_ALL] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SELECT, PH_SELECT,
@@ -93,6 +99,8 @@ struct gs_solver {
     double gamma, coef0, eps;
     int q, keep, wg;
     int wide;              /* built for wide data (gs_clustered.wide): its layout, no dense block U */
+    int multi_sel;         /* the program has the multi-kernel selection (some problem may exceed
+                            * ONE_GROUP_MAX positions) */
     int split;             /* split rounds (see solve_batch): -1 for lone problems that fit, 0 never,
                             * 1 always (GPUSVM_SPLIT) */
     gs_tuning tuning;      /* param->tuning: the forced paths and the batch cap (util/tuning.h) */
@@ -131,8 +139,8 @@ void gs_solver_free(gs_solver *s)
 
 int gs_solver_cluster_size(const gs_solver *s) { return s->wg; }
 
-gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int wide, const gs_log *log,
-                           gs_solver **out)
+gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int wide, int64_t max_npos,
+                           const gs_log *log, gs_solver **out)
 {
     gs_status st = GS_OK;
     gs_solver *s = calloc(1, sizeof *s);
@@ -150,6 +158,8 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int 
     s->keep = param->ws_keep;
     s->tuning = param->tuning;
     s->wg = param->cluster_size;
+    s->multi_sel = s->tuning.select == GS_SELECT_MULTI ||
+                   (s->tuning.select != GS_SELECT_ONE && !(max_npos > 0 && max_npos <= ONE_GROUP_MAX));
     if (s->q < 2 || s->keep < 0 || s->keep > s->q - 2) {
         st = GS_FAIL(GS_ERR_ARG, "--ws-size %d / --ws-keep %d: need ws-size >= 2 and ws-keep <= ws-size - 2",
                      s->q, s->keep);
@@ -168,15 +178,18 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int 
     double t0 = gs_now();
     char opts[256];
     snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d -DMWG=%d -DUSPLIT=%d "
-             "-DHSPLIT=%d -DGRAM_WG=%d -DGS_PRECISE=%d -DGS_WIDE=%d",
+             "-DHSPLIT=%d -DGRAM_WG=%d -DGS_PRECISE=%d -DGS_WIDE=%d -DGS_MULTI_SEL=%d",
              s->wg, s->kernel_type, WCH, CCH, ITEMS, (s->q + MWG - 1) / MWG * MWG, MWG, USPLIT,
-             HSPLIT, GRAM_WG, precise != 0, s->wide);
-    if ((st = gs_dev_kernels_build(ocl, "solver", opts, k_names, K_COUNT_ALL, &s->ks))) goto cleanup;
-    size_t wm = 0, ws = 0;
+             HSPLIT, GRAM_WG, precise != 0, s->wide, s->multi_sel);
+    if ((st = gs_dev_kernels_build(ocl, "solver", opts, s->multi_sel ? k_names : k_names_one, K_COUNT_ALL, &s->ks)))
+        goto cleanup;
+    size_t wm = MWG, ws = 0;
     cl_ulong lm = 0, ls = 0;
-    clGetKernelWorkGroupInfo(s->ks.k[K_MERGE], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wm, &wm, NULL);
+    if (s->multi_sel) {
+        clGetKernelWorkGroupInfo(s->ks.k[K_MERGE], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wm, &wm, NULL);
+        clGetKernelWorkGroupInfo(s->ks.k[K_MERGE], ocl->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lm, &lm, NULL);
+    }
     clGetKernelWorkGroupInfo(s->ks.k[K_SELECT], ocl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof ws, &ws, NULL);
-    clGetKernelWorkGroupInfo(s->ks.k[K_MERGE], ocl->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lm, &lm, NULL);
     clGetKernelWorkGroupInfo(s->ks.k[K_SELECT], ocl->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof ls, &ls, NULL);
     const cl_ulong lmax = lm > ls ? lm : ls;
     const int fits = !ocl->local_mem || lmax <= ocl->local_mem;
@@ -187,6 +200,8 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int 
         goto cleanup;
     }
     s->build_seconds = gs_now() - t0;
+    gs_log_verbose(log, "gpusvm: solver program %s the multi-kernel selection (%.3f s)\n",
+                   s->multi_sel ? "with" : "without", s->build_seconds);
     *out = s;
     return GS_OK;
 cleanup:
@@ -1169,6 +1184,9 @@ static gs_status batch_layout(const gs_solver *s, batch *b, const int8_t *ysign,
         if (b->pr[i].npos > ONE_GROUP_MAX) b->one_group = 0;
     if (s->tuning.select == GS_SELECT_ONE) b->one_group = 1;
     if (s->tuning.select == GS_SELECT_MULTI) b->one_group = 0;
+    if (!b->one_group && !s->multi_sel)
+        return GS_FAIL(GS_ERR_INTERNAL, "a problem over %d positions given a solver built for at most %d",
+                       ONE_GROUP_MAX, ONE_GROUP_MAX);
     return GS_OK;
 }
 
@@ -1320,11 +1338,11 @@ static gs_status batch_args(gs_solver *s, const batch *b)
         (st = GS_DEV_ARGS(&s->ks, K_UPDATE, a_update)) ||
         (st = GS_DEV_ARGS(&s->ks, K_HIST, a_hist)) ||
         (st = GS_DEV_ARGS(&s->ks, K_SELECT, a_select)) ||
-        (st = GS_DEV_ARGS(&s->ks, K_PICK, a_pick)) ||
-        (st = GS_DEV_ARGS(&s->ks, K_COUNT, a_count)) ||
-        (st = GS_DEV_ARGS(&s->ks, K_SCAN, a_scan)) ||
-        (st = GS_DEV_ARGS(&s->ks, K_WRITE, a_write)) ||
-        (st = GS_DEV_ARGS(&s->ks, K_MERGE, a_merge)) ||
+        (s->multi_sel && ((st = GS_DEV_ARGS(&s->ks, K_PICK, a_pick)) ||
+                          (st = GS_DEV_ARGS(&s->ks, K_COUNT, a_count)) ||
+                          (st = GS_DEV_ARGS(&s->ks, K_SCAN, a_scan)) ||
+                          (st = GS_DEV_ARGS(&s->ks, K_WRITE, a_write)) ||
+                          (st = GS_DEV_ARGS(&s->ks, K_MERGE, a_merge)))) ||
         (st = GS_DEV_ARGS(&s->ks, K_GATHER, a_gather)) ||
         (st = GS_DEV_ARGS(&s->ks, K_ROWS, a_rows)) ||
         (st = GS_DEV_ARGS(&s->ks, K_READBACK, a_readback)) ||

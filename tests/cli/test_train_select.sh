@@ -61,4 +61,10 @@ if [ -d "$DATASETS" ]; then
 else
     skip "datasets absent ($DATASETS): glass, svmguide1 and a9a not run"
 fi
+# a solver whose problems all fit one work-group's selection builds its program without the chain's
+# kernels (a shorter build); forcing the chain builds it with them (the models above)
+"$TRAIN" --verbose "$HS" "$TMPD/m" > /dev/null 2> "$TMPD/err"
+check_eq "default: program without the chain" 1 "$(grep -c '^gpusvm: solver program without the multi-kernel selection' "$TMPD/err")"
+GPUSVM_SELECT=multi "$TRAIN" --verbose "$HS" "$TMPD/m" > /dev/null 2> "$TMPD/err"
+check_eq "GPUSVM_SELECT=multi: program with the chain" 1 "$(grep -c '^gpusvm: solver program with the multi-kernel selection' "$TMPD/err")"
 finish
