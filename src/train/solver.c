@@ -158,8 +158,9 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int 
     s->keep = param->ws_keep;
     s->tuning = param->tuning;
     s->wg = param->cluster_size;
-    s->multi_sel = s->tuning.select == GS_SELECT_MULTI ||
-                   (s->tuning.select != GS_SELECT_ONE && !(max_npos > 0 && max_npos <= ONE_GROUP_MAX));
+    /* a forced path (GPUSVM_SELECT, the tests comparing the two) builds the whole program, so both
+     * paths' runs share one build */
+    s->multi_sel = s->tuning.select != GS_SELECT_AUTO || !(max_npos > 0 && max_npos <= ONE_GROUP_MAX);
     if (s->q < 2 || s->keep < 0 || s->keep > s->q - 2) {
         st = GS_FAIL(GS_ERR_ARG, "--ws-size %d / --ws-keep %d: need ws-size >= 2 and ws-keep <= ws-size - 2",
                      s->q, s->keep);

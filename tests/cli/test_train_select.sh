@@ -62,7 +62,8 @@ else
     skip "datasets absent ($DATASETS): glass, svmguide1 and a9a not run"
 fi
 # a solver whose problems all fit one work-group's selection builds its program without the chain's
-# kernels (a shorter build); forcing the chain builds it with them (the models above)
+# kernels (a shorter build); forcing either path builds the whole program (the models above: both
+# paths' runs share one build)
 "$TRAIN" --verbose "$HS" "$TMPD/m" > /dev/null 2> "$TMPD/err"
 check_eq "default: program without the chain" 1 "$(grep -c '^gpusvm: solver program without the multi-kernel selection' "$TMPD/err")"
 GPUSVM_SELECT=multi "$TRAIN" --verbose "$HS" "$TMPD/m" > /dev/null 2> "$TMPD/err"
