@@ -9,6 +9,7 @@
 
 #include "train/cv.h"
 #include "util/numfmt.h"
+#include "util/order.h"
 
 enum { GRID_MAX_CELLS = 1000000 };
 
@@ -253,32 +254,21 @@ int gs_grid_batches(const gs_grid_cell *cells, const int *todo, int n, int batch
     return ng;
 }
 
-typedef struct cost_key {
-    double c;   /* log2 C, -inf where the axis is off */
-    int pos;    /* the place in the given order */
-    int cell;
-} cost_key;
-
-static int cost_cmp(const void *a, const void *b)
-{
-    const cost_key *x = a, *y = b;
-    if (x->c != y->c) return x->c > y->c ? -1 : 1;
-    return (x->pos > y->pos) - (x->pos < y->pos);
-}
-
 gs_status gs_grid_cost_order(const gs_grid_cell *cells, int *idx, int n)
 {
     if (n < 2) return GS_OK;
-    cost_key *k = malloc(sizeof *k * (size_t)n);
-    if (!k) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
-    for (int i = 0; i < n; i++) {
+    double *cost = malloc(sizeof *cost * (size_t)n);
+    int *order = malloc(sizeof *order * (size_t)n), *was = malloc(sizeof *was * (size_t)n);
+    gs_status st = cost && order && was ? GS_OK : GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    for (int i = 0; st == GS_OK && i < n; i++) {
         const double c = cells[idx[i]].v[GS_GRID_C];
-        k[i] = (cost_key){.c = isnan(c) ? -INFINITY : c, .pos = i, .cell = idx[i]};
+        cost[i] = isnan(c) ? -INFINITY : c;
+        was[i] = idx[i];
     }
-    qsort(k, (size_t)n, sizeof *k, cost_cmp);
-    for (int i = 0; i < n; i++) idx[i] = k[i].cell;
-    free(k);
-    return GS_OK;
+    if (st == GS_OK) st = gs_order_by_cost(cost, order, n);
+    for (int i = 0; st == GS_OK && i < n; i++) idx[i] = was[order[i]];
+    free(cost); free(order); free(was);
+    return st;
 }
 
 gs_status gs_grid_batch_rates(const gs_device_provider *dev, const gs_problem *prob, const gs_param *base,

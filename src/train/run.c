@@ -10,6 +10,7 @@
 
 #include "device/devset.h"
 #include "train/certify.h"
+#include "util/order.h"
 #include "util/parallel.h"
 
 /* Float kernel rows err by at most FLOAT_EXACT in the kernel's argument: float, and a second resume
@@ -112,31 +113,6 @@ static double spec_cost(const gs_solver *s, const gs_binary_spec *sp)
     return rows * rounds;
 }
 
-typedef struct ranked {
-    double cost;
-    int i;
-} ranked;
-
-/* Largest cost first; ties in the caller's order. */
-static int cmp_ranked(const void *a, const void *b)
-{
-    const ranked *x = a, *y = b;
-    if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
-    return (x->i > y->i) - (x->i < y->i);
-}
-
-/* order[0..n) receives the indices of cost[] by cmp_ranked (insertion order when out of memory). */
-static void sort_by_cost(const double *cost, int *order, int n)
-{
-    ranked *r = malloc(sizeof *r * (size_t)(n ? n : 1));
-    for (int i = 0; i < n; i++) order[i] = i;
-    if (!r) return;
-    for (int i = 0; i < n; i++) r[i] = (ranked){cost[i], i};
-    qsort(r, (size_t)n, sizeof *r, cmp_ranked);
-    for (int i = 0; i < n; i++) order[i] = r[i].i;
-    free(r);
-}
-
 /* Deals specs out (largest first, each to the least loaded device; a share keeps the caller's
  * order), solves the shares on one thread each, and writes each problem's result back. */
 static gs_status pool_deal(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign,
@@ -149,7 +125,7 @@ static gs_status pool_deal(gs_run_pool *p, const struct gs_clustered *cl, const 
     double *cost = malloc(sizeof *cost * (size_t)n), load[GS_DEVSET_MAX] = {0};
     if (!sh || !owner || !order || !cost) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d problems", n); goto cleanup; }
     for (int i = 0; i < n; i++) cost[i] = spec_cost(p->s[0], &specs[i]);
-    sort_by_cost(cost, order, n);
+    gs_order_by_cost(cost, order, n); /* out of memory: the caller's order */
     for (int k = 0; k < n; k++) {
         int best = 0;
         for (int d = 1; d < nd; d++) if (load[d] < load[best]) best = d;
