@@ -4,6 +4,7 @@
  * everything svm_load_model trusts, and names file and line in each error. */
 #include "io/model.h"
 #include "util/atomic_file.h"
+#include "util/parallel.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -656,11 +657,113 @@ static int parse_pair(token t, int32_t *idx, double *val)
     return 1;
 }
 
+/* The SV lines, for the count and parse passes (on threads for large models: blocks of lines). */
+typedef struct sv_lines {
+    reader r0;            /* at the first SV line */
+    gs_model *m;
+    const size_t *start;  /* [n + 1] where each line starts (and where the section ends) */
+    int64_t *cnt;         /* [n] tokens of each line (count pass) */
+    const int64_t *off;   /* [n + 1] each line's first index:value pair (parse pass) */
+    int32_t *bad;         /* [blocks] the block's first line that failed to parse, or -1 */
+    int32_t n, per;       /* lines, lines per block */
+} sv_lines;
+
+/* The reader at the start of SV line s. */
+static reader sv_at(const sv_lines *v, int32_t s)
+{
+    reader r = v->r0;
+    r.pos = v->start[s];
+    r.line = v->r0.line + s;
+    return r;
+}
+
+static gs_status sv_count_block(void *ctx, int b)
+{
+    sv_lines *v = ctx;
+    const int32_t s1 = (int32_t)((int64_t)(b + 1) * v->per < v->n ? (b + 1) * v->per : v->n);
+    for (int32_t s = b * v->per; s < s1; s++) {
+        reader r = sv_at(v, s);
+        int64_t n = 0;
+        while (sv_token(&r).n) n++;
+        v->cnt[s] = n;
+    }
+    return GS_OK;
+}
+
+/* Parses SV line s (its tokens counted, at least n_coef) into m's arrays at off[s]. */
+static gs_status parse_sv_line(const sv_lines *v, int32_t s)
+{
+    gs_model *m = v->m;
+    const int nc = m->n_coef;
+    reader rr = sv_at(v, s), *r = &rr;
+    for (int j = 0; j < nc; j++) {
+        const token t = sv_token(r);
+        double *const c = &m->sv_coef[(int64_t)s * nc + j];
+        if (!parse_double(t.s, t.n, c))
+            return GS_FAIL(GS_ERR_FORMAT, "%s:%d: bad coefficient '%.*s'", r->path, r->line, QUOTE(t));
+        if (!isfinite(*c)) /* one NaN coefficient makes every decision value NaN */
+            return GS_FAIL(GS_ERR_FORMAT, "%s:%d: coefficient '%.*s' is not a finite number", r->path, r->line,
+                           QUOTE(t));
+    }
+    int64_t p = v->off[s], prev = -1;
+    for (token t = sv_token(r); t.n; t = sv_token(r)) {
+        if (!parse_pair(t, &m->sv_idx[p], &m->sv_val[p]))
+            return GS_FAIL(GS_ERR_FORMAT, "%s:%d: bad index:value pair '%.*s'", r->path, r->line, QUOTE(t));
+        if (m->sv_idx[p] <= prev)
+            return GS_FAIL(GS_ERR_FORMAT, "%s:%d: index %d after %lld: indices must ascend", r->path, r->line,
+                           (int)m->sv_idx[p], (long long)prev);
+        prev = m->sv_idx[p];
+        p++;
+    }
+    if (m->kernel_type == GS_KERNEL_PRECOMPUTED) {
+        const int64_t p0 = v->off[s];
+        const double id = p > p0 ? m->sv_val[p0] : NAN;
+        if (p - p0 != 1 || m->sv_idx[p0] != 0 || !(id >= INT_MIN && id <= INT_MAX) || id != (double)(int)id)
+            return GS_FAIL(GS_ERR_FORMAT, "%s:%d: a precomputed SV line needs exactly one 0:ID pair with an "
+                           "integer ID", r->path, r->line);
+    }
+    return GS_OK;
+}
+
+/* A block's lines; the first failure is noted (the message is made again on the calling thread). */
+static gs_status sv_parse_block(void *ctx, int b)
+{
+    sv_lines *v = ctx;
+    const int32_t s1 = (int32_t)((int64_t)(b + 1) * v->per < v->n ? (b + 1) * v->per : v->n);
+    v->bad[b] = -1;
+    for (int32_t s = b * v->per; s < s1; s++)
+        if (parse_sv_line(v, s) != GS_OK) {
+            v->bad[b] = s;
+            break;
+        }
+    return GS_OK;
+}
+
+/* Runs fn over the blocks of v, on threads when the section is large (each line is independent;
+ * a 138,000-SV model of 2,000 values a row is 3 GB of text, 24 s of strtod on one core). */
+static void sv_blocks(sv_lines *v, size_t bytes, gs_status (*fn)(void *ctx, int b))
+{
+    const int nt = bytes < ((size_t)4 << 20) ? 1 : gs_cpu_threads(32);
+    v->per = nt == 1 ? (v->n > 0 ? v->n : 1) : (v->n + 8 * nt - 1) / (8 * nt);
+    if (v->per < 1) v->per = 1;
+    const int nb = (int)((v->n + v->per - 1) / v->per);
+    if (nt == 1)
+        for (int b = 0; b < nb; b++) fn(v, b);
+    else
+        gs_parallel_items(nb, nt, fn, v);
+}
+
+/* The SV section: l lines of n_coef coefficients and index:value pairs. The line ends are found
+ * first, then each line's tokens are counted and parsed (on threads for large models); errors are
+ * those of a reading in file order. */
 static gs_status read_svs(reader *r, gs_model *m, int sv_line)
 {
     const int nc = m->n_coef;
     const int32_t l = m->l;
-    int64_t nnz = 0;
+    gs_status st = GS_OK;
+    size_t *start = NULL;
+    int64_t *cnt = NULL;
+    int32_t *bad = NULL;
 
     /* The rest of the "SV" line must be empty (LIBSVM skips it unread). */
     {
@@ -668,73 +771,81 @@ static gs_status read_svs(reader *r, gs_model *m, int sv_line)
         if (t.n)
             return GS_FAIL(GS_ERR_FORMAT, "%s:%d: unexpected '%.*s' after SV", r->path, sv_line,
                            QUOTE(t));
-        const gs_status st = sv_require_newline(r, "the SV line");
-        if (st != GS_OK) return st;
+        const gs_status st0 = sv_require_newline(r, "the SV line");
+        if (st0 != GS_OK) return st0;
         sv_next_line(r);
     }
-    /* First pass: the l lines exist and have their coefficients; it sizes the arrays exactly. */
-    const reader start = *r;
+    start = malloc(((size_t)l + 1) * sizeof *start);
+    cnt = malloc(((size_t)l + 1) * sizeof *cnt);
+    if (!start || !cnt) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory reading model file %s", r->path);
+        goto cleanup;
+    }
+    /* Where the lines start; the first that is missing (cut_kind 1) or ends the file without its
+     * newline (2: lines still expected after it, 3: the last one). */
+    int32_t cut = l;
+    int cut_kind = 0;
+    size_t pos = r->pos;
     for (int32_t s = 0; s < l; s++) {
-        if (r->pos >= r->len)
-            return GS_FAIL(GS_ERR_FORMAT, "%s:%d: expected %d SV lines, found %d", r->path,
-                           sv_line, (int)l, (int)s);
-        int64_t n = 0;
-        while (sv_token(r).n) n++;
-        if (s < l - 1 && r->pos >= r->len)
-            return GS_FAIL(GS_ERR_FORMAT, "%s:%d: expected %d SV lines, found %d", r->path,
-                           sv_line, (int)l, (int)s + 1);
-        const gs_status st = sv_require_newline(r, "the last SV line");
-        if (st != GS_OK) return st;
-        if (n < nc)
-            return GS_FAIL(GS_ERR_FORMAT, "%s:%d: SV line has %lld fields, expected %d "
-                           "coefficient%s first", r->path, r->line, (long long)n, nc,
-                           nc == 1 ? "" : "s");
-        nnz += n - nc;
-        sv_next_line(r);
+        if (pos >= r->len) { cut = s; cut_kind = 1; break; }
+        start[s] = pos;
+        const char *nl = memchr(r->buf + pos, '\n', r->len - pos);
+        if (!nl) { cut = s; cut_kind = s < l - 1 ? 2 : 3; break; }
+        pos = (size_t)(nl - r->buf) + 1;
     }
-    *r = start;
+    start[cut] = pos;
+    sv_lines v = {.r0 = *r, .m = m, .start = start, .cnt = cnt, .n = cut};
+    sv_blocks(&v, pos - r->pos, sv_count_block);
+    /* in file order: a line without its coefficients, else the cut */
+    int64_t nnz = 0;
+    cnt[cut] = 0;
+    for (int32_t s = 0; s < cut; s++) {
+        if (cnt[s] < nc) {
+            st = GS_FAIL(GS_ERR_FORMAT, "%s:%d: SV line has %lld fields, expected %d coefficient%s first", r->path,
+                         r->line + s, (long long)cnt[s], nc, nc == 1 ? "" : "s");
+            goto cleanup;
+        }
+        const int64_t c = cnt[s];
+        cnt[s] = nnz; /* now the line's first pair */
+        nnz += c - nc;
+    }
+    cnt[cut] = nnz;
+    if (cut_kind == 1 || cut_kind == 2) {
+        st = GS_FAIL(GS_ERR_FORMAT, "%s:%d: expected %d SV lines, found %d", r->path, sv_line, (int)l,
+                     (int)cut + (cut_kind == 2));
+        goto cleanup;
+    }
+    if (cut_kind == 3) {
+        reader at = sv_at(&v, cut);
+        at.pos = r->len;
+        st = sv_require_newline(&at, "the last SV line");
+        goto cleanup;
+    }
     m->sv_coef = malloc(((size_t)nc * (size_t)l + 1) * sizeof *m->sv_coef);
     m->sv_ptr = malloc(((size_t)l + 1) * sizeof *m->sv_ptr);
     m->sv_idx = malloc(((size_t)nnz + 1) * sizeof *m->sv_idx);
     m->sv_val = malloc(((size_t)nnz + 1) * sizeof *m->sv_val);
-    if (!m->sv_coef || !m->sv_ptr || !m->sv_idx || !m->sv_val)
-        return GS_FAIL(GS_ERR_NOMEM, "out of memory reading model file %s", r->path);
-
-    int64_t p = 0;
-    m->sv_ptr[0] = 0;
-    for (int32_t s = 0; s < l; s++) {
-        for (int j = 0; j < nc; j++) {
-            const token t = sv_token(r);
-            double *const c = &m->sv_coef[(int64_t)s * nc + j];
-            if (!parse_double(t.s, t.n, c))
-                return GS_FAIL(GS_ERR_FORMAT, "%s:%d: bad coefficient '%.*s'", r->path, r->line,
-                               QUOTE(t));
-            if (!isfinite(*c)) /* one NaN coefficient makes every decision value NaN */
-                return GS_FAIL(GS_ERR_FORMAT, "%s:%d: coefficient '%.*s' is not a finite number",
-                               r->path, r->line, QUOTE(t));
-        }
-        int64_t prev = -1;
-        for (token t = sv_token(r); t.n; t = sv_token(r)) {
-            if (!parse_pair(t, &m->sv_idx[p], &m->sv_val[p]))
-                return GS_FAIL(GS_ERR_FORMAT, "%s:%d: bad index:value pair '%.*s'", r->path,
-                               r->line, QUOTE(t));
-            if (m->sv_idx[p] <= prev)
-                return GS_FAIL(GS_ERR_FORMAT, "%s:%d: index %d after %lld: indices must ascend",
-                               r->path, r->line, (int)m->sv_idx[p], (long long)prev);
-            prev = m->sv_idx[p];
-            p++;
-        }
-        if (m->kernel_type == GS_KERNEL_PRECOMPUTED) {
-            const double id = p > m->sv_ptr[s] ? m->sv_val[m->sv_ptr[s]] : NAN;
-            if (p - m->sv_ptr[s] != 1 || m->sv_idx[m->sv_ptr[s]] != 0 ||
-                !(id >= INT_MIN && id <= INT_MAX) || id != (double)(int)id)
-                return GS_FAIL(GS_ERR_FORMAT, "%s:%d: a precomputed SV line needs exactly one "
-                               "0:ID pair with an integer ID", r->path, r->line);
-        }
-        m->sv_ptr[s + 1] = p;
-        sv_next_line(r);
+    bad = malloc(((size_t)l + 1) * sizeof *bad);
+    if (!m->sv_coef || !m->sv_ptr || !m->sv_idx || !m->sv_val || !bad) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory reading model file %s", r->path);
+        goto cleanup;
     }
-    return GS_OK;
+    v.off = cnt;
+    v.bad = bad;
+    sv_blocks(&v, pos - r->pos, sv_parse_block);
+    for (int b = 0; (int64_t)b * v.per < l; b++)
+        if (bad[b] >= 0) { /* the first failing line again, for its message on this thread */
+            st = parse_sv_line(&v, bad[b]);
+            goto cleanup;
+        }
+    memcpy(m->sv_ptr, cnt, ((size_t)l + 1) * sizeof *m->sv_ptr);
+    r->pos = pos;
+    r->line += l;
+cleanup:
+    free(start);
+    free(cnt);
+    free(bad);
+    return st;
 }
 
 gs_status gs_model_read(const char *path, gs_model *out)
