@@ -298,6 +298,11 @@ gs_status gs_run_open_solver(const gs_device_provider *dev, const gs_param *para
     if (!devs[0]) return dev ? GS_ERR_NODEVICE : GS_FAIL(GS_ERR_NODEVICE, "no OpenCL device");
     int nd = dev->all ? dev->all(dev->ctx, devs, GS_DEVSET_MAX) : 1;
     if (nd < 1) nd = 1;
+    /* the clustering's figures once per clustered set (its batches, resumes and devices share it) */
+    if (stats) stats->cluster += cl->seconds;
+    gs_log_verbose(log, "gpusvm: clustering: %d rows into %d clusters of %d (%d stored row-wise), %.2f "
+                   "nonzeros/row raw, %.2f per clustered row, %.4f s\n", cl->n, cl->n_clusters, cl->cluster_size,
+                   cl->n_ell, cl->raw_nnz_per_row, cl->clustered_nnz_per_row, cl->seconds);
     gs_param sp = *param; /* shallow: only the working-set fields change */
     pick_ws(param, k, l, &sp.ws_size, &sp.ws_keep);
     gs_log_verbose(log, "gpusvm: working set %d, %d kept\n", sp.ws_size, sp.ws_keep);

@@ -1750,10 +1750,6 @@ gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ys
     if (cl->wide != s->wide)
         return GS_FAIL(GS_ERR_INTERNAL, "solver built for %s data given %s data", s->wide ? "wide" : "narrow",
                        cl->wide ? "wide" : "narrow");
-    if (stats) stats->cluster += cl->seconds;
-    gs_log_verbose(s->log, "gpusvm: clustering: %d rows into %d clusters of %d (%d stored row-wise), %.2f "
-                   "nonzeros/row raw, %.2f per clustered row, %.4f s\n", cl->n, cl->n_clusters, cl->cluster_size,
-                   cl->n_ell, cl->raw_nnz_per_row, cl->clustered_nnz_per_row, cl->seconds);
     /* batches: as many problems as fit a share of the device memory (the kernel rows are one
      * buffer, so also the largest allocation), of pinned memory and of host memory */
     const size_t ucols = u_cols(s, cl);
