@@ -21,9 +21,17 @@ Kinds (covtype and text: labels +1/-1; year: real targets; files gzip'd with det
            data. Target: a year from a nonlinear rule (sines, products, a skew towards recent
            years) plus noise, clipped to 1922..2011 and scaled to [-1, 1] as `svm-scale -y -1 1`
            would, printed with 6 digits. Every feature present (dense rows).
+  dense    epsilon-sized dense classification, default 400,000 x 2,000 (+ 40,000 test rows):
+           16 latent Gaussians; feature j mixes two of them plus noise, squashed into [-1, 1] and
+           quantised to 1/100 (zeros omitted: nearly every feature present, ~9 GB of text).
+           Label: a nonlinear rule of the latents (sines, products, squares) plus noise,
+           thresholded at its median, then 3% of labels flipped. Written uncompressed unless
+           --level is given (one thread of zlib would take minutes; blocks are then compressed
+           by the workers, a multi-member .gz).
 
 Output, in --out-dir: NAME.gz (train), NAME.t.gz (test) and NAME.json (shape, seed, labels),
-NAME = covtype-gen / text-gen / year-gen unless --name. The same --seed, --rows and --test-rows give the
+NAME = covtype-gen / text-gen / year-gen / dense-gen unless --name (dense: NAME and NAME.t, plain
+text, unless --level). The same --seed, --rows and --test-rows give the
 same bytes on any machine and any --jobs (rows are produced in fixed blocks of 10,000, each from
 its own seeded stream; only random.random() is used, whose sequence Python guarantees).
 Python 3 standard library only. Time at the default sizes on a 2-core machine (--jobs spreads
@@ -52,6 +60,7 @@ KINDS = {
     "covtype": ("covtype-gen", 1000000, 100000, 54),
     "text": ("text-gen", 200000, 20000, 50000),
     "year": ("year-gen", 500000, 50000, 90),
+    "dense": ("dense-gen", 400000, 40000, 2000),
 }
 
 
@@ -62,7 +71,7 @@ def gauss(r):
 
 
 def block_rng(seed, kind, split, block):
-    k = {"covtype": 1, "text": 2, "year": 3}[kind]
+    k = {"covtype": 1, "text": 2, "year": 3, "dense": 4}[kind]
     return random.Random(((seed * 7 + k) * 3 + split) * 1000003 + block)
 
 
@@ -275,6 +284,55 @@ def year_block(args):
     return "".join(year_row(r, m, cells) for _ in range(nrows))
 
 
+# ---------------------------------------------------------------- dense (epsilon-sized)
+DLAT, DFEAT = 16, 2000
+
+
+def dense_model(seed):
+    r = random.Random(seed * 31 + 41)
+    feats = [(int(r.random() * DLAT), int(r.random() * DLAT), gauss(r) * 0.6, gauss(r) * 0.4)
+             for _ in range(DFEAT)]
+    m = {"feats": feats, "w": [gauss(r) for _ in range(DLAT)],
+         "freq": [0.5 + 1.5 * r.random() for _ in range(DLAT)],
+         "phase": [2.0 * math.pi * r.random() for _ in range(DLAT)]}
+    pr = random.Random(seed * 31 + 42)
+    scores = sorted(dense_score(pr, m, [gauss(pr) for _ in range(DLAT)]) for _ in range(20000))
+    m["thr"] = scores[len(scores) // 2]
+    return m
+
+
+def dense_score(r, m, z):
+    w, f, p = m["w"], m["freq"], m["phase"]
+    return (sum(w[i] * math.sin(f[i] * z[i] + p[i]) for i in range(DLAT)) * 0.5
+            + 0.6 * z[0] * z[1] - 0.4 * z[2] * z[3] + 0.3 * (z[4] * z[4] - 1.0) + 0.35 * gauss(r))
+
+
+def dense_block(args):
+    seed, split, block, nrows, m = args
+    r = block_rng(seed, "dense", split, block)
+    cells = [None] * 201
+    out = []
+    feats, thr = m["feats"], m["thr"]
+    for _ in range(nrows):
+        z = [gauss(r) for _ in range(DLAT)]
+        y = dense_score(r, m, z) > thr
+        if r.random() < 0.03:
+            y = not y
+        parts = ["+1" if y else "-1"]
+        for j, (a, b, ca, cb) in enumerate(feats):
+            # tanh of the mix plus noise, as a level 0..200 (the noise: one uniform, cheaper than a Gaussian)
+            v = math.tanh(ca * z[a] + cb * z[b] + 0.5 * (r.random() - 0.5))
+            k = int(v * 100.0 + 100.5)
+            if k != 100:
+                c = cells[k]
+                if c is None:
+                    c = cells[k] = "%g" % ((k - 100) / 100.0)
+                parts.append(" %d:%s" % (j + 1, c))
+        parts.append("\n")
+        out.append("".join(parts))
+    return "".join(out)
+
+
 # ---------------------------------------------------------------- driver
 _MODEL = None
 
@@ -286,8 +344,26 @@ def _init(m):
 
 def _work(args):
     kind, seed, split, block, nrows = args
-    f = {"covtype": covtype_block, "text": text_block, "year": year_block}[kind]
+    f = {"covtype": covtype_block, "text": text_block, "year": year_block, "dense": dense_block}[kind]
     return f((seed, split, block, nrows, _MODEL))
+
+
+def _work_bytes(args):
+    """A block as bytes: plain, or (level > 0) its own gzip member."""
+    level = args[-1]
+    data = _work(args[:-1]).encode("ascii")
+    return gzip.compress(data, compresslevel=level, mtime=0) if level > 0 else data
+
+
+def write_split_parallel(kind, seed, split, rows, path, pool, level):
+    """The dense kind: blocks made and (level > 0) compressed by the workers, written in order."""
+    tasks = [(kind, seed, split, b, min(BLOCK, rows - b * BLOCK), level)
+             for b in range((rows + BLOCK - 1) // BLOCK)]
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        for data in (pool.imap(_work_bytes, tasks) if pool else map(_work_bytes, tasks)):
+            f.write(data)
+    os.replace(tmp, path)
 
 
 def write_split(kind, seed, split, rows, path, pool, level):
@@ -306,13 +382,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("kind", choices=sorted(KINDS) + ["all"])
     ap.add_argument("--rows", type=int,
-                    help="training rows (default: 1000000 covtype, 200000 text, 500000 year)")
+                    help="training rows (default: 1000000 covtype, 200000 text, 500000 year, 400000 dense)")
     ap.add_argument("--test-rows", type=int, help="test rows (default: rows / 10)")
     ap.add_argument("--seed", type=int, default=1, help="seed [%(default)s]")
     ap.add_argument("--out-dir", default=".", help="output folder [%(default)s]")
     ap.add_argument("--name", help="file name stem (default covtype-gen / text-gen / year-gen)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes [all cores]")
-    ap.add_argument("--level", type=int, default=6, help="gzip level [%(default)s]")
+    ap.add_argument("--level", type=int, help="gzip level [6; dense: 0, plain text]")
     a = ap.parse_args()
     kinds = sorted(KINDS) if a.kind == "all" else [a.kind]
     if a.name and len(kinds) > 1:
@@ -323,7 +399,10 @@ def main():
         rows = a.rows if a.rows else rows0
         test_rows = a.test_rows if a.test_rows is not None else max(1, rows // 10)
         name = a.name or name0
-        model_of = {"covtype": covtype_model, "text": text_model, "year": year_model}[kind]
+        model_of = {"covtype": covtype_model, "text": text_model, "year": year_model, "dense": dense_model}[kind]
+        dense = kind == "dense"
+        level = a.level if a.level is not None else 0 if dense else 6
+        ext = ".gz" if level > 0 else ""
         t0 = time.perf_counter()
         m = model_of(a.seed)
         pool = multiprocessing.Pool(a.jobs, _init, (m,)) if a.jobs > 1 else None
@@ -331,9 +410,10 @@ def main():
             _init(m)
         try:
             base = os.path.join(a.out_dir, name)
-            write_split(kind, a.seed, 0, rows, base + ".gz", pool, a.level)
+            write = write_split_parallel if dense else write_split
+            write(kind, a.seed, 0, rows, base + ext, pool, level)
             if test_rows > 0:
-                write_split(kind, a.seed, 1, test_rows, base + ".t.gz", pool, a.level)
+                write(kind, a.seed, 1, test_rows, base + ".t" + ext, pool, level)
         finally:
             if pool:
                 pool.close()
@@ -341,12 +421,12 @@ def main():
         info = {"name": name, "kind": kind, "version": FORMAT_VERSION, "seed": a.seed,
                 "rows": rows, "test_rows": test_rows, "features": d,
                 "classes": 0 if kind == "year" else 2, "task": "regression" if kind == "year" else "binary",
-                "train": name + ".gz", "test": (name + ".t.gz") if test_rows > 0 else None}
+                "train": name + ext, "test": (name + ".t" + ext) if test_rows > 0 else None}
         with open(base + ".json", "w") as f:
             json.dump(info, f, indent=1, sort_keys=True)
             f.write("\n")
         print("%s: %d + %d rows x %d features (%s, seed %d) in %.1f s"
-              % (base + ".gz", rows, test_rows, d, kind, a.seed, time.perf_counter() - t0))
+              % (base + ext, rows, test_rows, d, kind, a.seed, time.perf_counter() - t0))
     return 0
 
 
