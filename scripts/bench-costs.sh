@@ -17,6 +17,11 @@
 #   text    whole-process training of text-gen with -c 1 -g 1 (TEXT=path of scripts/gen-bench-data.py
 #           text's text-gen.gz), NEW and OLD interleaved TEXT_REPEAT times (default 1), models
 #           compared, ThunderSVM's when TSVM is set, then NEW's profiled per-kernel device seconds.
+#   big     big models (GEN=folder of scripts/gen-bench-data.py covtype, text and dense output):
+#           each trained once by NEW (--verbose split and /usr/bin/time's peak memory; covtype-gen
+#           and text-gen with -c 1 -g 1, dense-gen with svm-train's defaults), then its test rows
+#           predicted by NEW and OLD interleaved REPEAT times (--verbose's model read, layout and
+#           device lines), the predictions compared.
 # Usage, from the repository root on the NVIDIA machine (as root, for the ICD file):
 #   scripts/bench-costs.sh DS_DIR NEW_BUILD [OLD_BUILD]     (env REPEAT=5, PARTS="cert predict wide")
 # DS_DIR holds the sets as ../shared/datasets does; the builds are folders with gpusvm-train and
@@ -122,6 +127,27 @@ if has prob; then
             for (i = 1; i <= NF; i++) { if ($i == "program") lp += $(i + 1); if ($i == "upload") up += $(i + 1)
                                         if ($i == "values") va += $(i + 1) } }
             END { if (n) printf "  held-out on the device: %d folds, %d rows (%d again on the CPU), layouts %.3f s, upload %.3f s, values %.3f s\n", n, r, redo, lp, up, va }'
+    done
+fi
+if has big && [ -n "${GEN:-}" ]; then
+    for s in "covtype-gen.gz:covtype-gen.t.gz:-c 1 -g 1" "text-gen.gz:text-gen.t.gz:-c 1 -g 1" "dense-gen:dense-gen.t:"; do
+        tr=${s%%:*}; rest=${s#*:}; te=${rest%%:*}; o=${rest#*:}
+        [ -f "$GEN/$tr" ] || { echo "big: no $GEN/$tr"; continue; }
+        # shellcheck disable=SC2086
+        /usr/bin/time -f "train $tr: whole %e s, peak host memory %M KB" "$NEW/gpusvm-train" --verbose $o "$GEN/$tr" "$TMP/big.m" > "$TMP/v" 2>&1
+        grep -E '^gpusvm: (read|clustering|seconds|training|model written)|^train |nSV' "$TMP/v"
+        for i in $(seq "$REPEAT"); do
+            for b in $NEW $OLD; do
+                sleep 1
+                s0=$(date +%s.%N)
+                tag=new; [ "$b" = "$NEW" ] || tag=old
+                "$b/gpusvm-predict" --verbose "$GEN/$te" "$TMP/big.m" "$TMP/p.$tag" > "$TMP/v" 2>&1
+                s1=$(date +%s.%N)
+                echo "predict $te with $b: whole $(awk -v a="$s0" -v b="$s1" 'BEGIN { print b - a }') s"
+                grep -E 'model:|layout|Accuracy|^rows [0-9]|device split' "$TMP/v" | sed 's/^/  /'
+            done
+        done
+        [ -n "$OLD" ] && { cmp -s "$TMP/p.new" "$TMP/p.old" && echo "  predictions identical" || echo "  predictions differ"; }
     done
 fi
 if has text && [ -n "$TEXT" ]; then
