@@ -744,7 +744,7 @@ static gs_status sv_parse_block(void *ctx, int b)
 static void sv_blocks(sv_lines *v, size_t bytes, gs_status (*fn)(void *ctx, int b))
 {
     const int nt = bytes < ((size_t)4 << 20) ? 1 : gs_cpu_threads(32);
-    v->per = nt == 1 ? (v->n > 0 ? v->n : 1) : (v->n + 8 * nt - 1) / (8 * nt);
+    v->per = nt == 1 ? (v->n > 0 ? v->n : 1) : (int32_t)(((int64_t)v->n + 8 * nt - 1) / (8 * nt));
     if (v->per < 1) v->per = 1;
     const int nb = (int)((v->n + v->per - 1) / v->per);
     if (nt == 1)
