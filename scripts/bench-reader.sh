@@ -16,7 +16,7 @@ D=$(mktemp -d "${TMPDIR:-/tmp}/gs-readbench.XXXXXX")
 trap 'rm -rf "$D"' EXIT INT TERM
 
 $CC -std=c11 -Wall -Wextra -Werror -O2 -D_DEFAULT_SOURCE -I"$TOP/src" "$TOP/scripts/readbench.c" \
-    "$TOP/src/io/data.c" "$TOP/src/util/status.c" -lz -o "$D/readbench"
+    "$TOP/src/io/data.c" "$TOP/src/util/status.c" "$TOP/src/util/parallel.c" -lz -lpthread -o "$D/readbench"
 
 echo "generating ${SIZE_MB} MB (features $FEATURES, density $DENSITY, seed 1) in $D ..."
 t0=$(date +%s)

@@ -1,6 +1,6 @@
 /* readbench.c — times gs_data_read on one file and prints the rate. Built and run by
  * scripts/bench-reader.sh; by hand:
- *   cc -std=c11 -O2 -D_DEFAULT_SOURCE -Isrc scripts/readbench.c src/io/data.c src/util/status.c -lz -o rb
+ *   cc -std=c11 -O2 -D_DEFAULT_SOURCE -Isrc scripts/readbench.c src/io/data.c src/util/status.c src/util/parallel.c -lz -lpthread -o rb
  *   ./rb FILE [TEXT_BYTES] [REPEATS]
  * TEXT_BYTES is the size of the decompressed text (default: the file's size), so a gzip file's
  * rate is reported in MB of text per second. The best of REPEATS runs (default 3) is printed. */

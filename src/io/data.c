@@ -17,6 +17,7 @@
  * leading \v...) is collected into a bounded token buffer and handed to the C library's
  * strtod/strtol themselves, so odd inputs behave exactly as in LIBSVM. */
 #include "io/data.h"
+#include "util/parallel.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,6 +73,7 @@ struct gs_data_stream {
 
     /* reader thread only */
     int fd;
+    int64_t range_left;     /* a range (opts.length > 0): bytes of it not yet read; else -1 */
     int wake[2];            /* close() writes to wake[1] so a reader blocked on a pipe returns */
     bool gzip;
     bool gz_member_done;    /* the last gzip member ended; more input must start a new one */
@@ -115,7 +117,10 @@ static ssize_t gs_raw_read(gs_data_stream *s, void *buf, size_t cap)
             return -1;
         }
         if (pf[1].revents) return -2;
+        if (s->range_left == 0) return 0;
+        if (s->range_left > 0 && (int64_t)cap > s->range_left) cap = (size_t)s->range_left;
         const ssize_t n = read(s->fd, buf, cap);
+        if (n > 0 && s->range_left > 0) s->range_left -= n;
         if (n >= 0) return n;
         if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
         snprintf(s->rd_msg, sizeof s->rd_msg, "can't read input file %s: %s", s->path, strerror(errno));
@@ -312,6 +317,7 @@ gs_status gs_data_stream_open(const char *path, const gs_data_opts *opts, gs_dat
     if (opts) s->opts = *opts;
     s->block_bytes = s->opts.block_bytes ? s->opts.block_bytes : GS_BLOCK_BYTES;
     s->fd = -1;
+    s->range_left = -1;
     s->wake[0] = s->wake[1] = -1;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv_full, NULL);
@@ -350,6 +356,18 @@ gs_status gs_data_stream_open(const char *path, const gs_data_opts *opts, gs_dat
     if (!s->raw) {
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory opening %s", path);
         goto cleanup;
+    }
+    if (s->opts.length > 0) { /* a range: plain text read on the calling thread */
+        if (lseek(s->fd, (off_t)s->opts.offset, SEEK_SET) < 0) {
+            st = GS_FAIL(GS_ERR_IO, "can't read input file %s: %s", path, strerror(errno));
+            goto cleanup;
+        }
+        s->range_left = s->opts.length;
+        s->line = s->opts.first_line;
+        s->sync = true;
+        s->sniff = 1;
+        *out = s;
+        return GS_OK;
     }
     if (s->sync) {
         s->sniff = gs_sniff(s);
@@ -984,12 +1002,157 @@ gs_status gs_data_stream_next(gs_data_stream *s, int32_t max_rows, gs_problem *c
     return gs_parse_into(s, max_rows, chunk);
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* gs_data_read's parallel parse: a large plain regular file is split into ranges of whole lines,
+ * each parsed on its own thread (a stream over the range), and the rows are joined in file order.
+ * The first failing range in file order is parsed again on the calling thread with its lines
+ * numbered from the lines before it, so errors are those of a reading from the start. */
+
+#define GS_PAR_MIN ((int64_t)64 << 20) /* bytes: smaller files parse on one thread */
+#define GS_PAR_MAX 32                   /* ranges at most */
+
+typedef struct range_job {
+    const char *path;
+    int64_t off, len, first_line;
+    gs_problem p;
+    int64_t lines;  /* lines the range held (when it parsed) */
+    gs_status st;
+} range_job;
+
+static gs_status range_parse(range_job *j)
+{
+    const gs_data_opts o = {.offset = j->off, .length = j->len, .first_line = j->first_line};
+    gs_data_stream *s = NULL;
+    gs_status st = gs_data_stream_open(j->path, &o, &s);
+    if (st == GS_OK) st = gs_parse_into(s, INT32_MAX, &j->p);
+    if (s) j->lines = s->line - j->first_line;
+    gs_data_stream_close(s);
+    return st;
+}
+
+static void *range_run(void *arg)
+{
+    range_job *j = arg;
+    j->st = range_parse(j);
+    return NULL;
+}
+
+/* The first line start at or after pos (0 < pos < size): just after the first newline from byte
+ * pos - 1 on, or size. */
+static int64_t line_start_at(int fd, int64_t pos, int64_t size)
+{
+    char buf[1 << 16];
+    for (int64_t p = pos - 1; p < size;) {
+        const ssize_t n = pread(fd, buf, sizeof buf, (off_t)p);
+        if (n <= 0) return size;
+        const char *nl = memchr(buf, '\n', (size_t)n);
+        if (nl) return p + (nl - buf) + 1;
+        p += n;
+    }
+    return size;
+}
+
+/* The ranges' threads for path: 0 when it is not a regular plain file of GS_PAR_MIN bytes or more,
+ * or the host has one core. */
+static int par_ranges(const char *path, int64_t *size)
+{
+    struct stat sb;
+    if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < GS_PAR_MIN) return 0;
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    unsigned char m[2] = {0, 0};
+    const int gz = fd >= 0 && pread(fd, m, 2, 0) == 2 && m[0] == 0x1f && m[1] == 0x8b;
+    if (fd >= 0) close(fd);
+    if (fd < 0 || gz) return 0;
+    *size = (int64_t)sb.st_size;
+    const int nt = gs_cpu_threads(GS_PAR_MAX);
+    return nt > 1 ? nt : 0;
+}
+
+/* Joins the ranges' rows in order into out (the parts are freed as they are copied). */
+static gs_status range_join(const char *path, range_job *j, int n, int64_t rows, int64_t nnz, gs_problem *out)
+{
+    out->l = (int32_t)rows;
+    out->nnz = nnz;
+    out->y = malloc(sizeof *out->y * (size_t)(rows > 0 ? rows : 1));
+    out->row_ptr = malloc(sizeof *out->row_ptr * (size_t)(rows + 1));
+    out->idx = malloc(sizeof *out->idx * (size_t)(nnz > 0 ? nnz : 1));
+    out->val = malloc(sizeof *out->val * (size_t)(nnz > 0 ? nnz : 1));
+    if (!out->y || !out->row_ptr || !out->idx || !out->val) return GS_FAIL(GS_ERR_NOMEM, "out of memory reading %s", path);
+    int64_t r0 = 0, e0 = 0;
+    out->row_ptr[0] = 0;
+    for (int i = 0; i < n; i++) {
+        const gs_problem *p = &j[i].p;
+        memcpy(out->y + r0, p->y, sizeof *p->y * (size_t)p->l);
+        for (int32_t r = 0; r < p->l; r++) out->row_ptr[r0 + r + 1] = e0 + p->row_ptr[r + 1];
+        memcpy(out->idx + e0, p->idx, sizeof *p->idx * (size_t)p->nnz);
+        memcpy(out->val + e0, p->val, sizeof *p->val * (size_t)p->nnz);
+        if (p->max_index > out->max_index) out->max_index = p->max_index;
+        r0 += p->l;
+        e0 += p->nnz;
+        gs_problem_free(&j[i].p);
+    }
+    return GS_OK;
+}
+
+/* The parallel read; *whole set when the file must be read from the start on one thread instead
+ * (a transient failure that did not repeat, or INT32_MAX rows or more). */
+static gs_status read_ranges(const char *path, int64_t size, int nt, gs_problem *out, int *whole)
+{
+    gs_status st = GS_OK;
+    range_job *j = calloc((size_t)nt, sizeof *j);
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int n = 0;
+    if (!j || fd < 0) {
+        st = j ? GS_FAIL(GS_ERR_IO, "can't open input file %s", path) : GS_FAIL(GS_ERR_NOMEM, "out of memory reading %s", path);
+        goto cleanup;
+    }
+    for (int64_t start = 0, i = 1; start < size; i++) {
+        const int64_t end = i >= nt ? size : line_start_at(fd, size * i / nt > start ? size * i / nt : start + 1, size);
+        j[n++] = (range_job){.path = path, .off = start, .len = end - start};
+        start = end;
+    }
+    gs_parallel_run(j, sizeof *j, n, range_run);
+    int64_t before = 0, rows = 0, nnz = 0;
+    for (int i = 0; i < n; i++) {
+        if (j[i].st != GS_OK) { /* again on this thread, its lines numbered in the file */
+            gs_problem_free(&j[i].p);
+            j[i].first_line = before;
+            st = range_parse(&j[i]);
+            if (st == GS_OK) *whole = 1;
+            goto cleanup;
+        }
+        before += j[i].lines;
+        rows += j[i].p.l;
+        nnz += j[i].p.nnz;
+    }
+    if (rows >= INT32_MAX) {
+        *whole = 1;
+        goto cleanup;
+    }
+    st = range_join(path, j, n, rows, nnz, out);
+    if (st != GS_OK) gs_problem_free(out);
+cleanup:
+    if (fd >= 0) close(fd);
+    for (int i = 0; j && i < n; i++) gs_problem_free(&j[i].p);
+    free(j);
+    return st;
+}
+
 gs_status gs_data_read(const char *path, gs_problem *out)
 {
     gs_status st = GS_OK;
     gs_data_stream *s = NULL;
     gs_problem extra = {0};
     memset(out, 0, sizeof *out);
+    int64_t size = 0;
+    const int nt = par_ranges(path, &size);
+    if (nt > 1) {
+        int whole = 0;
+        st = read_ranges(path, size, nt, out, &whole);
+        if (!whole) return st;
+        gs_problem_free(out);
+        st = GS_OK;
+    }
 
     st = gs_data_stream_open(path, NULL, &s);
     if (st != GS_OK) goto cleanup;

@@ -34,6 +34,10 @@ typedef struct gs_data_opts {
     /* Input block size; 0 is 256 KiB (a regular file under 256 KiB: 4x its size). Rows span blocks, so any size works; tests use a few bytes to
      * put every token across a block boundary. */
     size_t block_bytes;
+    /* length > 0: only the bytes [offset, offset + length) of a regular file, as plain text (no
+     * gzip sniffing), its lines numbered from first_line + 1 in messages; gs_data_read's parallel
+     * parse of a large file gives each thread such a range of whole lines. */
+    int64_t offset, length, first_line;
 } gs_data_opts;
 
 /* Reads a whole file with gpusvm-train's rules (gs_data_opts all zero); path "-" reads standard

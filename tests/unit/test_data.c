@@ -924,6 +924,61 @@ static void test_heart_scale(void)
     gs_problem_free(&ref);
 }
 
+/* ---- gs_data_read's parallel parse of a large plain file (64 MiB and more) ------------------ */
+
+/* Writes a ~89 MB file of rows (row r: label, then its columns) with the text bad put in place of
+ * rows bad_at[0..nbad) (bad == NULL: none), and checks gs_data_read (ranges on threads) against
+ * the stream read from the start: the same rows, or the same message. */
+static void check_parallel(const char *name, const char *bad, const int64_t *bad_at, int nbad)
+{
+    const char *path = tmp_path("big.txt");
+    FILE *f = fopen(path, "w");
+    if (!f) { CHECK(0, "%s: cannot write %s", name, path); return; }
+    const int64_t nrows = 300000;
+    for (int64_t r = 0; r < nrows; r++) {
+        int hit = 0;
+        for (int k = 0; k < nbad; k++) hit |= bad_at[k] == r;
+        if (hit) { fputs(bad, f); continue; }
+        fprintf(f, "%s", r % 3 ? "+1" : "-1");
+        for (int c = 1 + (int)(r % 5); c < 200; c += 1 + (int)((r * 7 + c) % 13))
+            fprintf(f, " %d:%.3g", c, (double)((r * 31 + c * 17) % 2001 - 1000) / 997.0);
+        fputc('\n', f);
+    }
+    fclose(f);
+    gs_problem a, b;
+    const gs_status sa = gs_data_read(path, &a);
+    char ma[512];
+    snprintf(ma, sizeof ma, "%s", sa == GS_OK ? "" : gs_last_error());
+    const gs_data_opts o = {0};
+    const gs_status sb = read_opts(path, &o, &b);
+    const char *mb = sb == GS_OK ? "" : gs_last_error();
+    CHECK(sa == sb && strcmp(ma, mb) == 0, "%s: status %d [%s] against one thread's %d [%s]", name, (int)sa, ma,
+          (int)sb, mb);
+    if (sa == GS_OK && sb == GS_OK) {
+        const int same = a.l == b.l && a.nnz == b.nnz && a.max_index == b.max_index &&
+                         memcmp(a.y, b.y, sizeof *a.y * (size_t)a.l) == 0 &&
+                         memcmp(a.row_ptr, b.row_ptr, sizeof *a.row_ptr * (size_t)(a.l + 1)) == 0 &&
+                         memcmp(a.idx, b.idx, sizeof *a.idx * (size_t)a.nnz) == 0 &&
+                         memcmp(a.val, b.val, sizeof *a.val * (size_t)a.nnz) == 0;
+        CHECK(same, "%s: %d rows, %lld pairs against one thread's %d rows, %lld pairs", name, (int)a.l,
+              (long long)a.nnz, (int)b.l, (long long)b.nnz);
+        CHECK(a.l == (int32_t)300000, "%s: %d rows", name, (int)a.l);
+    }
+    gs_problem_free(&a);
+    gs_problem_free(&b);
+    unlink(path);
+}
+
+static void test_parallel_read(void)
+{
+    check_parallel("large file", NULL, NULL, 0);
+    const int64_t late[2] = {225000, 260000}, early[2] = {3, 299999};
+    check_parallel("bad rows in the third and fourth quarters", "+1 3:x\n", late, 2);
+    check_parallel("bad rows at both ends", "+1 5:1 4:2\n", early, 2);
+    const int64_t mid[1] = {150000};
+    check_parallel("an empty line in the middle", "\n", mid, 1);
+}
+
 int main(void)
 {
     snprintf(g_tmp, sizeof g_tmp, "%s", "/tmp/gs_test_data.XXXXXX");
@@ -941,6 +996,7 @@ int main(void)
     test_double_values();
     test_truncated_gzip_stream();
     test_heart_scale();
+    test_parallel_read();
 
     DIR *d = opendir(g_tmp);
     if (d) {
