@@ -355,26 +355,21 @@ def _work_bytes(args):
     return gzip.compress(data, compresslevel=level, mtime=0) if level > 0 else data
 
 
-def write_split_parallel(kind, seed, split, rows, path, pool, level):
-    """The dense kind: blocks made and (level > 0) compressed by the workers, written in order."""
-    tasks = [(kind, seed, split, b, min(BLOCK, rows - b * BLOCK), level)
-             for b in range((rows + BLOCK - 1) // BLOCK)]
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        for data in (pool.imap(_work_bytes, tasks) if pool else map(_work_bytes, tasks)):
-            f.write(data)
-    os.replace(tmp, path)
-
-
-def write_split(kind, seed, split, rows, path, pool, level):
-    tasks = [(kind, seed, split, b, min(BLOCK, rows - b * BLOCK))
+def write_split(kind, seed, split, rows, path, pool, level, per_block):
+    """Writes one split in blocks of BLOCK rows, in order: per_block (dense), each block made and
+    (level > 0) compressed by a worker (a multi-member .gz, or plain text); else one gzip stream
+    compressed here (the other kinds' bytes, unchanged)."""
+    tasks = [(kind, seed, split, b, min(BLOCK, rows - b * BLOCK)) + ((level,) if per_block else ())
              for b in range((rows + BLOCK - 1) // BLOCK)]
     tmp = path + ".tmp"
     with open(tmp, "wb") as raw:
-        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=level) as g:
-            it = pool.imap(_work, tasks) if pool else map(_work, tasks)
-            for text in it:
-                g.write(text.encode("ascii"))
+        if per_block:
+            for data in (pool.imap(_work_bytes, tasks) if pool else map(_work_bytes, tasks)):
+                raw.write(data)
+        else:
+            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=level) as g:
+                for text in (pool.imap(_work, tasks) if pool else map(_work, tasks)):
+                    g.write(text.encode("ascii"))
     os.replace(tmp, path)
 
 
@@ -402,7 +397,7 @@ def main():
         model_of = {"covtype": covtype_model, "text": text_model, "year": year_model, "dense": dense_model}[kind]
         dense = kind == "dense"
         level = a.level if a.level is not None else 0 if dense else 6
-        ext = ".gz" if level > 0 else ""
+        ext = "" if dense and level == 0 else ".gz"  # the other kinds are gzip at any level
         t0 = time.perf_counter()
         m = model_of(a.seed)
         pool = multiprocessing.Pool(a.jobs, _init, (m,)) if a.jobs > 1 else None
@@ -410,10 +405,9 @@ def main():
             _init(m)
         try:
             base = os.path.join(a.out_dir, name)
-            write = write_split_parallel if dense else write_split
-            write(kind, a.seed, 0, rows, base + ext, pool, level)
+            write_split(kind, a.seed, 0, rows, base + ext, pool, level, dense)
             if test_rows > 0:
-                write(kind, a.seed, 1, test_rows, base + ".t" + ext, pool, level)
+                write_split(kind, a.seed, 1, test_rows, base + ".t" + ext, pool, level, dense)
         finally:
             if pool:
                 pool.close()

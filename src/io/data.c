@@ -206,6 +206,9 @@ static ssize_t gs_source_read(gs_data_stream *s, char *buf, size_t cap)
     return gs_raw_read(s, buf, cap);
 }
 
+/* Whether the n bytes at b begin a gzip member (its magic, 1f 8b). */
+static bool gs_gzip_magic(const unsigned char *b, size_t n) { return n >= 2 && b[0] == 0x1f && b[1] == 0x8b; }
+
 /* Reads the first two bytes (fewer at EOF) and chooses plain or gzip. @return as gs_raw_read */
 static ssize_t gs_sniff(gs_data_stream *s)
 {
@@ -215,7 +218,7 @@ static ssize_t gs_sniff(gs_data_stream *s)
         if (n == 0) { s->raw_eof = true; break; }
         s->raw_len += (size_t)n;
     }
-    if (s->raw_len >= 2 && s->raw[0] == 0x1f && s->raw[1] == 0x8b) {
+    if (gs_gzip_magic(s->raw, s->raw_len)) {
         memset(&s->z, 0, sizeof s->z);
         if (inflateInit2(&s->z, 15 + 16) != Z_OK) {
             snprintf(s->rd_msg, sizeof s->rd_msg, "can't read input file %s: zlib init failed", s->path);
@@ -1052,17 +1055,12 @@ static int64_t line_start_at(int fd, int64_t pos, int64_t size)
     return size;
 }
 
-/* The ranges' threads for path: 0 when it is not a regular plain file of GS_PAR_MIN bytes or more,
- * or the host has one core. */
+/* The ranges' threads for path: 0 when it is not a regular file of GS_PAR_MIN bytes or more, or
+ * the host has one core (read_ranges leaves gzip files to the stream). */
 static int par_ranges(const char *path, int64_t *size)
 {
     struct stat sb;
     if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < GS_PAR_MIN) return 0;
-    const int fd = open(path, O_RDONLY | O_CLOEXEC);
-    unsigned char m[2] = {0, 0};
-    const int gz = fd >= 0 && pread(fd, m, 2, 0) == 2 && m[0] == 0x1f && m[1] == 0x8b;
-    if (fd >= 0) close(fd);
-    if (fd < 0 || gz) return 0;
     *size = (int64_t)sb.st_size;
     const int nt = gs_cpu_threads(GS_PAR_MAX);
     return nt > 1 ? nt : 0;
@@ -1094,16 +1092,21 @@ static gs_status range_join(const char *path, range_job *j, int n, int64_t rows,
     return GS_OK;
 }
 
-/* The parallel read; *whole set when the file must be read from the start on one thread instead
- * (a transient failure that did not repeat, or INT32_MAX rows or more). */
+/* The parallel read; *whole set when the file must be read from the start by the stream instead
+ * (gzip, a transient failure that did not repeat, or INT32_MAX rows or more). */
 static gs_status read_ranges(const char *path, int64_t size, int nt, gs_problem *out, int *whole)
 {
     gs_status st = GS_OK;
     range_job *j = calloc((size_t)nt, sizeof *j);
     const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    unsigned char magic[2];
     int n = 0;
     if (!j || fd < 0) {
         st = j ? GS_FAIL(GS_ERR_IO, "can't open input file %s", path) : GS_FAIL(GS_ERR_NOMEM, "out of memory reading %s", path);
+        goto cleanup;
+    }
+    if (pread(fd, magic, 2, 0) != 2 || gs_gzip_magic(magic, 2)) { /* a gzip stream has no line starts to enter */
+        *whole = 1;
         goto cleanup;
     }
     for (int64_t start = 0, i = 1; start < size; i++) {

@@ -662,8 +662,8 @@ typedef struct sv_lines {
     reader r0;            /* at the first SV line */
     gs_model *m;
     const size_t *start;  /* [n + 1] where each line starts (and where the section ends) */
-    int64_t *cnt;         /* [n] tokens of each line (count pass) */
-    const int64_t *off;   /* [n + 1] each line's first index:value pair (parse pass) */
+    int64_t *at;          /* m->sv_ptr: each line's tokens (count pass), then its first
+                             index:value pair (parse pass) */
     int32_t *bad;         /* [blocks] the block's first line that failed to parse, or -1 */
     int32_t n, per;       /* lines, lines per block */
 } sv_lines;
@@ -685,12 +685,12 @@ static gs_status sv_count_block(void *ctx, int b)
         reader r = sv_at(v, s);
         int64_t n = 0;
         while (sv_token(&r).n) n++;
-        v->cnt[s] = n;
+        v->at[s] = n;
     }
     return GS_OK;
 }
 
-/* Parses SV line s (its tokens counted, at least n_coef) into m's arrays at off[s]. */
+/* Parses SV line s (its tokens counted, at least n_coef) into m's arrays at at[s]. */
 static gs_status parse_sv_line(const sv_lines *v, int32_t s)
 {
     gs_model *m = v->m;
@@ -705,7 +705,7 @@ static gs_status parse_sv_line(const sv_lines *v, int32_t s)
             return GS_FAIL(GS_ERR_FORMAT, "%s:%d: coefficient '%.*s' is not a finite number", r->path, r->line,
                            QUOTE(t));
     }
-    int64_t p = v->off[s], prev = -1;
+    int64_t p = v->at[s], prev = -1;
     for (token t = sv_token(r); t.n; t = sv_token(r)) {
         if (!parse_pair(t, &m->sv_idx[p], &m->sv_val[p]))
             return GS_FAIL(GS_ERR_FORMAT, "%s:%d: bad index:value pair '%.*s'", r->path, r->line, QUOTE(t));
@@ -716,7 +716,7 @@ static gs_status parse_sv_line(const sv_lines *v, int32_t s)
         p++;
     }
     if (m->kernel_type == GS_KERNEL_PRECOMPUTED) {
-        const int64_t p0 = v->off[s];
+        const int64_t p0 = v->at[s];
         const double id = p > p0 ? m->sv_val[p0] : NAN;
         if (p - p0 != 1 || m->sv_idx[p0] != 0 || !(id >= INT_MIN && id <= INT_MAX) || id != (double)(int)id)
             return GS_FAIL(GS_ERR_FORMAT, "%s:%d: a precomputed SV line needs exactly one 0:ID pair with an "
@@ -762,7 +762,6 @@ static gs_status read_svs(reader *r, gs_model *m, int sv_line)
     const int32_t l = m->l;
     gs_status st = GS_OK;
     size_t *start = NULL;
-    int64_t *cnt = NULL;
     int32_t *bad = NULL;
 
     /* The rest of the "SV" line must be empty (LIBSVM skips it unread). */
@@ -776,8 +775,9 @@ static gs_status read_svs(reader *r, gs_model *m, int sv_line)
         sv_next_line(r);
     }
     start = malloc(((size_t)l + 1) * sizeof *start);
-    cnt = malloc(((size_t)l + 1) * sizeof *cnt);
-    if (!start || !cnt) {
+    m->sv_ptr = malloc(((size_t)l + 1) * sizeof *m->sv_ptr);
+    int64_t *const at = m->sv_ptr;
+    if (!start || !at) {
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory reading model file %s", r->path);
         goto cleanup;
     }
@@ -794,22 +794,21 @@ static gs_status read_svs(reader *r, gs_model *m, int sv_line)
         pos = (size_t)(nl - r->buf) + 1;
     }
     start[cut] = pos;
-    sv_lines v = {.r0 = *r, .m = m, .start = start, .cnt = cnt, .n = cut};
+    sv_lines v = {.r0 = *r, .m = m, .start = start, .at = at, .n = cut};
     sv_blocks(&v, pos - r->pos, sv_count_block);
     /* in file order: a line without its coefficients, else the cut */
     int64_t nnz = 0;
-    cnt[cut] = 0;
     for (int32_t s = 0; s < cut; s++) {
-        if (cnt[s] < nc) {
+        if (at[s] < nc) {
             st = GS_FAIL(GS_ERR_FORMAT, "%s:%d: SV line has %lld fields, expected %d coefficient%s first", r->path,
-                         r->line + s, (long long)cnt[s], nc, nc == 1 ? "" : "s");
+                         r->line + s, (long long)at[s], nc, nc == 1 ? "" : "s");
             goto cleanup;
         }
-        const int64_t c = cnt[s];
-        cnt[s] = nnz; /* now the line's first pair */
+        const int64_t c = at[s];
+        at[s] = nnz; /* now the line's first pair */
         nnz += c - nc;
     }
-    cnt[cut] = nnz;
+    at[cut] = nnz;
     if (cut_kind == 1 || cut_kind == 2) {
         st = GS_FAIL(GS_ERR_FORMAT, "%s:%d: expected %d SV lines, found %d", r->path, sv_line, (int)l,
                      (int)cut + (cut_kind == 2));
@@ -822,15 +821,13 @@ static gs_status read_svs(reader *r, gs_model *m, int sv_line)
         goto cleanup;
     }
     m->sv_coef = malloc(((size_t)nc * (size_t)l + 1) * sizeof *m->sv_coef);
-    m->sv_ptr = malloc(((size_t)l + 1) * sizeof *m->sv_ptr);
     m->sv_idx = malloc(((size_t)nnz + 1) * sizeof *m->sv_idx);
     m->sv_val = malloc(((size_t)nnz + 1) * sizeof *m->sv_val);
     bad = malloc(((size_t)l + 1) * sizeof *bad);
-    if (!m->sv_coef || !m->sv_ptr || !m->sv_idx || !m->sv_val || !bad) {
+    if (!m->sv_coef || !m->sv_idx || !m->sv_val || !bad) {
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory reading model file %s", r->path);
         goto cleanup;
     }
-    v.off = cnt;
     v.bad = bad;
     sv_blocks(&v, pos - r->pos, sv_parse_block);
     for (int b = 0; (int64_t)b * v.per < l; b++)
@@ -838,12 +835,10 @@ static gs_status read_svs(reader *r, gs_model *m, int sv_line)
             st = parse_sv_line(&v, bad[b]);
             goto cleanup;
         }
-    memcpy(m->sv_ptr, cnt, ((size_t)l + 1) * sizeof *m->sv_ptr);
     r->pos = pos;
     r->line += l;
 cleanup:
     free(start);
-    free(cnt);
     free(bad);
     return st;
 }
