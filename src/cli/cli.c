@@ -187,9 +187,10 @@ static const char k_train_notes[] =
     "training_set_file \"-\" reads standard input (default model file: stdin.model).\n"
     "Every model is certified before it is written: its gradients recomputed in double on the\n"
     "device, LIBSVM's stopping gap < -e checked on them, training resumed where it is not.\n"
-    "Notes: -m is accepted and checked but unused (no cache of kernel values is kept); -h 0/1 is\n"
-    "accepted, no shrinking is done. Numbers are read in double precision; text after a number is\n"
-    "an error (\"-c 1x\").\n";
+    "Notes: -m is accepted and checked but unused (no cache of kernel values is kept); -h 1\n"
+    "shrinks a two-class C-SVC problem of 100,000 rows or more (its later rounds over the rows that\n"
+    "can still violate, every row certified at the end). Numbers are read in double precision; text\n"
+    "after a number is an error (\"-c 1x\").\n";
 
 void gs_cli_usage_train(FILE *f)
 {

@@ -53,6 +53,10 @@ void gs_tuning_from_env(gs_tuning *t)
     if (sel && strcmp(sel, "multi") == 0) t->select = GS_SELECT_MULTI;
     const char *mb = getenv("GPUSVM_BATCH_MB");
     if (mb && atol(mb) > 0) t->batch_mb = atol(mb);
+    const char *sm = getenv("GPUSVM_SHRINK_MIN");
+    char *sm_end = NULL;
+    const long sm_v = sm ? strtol(sm, &sm_end, 10) : -1;
+    if (sm && *sm && !*sm_end && sm_v >= 0) t->shrink_min = sm_v;
     const char *gl = getenv("GPUSVM_GRID_LANES");
     if (gl && atoi(gl) > 0) t->grid_lanes = atoi(gl) < 16 ? atoi(gl) : 16;
     const char *cr = getenv("GPUSVM_CERT_RESUME");

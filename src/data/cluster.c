@@ -522,6 +522,7 @@ typedef struct build {
     const int32_t *idx;    /* column ids of the greedy pass: the input's, or cidx (compacted) */
     const float *val;
     int32_t n, nseg, cluster_size, active;
+    int wide_as;           /* 0 / 1: the wide form as the caller says; -1: is_wide decides */
     const int32_t *seg;
     uint64_t seed;
     long ncpu;
@@ -768,7 +769,7 @@ static gs_status plan_layout(build *b, gs_clustered *out)
 {
     const int32_t nc = b->total, cs = b->cluster_size;
     out->ell_w = calloc((size_t)(nc ? nc : 1), sizeof *out->ell_w);
-    out->wide = is_wide(b, out);
+    out->wide = b->wide_as >= 0 ? b->wide_as : is_wide(b, out);
     out->ell_off = calloc((size_t)(out->wide ? out->n_pos : nc) + 1, sizeof *out->ell_off);
     b->nnzc = calloc((size_t)nc + 1, sizeof *b->nnzc);
     if (!out->ell_w || !out->ell_off || !b->nnzc) return GS_FAIL(GS_ERR_NOMEM, "out of memory for the clustered layout");
@@ -892,6 +893,13 @@ gs_status gs_cluster_build_seg(const int64_t *row_ptr, const int32_t *idx, const
                                int32_t nseg, const int32_t *seg, int32_t cluster_size, int32_t active,
                                uint64_t seed, gs_clustered *out)
 {
+    return gs_cluster_build_seg_wide(row_ptr, idx, val, n, nseg, seg, cluster_size, active, seed, -1, out);
+}
+
+gs_status gs_cluster_build_seg_wide(const int64_t *row_ptr, const int32_t *idx, const float *val, int32_t n,
+                                    int32_t nseg, const int32_t *seg, int32_t cluster_size, int32_t active,
+                                    uint64_t seed, int wide, gs_clustered *out)
+{
     gs_status st = GS_OK;
     const double t0 = gs_now();
     memset(out, 0, sizeof *out);
@@ -901,7 +909,8 @@ gs_status gs_cluster_build_seg(const int64_t *row_ptr, const int32_t *idx, const
     for (int32_t s = 0; s < nseg; s++)
         if (seg[s + 1] < seg[s]) return GS_FAIL(GS_ERR_ARG, "bad clustering segments");
     build b = {.row_ptr = row_ptr, .idx = idx, .val = val, .n = n, .nseg = nseg, .seg = seg,
-                .cluster_size = cluster_size, .active = active, .seed = seed, .ncpu = cpus_usable()};
+                .cluster_size = cluster_size, .active = active, .wide_as = wide < 0 ? -1 : wide != 0, .seed = seed,
+                .ncpu = cpus_usable()};
     if ((st = start_order(&b)) || (st = setup_columns(&b, out)) || (st = alloc_pass(&b, out))) goto cleanup;
     int32_t cl0 = 0; /* first cluster of the segment */
     for (int32_t sg = 0; sg < nseg; sg++) {

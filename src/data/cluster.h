@@ -59,6 +59,11 @@ gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const flo
 gs_status gs_cluster_build_seg(const int64_t *row_ptr, const int32_t *idx, const float *val, int32_t n,
                                int32_t nseg, const int32_t *seg, int32_t cluster_size, int32_t active,
                                uint64_t seed, gs_clustered *out);
+/* The same with the wide form given (wide 0 or 1; -1: decided as above), e.g. for a subset of rows
+ * laid out for the solvers built for the whole set's form. Wide (1) needs every value finite. */
+gs_status gs_cluster_build_seg_wide(const int64_t *row_ptr, const int32_t *idx, const float *val, int32_t n,
+                                    int32_t nseg, const int32_t *seg, int32_t cluster_size, int32_t active,
+                                    uint64_t seed, int wide, gs_clustered *out);
 /* Frees and zeroes; c may be NULL. */
 void gs_clustered_free(gs_clustered *c);
 

@@ -246,20 +246,36 @@ static gs_status certify_and_resume(gs_run_pool *p, const struct gs_clustered *c
     }
 }
 
+gs_status gs_run_solve(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign, gs_binary_spec *specs,
+                       int n, int alone, gs_train_stats *stats)
+{
+    return pool_batch(p, cl, ysign, specs, n, alone, stats);
+}
+
+gs_status gs_run_certify(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
+                         int n, double eps, int alone, const gs_log *log, gs_train_stats *stats)
+{
+    gs_status st = GS_OK;
+    gs_binary_spec *specs = malloc(sizeof *specs * (size_t)(n ? n : 1));
+    int *idx = malloc(sizeof *idx * (size_t)(n ? n : 1));
+    if (!specs || !idx) st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d problems", n);
+    else st = certify_and_resume(p, cl, ysign, items, n, eps, alone, specs, idx, log, stats);
+    free(specs);
+    free(idx);
+    return st;
+}
+
 gs_status gs_run_certified(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
                            int n, double eps, int alone, const gs_log *log, gs_train_stats *stats)
 {
     gs_status st = GS_OK;
     gs_binary_spec *specs = malloc(sizeof *specs * (size_t)(n ? n : 1));
-    int *idx = malloc(sizeof *idx * (size_t)(n ? n : 1));
-    if (!specs || !idx) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d problems", n); goto cleanup; }
+    if (!specs) return GS_FAIL(GS_ERR_NOMEM, "out of memory for %d problems", n);
     for (int i = 0; i < n; i++) { specs[i] = items[i].spec; memset(&specs[i].res, 0, sizeof specs[i].res); }
-    if ((st = pool_batch(p, cl, ysign, specs, n, alone, stats))) goto cleanup;
-    for (int i = 0; i < n; i++) items[i].res = specs[i].res;
-    st = certify_and_resume(p, cl, ysign, items, n, eps, alone, specs, idx, log, stats);
-cleanup:
+    st = pool_batch(p, cl, ysign, specs, n, alone, stats);
+    for (int i = 0; i < n && st == GS_OK; i++) items[i].res = specs[i].res;
     free(specs);
-    free(idx);
+    if (st == GS_OK) st = gs_run_certify(p, cl, ysign, items, n, eps, alone, log, stats);
     return st;
 }
 

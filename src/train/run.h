@@ -38,6 +38,15 @@ typedef struct gs_run_item {
 gs_status gs_run_certified(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
                            int n, double eps, int alone, const gs_log *log, gs_train_stats *stats);
 
+/* gs_run_certified's two halves. gs_run_solve: solves specs[0..n) (results in their res) without
+ * certifying them; gs_run_certify: certifies items whose spec.alpha and spec.g_exact / g_err hold
+ * a solve's answer and exact gradients (items[i].res its rounds and steps), resuming those at or
+ * above eps. @return GS_OK or the solver's error */
+gs_status gs_run_solve(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign, gs_binary_spec *specs,
+                       int n, int alone, gs_train_stats *stats);
+gs_status gs_run_certify(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
+                         int n, double eps, int alone, const gs_log *log, gs_train_stats *stats);
+
 /* The working set gs_run_open_solver picks for k classes over l rows (--ws-size, else its rule). */
 int gs_run_ws_size(const gs_param *param, int k, int l);
 

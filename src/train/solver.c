@@ -233,11 +233,18 @@ static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
 gs_status gs_solver_cluster(const gs_param *param, const int64_t *row_ptr, const int32_t *idx,
                             const float *val, int32_t n, int32_t nseg, const int32_t *seg, gs_clustered *out)
 {
+    return gs_solver_cluster_wide(param, row_ptr, idx, val, n, nseg, seg, -1, out);
+}
+
+gs_status gs_solver_cluster_wide(const gs_param *param, const int64_t *row_ptr, const int32_t *idx,
+                                 const float *val, int32_t n, int32_t nseg, const int32_t *seg, int wide,
+                                 gs_clustered *out)
+{
     /* -t 4: the kernel matrix rows, dense and by position (data/precomputed.h) */
     gs_status st = param->kernel_type == GS_KERNEL_PRECOMPUTED
                        ? gs_precomputed_cluster(row_ptr, idx, val, n, nseg, seg, param->cluster_size, out)
-                       : gs_cluster_build_seg(row_ptr, idx, val, n, nseg, seg, param->cluster_size,
-                                              param->clusters_active, param->seed, out);
+                       : gs_cluster_build_seg_wide(row_ptr, idx, val, n, nseg, seg, param->cluster_size,
+                                                   param->clusters_active, param->seed, wide, out);
     if (st != GS_OK) return st;
     /* integer values and squared norms below 2^24: every partial sum of a dot product is an integer
      * a float holds exactly (|sum| <= |x||z|), so the certification may sum in float (a9a, w8a) */
@@ -1619,7 +1626,9 @@ static void batch_results(const gs_solver *s, const batch *b, gs_train_stats *st
         /* alphas by row: range A's rows first, then range B's */
         for (int t = 0; t < p->npos; t++) {
             const int64_t k = pos_index(b->cl, sp, s->wg, t);
-            if (k >= 0) sp->alpha[k] = ah[t];
+            if (k < 0) continue;
+            sp->alpha[k] = ah[t];
+            if (sp->g_out) sp->g_out[k] = G[t];
         }
         if (stats) {
             stats->iterations += res->iterations;

@@ -48,6 +48,11 @@ struct gs_clustered;
 gs_status gs_solver_cluster(const gs_param *param, const int64_t *row_ptr, const int32_t *idx,
                             const float *val, int32_t n, int32_t nseg, const int32_t *seg,
                             struct gs_clustered *out);
+/* The same with the wide form given (0 / 1, or -1: decided by the data): a subset of the rows laid
+ * out for the solvers built for the whole set (shrink.h). */
+gs_status gs_solver_cluster_wide(const gs_param *param, const int64_t *row_ptr, const int32_t *idx,
+                                 const float *val, int32_t n, int32_t nseg, const int32_t *seg, int wide,
+                                 struct gs_clustered *out);
 
 /* How far a float sum of a row's products may err in the kernel's argument: about
  * sqrt(nnz) * 2^-24 * |x|^2 (rounding errors of random sign), times gamma for RBF, polynomial and
@@ -81,6 +86,8 @@ typedef struct gs_binary_spec {
     double *g_exact;       /* NULL, or out (alpha order): the gradient at the final alphas recomputed
                             * in double from the support vectors (the certification, certify.h) */
     double *g_err;         /* with g_exact: a bound on each one's rounding error */
+    double *g_out;         /* NULL, or out (alpha order): the rounds' own gradients at the final
+                            * alphas, as the device kept them (not recomputed; shrink.h) */
     int cert_delta;        /* with g_init == g_exact (a problem resumed after its certification):
                             * g_exact / g_err hold the exact gradients and bounds at the starting
                             * alphas, and the certification adds the terms of the alphas that

@@ -21,6 +21,7 @@
 #include "train/cv.h"
 #include "train/probability.h"
 #include "train/run.h"
+#include "train/shrink.h"
 #include "train/single.h"
 #include "train/solver.h"
 #include "util/pages.h"
@@ -423,7 +424,13 @@ static gs_status svc_solve(const gs_device_provider *dev, svc_run *r, const gs_l
      * would, so each model is the one it gives; several per C value (one-vs-one pairs, or a forced
      * form) go in one batch, whose form is theirs anyway. */
     const int alone = r->param->tuning.split < 0 && r->nspec == r->nc;
-    if (st == GS_OK) st = gs_run_certified(solver, &r->cl, r->ysign, r->items, r->nspec, r->param->eps, alone, log, stats);
+    /* one large two-class C-SVC problem: LIBSVM's shrinking (-h 1), then the same certification */
+    const int shrink = !r->nu && r->k == 2 && r->nc == 1 && r->nspec == 1 && gs_shrink_wanted(r->param, r->l);
+    if (st == GS_OK && shrink) {
+        st = gs_shrink_solve(solver, r->param, &r->grouped, &r->cl, r->ysign, &r->items[0], alone, log, stats);
+        if (st == GS_OK) st = gs_run_certify(solver, &r->cl, r->ysign, r->items, 1, r->param->eps, alone, log, stats);
+    } else if (st == GS_OK)
+        st = gs_run_certified(solver, &r->cl, r->ysign, r->items, r->nspec, r->param->eps, alone, log, stats);
     gs_run_pool_free(solver);
     if (st != GS_OK) return st;
     for (int s = 0; s < r->nspec; s++) {

@@ -11,6 +11,7 @@ void gs_tuning_init(gs_tuning *t)
     t->courier = GS_TUNE_AUTO;
     t->select = GS_SELECT_AUTO;
     t->batch_mb = 0;
+    t->shrink_min = GS_SHRINK_MIN_DEFAULT;
     t->precise = GS_TUNE_AUTO;
     t->grid_lanes = GS_TUNE_AUTO;
     t->device = NULL;

@@ -8,6 +8,8 @@
 
 /* A setting left to gpusvm (split, courier, profile). */
 #define GS_TUNE_AUTO (-1)
+/* shrink_min's default: rows from which shrinking pays for its stages' new layouts and restarts */
+#define GS_SHRINK_MIN_DEFAULT 100000
 
 /* select: which selection kernels training uses */
 enum { GS_SELECT_AUTO = 0, GS_SELECT_ONE = 1, GS_SELECT_MULTI = 2 };
@@ -35,6 +37,9 @@ typedef struct gs_tuning {
                         resume it as if it had failed, to a tenth of eps, so the resumed rounds and
                         their incremental certification run on any data (tests); 0 (default):
                         only problems whose certified gap is at or above eps resume */
+    long shrink_min; /* GPUSVM_SHRINK_MIN=N: -h 1 shrinks a lone two-class C-SVC problem of at
+                        least N rows (src/train/shrink.h; N=1 on small sets in the tests), 0 never;
+                        default GS_SHRINK_MIN_DEFAULT */
     int cv_device;   /* GPUSVM_CV_DEVICE=0|1: -v's and -b 1's held-out rows on the device always
                         (1) or never (0); GS_TUNE_AUTO (default): where the work is large enough
                         (src/train/cv.c) */

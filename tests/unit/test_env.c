@@ -16,7 +16,7 @@ static const char *const k_vars[] = {
     "GPUSVM_SPLIT", "GPUSVM_COURIER", "GPUSVM_SELECT", "GPUSVM_BATCH_MB", "GPUSVM_DEVICE",
     "GPUSVM_PROFILE", "GPUSVM_KERNEL_DIR", "GS_PRED_LAYOUT", "GPUSVM_DRIVER_ENV", "GPUSVM_FAST_EXIT",
     "GPUSVM_EXIT_WAIT", "GPUSVM_CV_DEVICE", "GPUSVM_CERT_RESUME", "GPUSVM_GRID_LANES",
-    "GPUSVM_PRECISE",
+    "GPUSVM_PRECISE", "GPUSVM_SHRINK_MIN",
 };
 #define N_VARS (sizeof k_vars / sizeof k_vars[0])
 
@@ -35,7 +35,7 @@ static int same_tuning(const gs_tuning *a, const gs_tuning *b)
            a->pred_tile == b->pred_tile && a->driver_env == b->driver_env &&
            a->fast_exit == b->fast_exit && a->exit_wait == b->exit_wait && a->cv_device == b->cv_device &&
            a->cert_resume == b->cert_resume && a->pred_codes == b->pred_codes && a->grid_lanes == b->grid_lanes &&
-           a->precise == b->precise;
+           a->precise == b->precise && a->shrink_min == b->shrink_min;
 }
 
 static void check_defaults(void)
@@ -46,12 +46,13 @@ static void check_defaults(void)
           d.batch_mb == 0 && !d.device && d.profile == GS_TUNE_AUTO && !d.kernel_dir &&
           d.pred_blocks == GS_PRED_BLOCKS_AUTO && d.pred_tile == GS_TUNE_AUTO && d.driver_env == 1 &&
           d.fast_exit == 0 && d.exit_wait == 0 && d.cv_device == GS_TUNE_AUTO && d.cert_resume == 0 &&
-          d.pred_codes == 1 && d.grid_lanes == GS_TUNE_AUTO && d.precise == GS_TUNE_AUTO, "gs_tuning_init's defaults");
+          d.pred_codes == 1 && d.grid_lanes == GS_TUNE_AUTO && d.precise == GS_TUNE_AUTO &&
+          d.shrink_min == GS_SHRINK_MIN_DEFAULT, "gs_tuning_init's defaults");
     for (size_t i = 0; i < N_VARS; i++) unsetenv(k_vars[i]);
     gs_tuning_from_env(&t);
     CHECK(same_tuning(&t, &d), "no variable set: the defaults");
     /* unknown values leave the defaults, as the variables always did */
-    const char *odd[N_VARS] = {"2", "yes", "all", "-5", "", "2", "", "columns", "no", "2", "yes", "on", "-1", "0", "yes"};
+    const char *odd[N_VARS] = {"2", "yes", "all", "-5", "", "2", "", "columns", "no", "2", "yes", "on", "-1", "0", "yes", "12x"};
     for (size_t i = 0; i < N_VARS; i++) setenv(k_vars[i], odd[i], 1);
     gs_tuning_from_env(&t);
     d.profile = 0; /* GPUSVM_PROFILE set to anything but 1: no profiling, even with --verbose */
@@ -84,7 +85,12 @@ static void check_values(void)
     setenv("GPUSVM_CERT_RESUME", "2", 1);
     setenv("GPUSVM_GRID_LANES", "3", 1);
     setenv("GPUSVM_PRECISE", "0", 1);
+    setenv("GPUSVM_SHRINK_MIN", "5", 1);
     gs_tuning_from_env(&t);
+    CHECK(t.shrink_min == 5, "GPUSVM_SHRINK_MIN=5");
+    setenv("GPUSVM_SHRINK_MIN", "0", 1);
+    gs_tuning_from_env(&t);
+    CHECK(t.shrink_min == 0, "GPUSVM_SHRINK_MIN=0: never");
     CHECK(t.precise == 0, "GPUSVM_PRECISE=0");
     setenv("GPUSVM_PRECISE", "1", 1);
     gs_tuning_from_env(&t);

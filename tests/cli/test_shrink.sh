@@ -1,0 +1,81 @@
+#!/bin/sh
+# test_shrink.sh — -h 1's shrinking (src/train/shrink.h), forced onto small sets with
+# GPUSVM_SHRINK_MIN=1 (by default only two-class sets of 100,000 rows or more shrink): the stages run
+# on fewer rows each (--verbose), and the certified answer is LIBSVM's within the tolerance —
+# objective within 1e-4 relative of svm-train's, Total nSV within 1%, svm-predict's labels on both
+# models the same but for at most one row (sets under 1000 rows) or 0.1%; with the certification
+# forced to resume (GPUSVM_CERT_RESUME=1) too. What must not change: -h 0 gives the model of a run
+# without the variable, byte for byte, and so do -v, one-vs-one and sets below the threshold.
+. "$(dirname "$0")/lib.sh"
+require_bin "$TRAIN"
+H=$TOP/data/heart_scale
+
+# stages NAME DATA OPTS...: forced shrinking prints its stages, later ones over fewer rows
+stages() {
+    name=$1; data=$2; shift 2
+    GPUSVM_SHRINK_MIN=1 "$TRAIN" --verbose "$@" "$data" "$TMPD/s.model" > "$TMPD/s.out" 2> "$TMPD/s.err" ||
+        { fail "$name: gpusvm-train failed: $(head -c 300 "$TMPD/s.err")"; return; }
+    n=$(grep -c '^gpusvm: shrinking: stage' "$TMPD/s.err")
+    check_eq "$name: four stages" 4 "$n"
+    last=$(sed -n 's/^gpusvm: shrinking: stage 4 over \([0-9]*\) of \([0-9]*\) rows.*/\1 \2/p' "$TMPD/s.err")
+    if [ -n "$last" ] && [ "${last% *}" -lt "${last#* }" ]; then pass; else fail "$name: no row left out ($last)"; fi
+    grep -q '^gpusvm: certification 1: 0 problem' "$TMPD/s.err" || grep -q '^gpusvm: certification 2: 0 problem' "$TMPD/s.err" &&
+        pass || fail "$name: not certified: $(grep '^gpusvm: certification [0-9]' "$TMPD/s.err" | tail -n 1)"
+}
+stages heart_rbf "$H" -c 10
+if [ -d "$DATASETS" ]; then
+    zcat "$DATASETS/a9a/a9a.gz" | head -n 3000 > "$TMPD/a3k"; zcat "$DATASETS/a9a/a9a.t.gz" | head -n 2000 > "$TMPD/a3k.t"
+    stages a9a_3000 "$TMPD/a3k" -g 0.05
+fi
+
+# oracle NAME DATA TEST ENV OPTS...: forced shrinking (and ENV) against svm-train
+oracle() {
+    name=$1; data=$2; test=$3; env=$4; shift 4
+    # shellcheck disable=SC2086
+    env GPUSVM_SHRINK_MIN=1 $env "$TRAIN" "$@" "$data" "$TMPD/g.model" > "$TMPD/g.out" 2> "$TMPD/g.err" ||
+        { fail "$name: gpusvm-train failed: $(head -c 300 "$TMPD/g.err")"; return; }
+    svm-train "$@" "$data" "$TMPD/r.model" > "$TMPD/r.out" 2>/dev/null || { fail "$name: svm-train failed"; return; }
+    go=$(sed -n 's/^obj = \([^,]*\),.*/\1/p' "$TMPD/g.out"); ro=$(sed -n 's/^obj = \([^,]*\),.*/\1/p' "$TMPD/r.out")
+    awk -v a="$go" -v b="$ro" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(d <= 1e-4 * m + 1e-6) }' &&
+        pass || fail "$name: obj $go vs LIBSVM $ro"
+    gn=$(sed -n 's/^Total nSV = //p' "$TMPD/g.out"); rn=$(sed -n 's/^Total nSV = //p' "$TMPD/r.out")
+    awk -v a="$gn" -v b="$rn" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.01 * b) }' &&
+        pass || fail "$name: Total nSV $gn vs LIBSVM $rn"
+    svm-predict "$test" "$TMPD/g.model" "$TMPD/g.pred" > /dev/null || { fail "$name: svm-predict rejects the model"; return; }
+    svm-predict "$test" "$TMPD/r.model" "$TMPD/r.pred" > /dev/null
+    rows=$(wc -l < "$TMPD/r.pred"); d=$(paste -d' ' "$TMPD/g.pred" "$TMPD/r.pred" | awk '$1 != $2' | wc -l)
+    awk -v d="$d" -v n="$rows" 'BEGIN { exit !(n < 1000 ? d <= 1 : d <= 0.001 * n) }' &&
+        pass || fail "$name: $d of $rows labels differ from LIBSVM's model's"
+}
+if command -v svm-train >/dev/null 2>&1; then
+    oracle heart_rbf "$H" "$H" "" -c 10
+    oracle heart_linear "$H" "$H" "" -t 0
+    oracle heart_weights "$H" "$H" "" -w1 2 -w-1 0.5
+    oracle heart_resumed "$H" "$H" GPUSVM_CERT_RESUME=1 -c 10
+    [ -f "$TMPD/a3k" ] && oracle a9a_3000 "$TMPD/a3k" "$TMPD/a3k.t" "" -g 0.05
+    [ -f "$TMPD/a3k" ] && oracle a9a_3000_c100 "$TMPD/a3k" "$TMPD/a3k.t" "" -c 100 -g 0.05
+    [ -f "$TMPD/a3k" ] && oracle a9a_3000_resumed "$TMPD/a3k" "$TMPD/a3k.t" GPUSVM_CERT_RESUME=1 -g 0.05
+else
+    skip "svm-train (libsvm-tools) not installed: the oracle checks"
+fi
+
+# same NAME ENV OPTS... DATA: the model (or -v's line) with ENV equals the one without any
+same() {
+    name=$1; env=$2; shift 2
+    "$TRAIN" "$@" "$TMPD/m0" > "$TMPD/o0" 2>&1 || { fail "$name: gpusvm-train failed"; return; }
+    # shellcheck disable=SC2086
+    env $env "$TRAIN" "$@" "$TMPD/m1" > "$TMPD/o1" 2>&1 || { fail "$name: gpusvm-train failed with $env"; return; }
+    check_file_eq "$name: stdout" "$TMPD/o0" "$TMPD/o1"
+    if [ -f "$TMPD/m0" ]; then check_file_eq "$name: model" "$TMPD/m0" "$TMPD/m1"; fi
+    rm -f "$TMPD/m0" "$TMPD/m1"
+}
+same "-h 0" "GPUSVM_SHRINK_MIN=1" -h 0 -c 10 "$H"
+same "below the threshold" "GPUSVM_SHRINK_MIN=271" -c 10 "$H"
+same "-v 5" "GPUSVM_SHRINK_MIN=1" -v 5 -c 10 "$H"
+if [ -d "$DATASETS" ]; then
+    zcat "$DATASETS/glass/glass.scale.gz" > "$TMPD/glass"
+    same "one-vs-one" "GPUSVM_SHRINK_MIN=1" -c 10 "$TMPD/glass"
+else
+    skip "../shared/datasets absent: the a9a slice and glass"
+fi
+finish
