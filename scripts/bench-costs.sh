@@ -22,6 +22,11 @@
 #           and text-gen with -c 1 -g 1, dense-gen with svm-train's defaults), then its test rows
 #           predicted by NEW and OLD interleaved REPEAT times (--verbose's model read, layout and
 #           device lines), the predictions compared.
+#   shrink  -h 1 against -h 0 (src/train/shrink.h), whole-process training, NEW only, interleaved
+#           REPEAT times: the two-class sets of GEN (covtype-gen, text-gen, -c 1 -g 1; default
+#           SHRINK_MIN) with their test accuracy, then a9a, ijcnn1 and w8a with GPUSVM_SHRINK_MIN=1;
+#           each model's obj line and --verbose's stages; ThunderSVM's text-gen training when TSVM is
+#           set (its covtype-gen training takes ~110 s).
 # Usage, from the repository root on the NVIDIA machine (as root, for the ICD file):
 #   scripts/bench-costs.sh DS_DIR NEW_BUILD [OLD_BUILD]     (env REPEAT=5, PARTS="cert predict wide")
 # DS_DIR holds the sets as ../shared/datasets does; the builds are folders with gpusvm-train and
@@ -149,6 +154,39 @@ if has big && [ -n "${GEN:-}" ]; then
         done
         [ -n "$OLD" ] && { cmp -s "$TMP/p.new" "$TMP/p.old" && echo "  predictions identical" || echo "  predictions differ"; }
     done
+fi
+if has shrink; then
+    # shk LABEL ENV FILE OPTS...: -h 1 and -h 0 interleaved, medians, obj lines, the stages of one run
+    shk() {
+        label=$1; env=$2; f=$3; shift 3
+        : > "$TMP/t1"; : > "$TMP/t0"
+        for i in $(seq "$REPEAT"); do
+            for h in 1 0; do
+                sleep 1
+                # shellcheck disable=SC2086
+                t=$(one env $env "$NEW/gpusvm-train" -h $h "$@" "$f" "$TMP/s$h.m")
+                echo "$t" >> "$TMP/t$h"
+            done
+        done
+        echo "shrink $label: -h 1 $(med < "$TMP/t1") s, -h 0 $(med < "$TMP/t0") s (median of $REPEAT)"
+        for h in 1 0; do
+            # shellcheck disable=SC2086
+            env $env "$NEW/gpusvm-train" --verbose -h $h "$@" "$f" "$TMP/s$h.m" > "$TMP/v" 2>&1
+            grep -E '^gpusvm: (shrinking|certification [0-9]|seconds|training)|^obj|^nSV|#iter' "$TMP/v" | sed "s/^/  -h $h /"
+            [ -f "${f%.gz}.t.gz" ] && "$NEW/gpusvm-predict" "${f%.gz}.t.gz" "$TMP/s$h.m" "$TMP/p" | sed "s/^/  -h $h /"
+        done
+    }
+    for s in covtype-gen text-gen; do
+        [ -f "${GEN:-.}/$s.gz" ] && shk "$s" GPUSVM_X=0 "$GEN/$s.gz" -c 1 -g 1
+        if [ "$s" = text-gen ] && [ -f "${GEN:-.}/$s.gz" ] && [ -n "$TSVM" ]; then
+            gzip -dc "$GEN/$s.gz" > "$TMP/plain"
+            echo "shrink $s: ThunderSVM $(one "$TSVM" -c 1 -g 1 "$TMP/plain" "$TMP/ts.m") s"
+            rm -f "$TMP/plain"
+        fi
+    done
+    shk a9a GPUSVM_SHRINK_MIN=1 "$D/a9a/a9a.gz" -c 1 -g 0.05
+    shk ijcnn1 GPUSVM_SHRINK_MIN=1 "$D/ijcnn1/ijcnn1.gz"
+    shk w8a GPUSVM_SHRINK_MIN=1 "$D/w8a/w8a.gz"
 fi
 if has text && [ -n "$TEXT" ]; then
     for i in $(seq "${TEXT_REPEAT:-1}"); do
