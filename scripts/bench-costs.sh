@@ -23,8 +23,9 @@
 #           predicted by NEW and OLD interleaved REPEAT times (--verbose's model read, layout and
 #           device lines), the predictions compared.
 #   shrink  -h 1 against -h 0 (src/train/shrink.h), whole-process training, NEW only, interleaved
-#           REPEAT times: the two-class sets of GEN (covtype-gen, text-gen, -c 1 -g 1; default
-#           SHRINK_MIN) with their test accuracy, then a9a, ijcnn1 and w8a with GPUSVM_SHRINK_MIN=1;
+#           REPEAT times: the sets of GEN (covtype-gen and text-gen -c 1 -g 1, year-gen epsilon-SVR
+#           -p 0.1, covtype-gen one-class -n 0.1 -g 1; default SHRINK_MIN) with their test accuracy
+#           or MSE, then a9a, ijcnn1 and w8a with GPUSVM_SHRINK_MIN=1;
 #           each model's obj line and --verbose's stages; ThunderSVM's text-gen training when TSVM is
 #           set (its covtype-gen training takes ~110 s).
 # Usage, from the repository root on the NVIDIA machine (as root, for the ICD file):
@@ -176,9 +177,11 @@ if has shrink; then
             [ -f "${f%.gz}.t.gz" ] && "$NEW/gpusvm-predict" "${f%.gz}.t.gz" "$TMP/s$h.m" "$TMP/p" | sed "s/^/  -h $h /"
         done
     }
-    for s in covtype-gen text-gen; do
-        [ -f "${GEN:-.}/$s.gz" ] && shk "$s" GPUSVM_X=0 "$GEN/$s.gz" -c 1 -g 1
-        if [ "$s" = text-gen ] && [ -f "${GEN:-.}/$s.gz" ] && [ -n "$TSVM" ]; then
+    for e in "covtype-gen:-c 1 -g 1" "text-gen:-c 1 -g 1" "year-gen:-s 3 -p 0.1" "covtype-gen:-s 2 -n 0.1 -g 1"; do
+        s=${e%%:*}; o=${e#*:}
+        # shellcheck disable=SC2086
+        [ -f "${GEN:-.}/$s.gz" ] && shk "$s $o" GPUSVM_X=0 "$GEN/$s.gz" $o
+        if [ "$e" = "text-gen:-c 1 -g 1" ] && [ -f "${GEN:-.}/$s.gz" ] && [ -n "$TSVM" ]; then
             gzip -dc "$GEN/$s.gz" > "$TMP/plain"
             echo "shrink $s: ThunderSVM $(one "$TSVM" -c 1 -g 1 "$TMP/plain" "$TMP/ts.m") s"
             rm -f "$TMP/plain"

@@ -10,19 +10,23 @@
 #include "train/solver.h"
 #include "train/trainer.h"
 
-/* Stages before the last: they end at 10^SHRINK_STAGES .. 10 times eps. */
+/* Stages before the last: their rounds stop at a gap of 10^SHRINK_STAGES .. 10 times eps. */
 #define SHRINK_STAGES 3
 /* A stage's rows are laid out anew only when at most this share of them stays. */
 #define SHRINK_KEEP 0.75
 
 int gs_shrink_wanted(const gs_param *param, int32_t l)
 {
-    return param->shrinking == 1 && param->kernel_type != GS_KERNEL_PRECOMPUTED && param->tuning.shrink_min > 0 &&
-           l >= param->tuning.shrink_min;
+    const int type = param->svm_type == GS_C_SVC || param->svm_type == GS_ONE_CLASS ||
+                     param->svm_type == GS_EPSILON_SVR;
+    return type && param->shrinking == 1 && param->kernel_type != GS_KERNEL_PRECOMPUTED &&
+           param->tuning.shrink_min > 0 && l >= param->tuning.shrink_min;
 }
 
-/* The rows of a stage, t in [0, n): alpha index row[t] (NULL: t itself, the whole problem), over
- * the clustered layout cl with signs y, alphas a and the rounds' gradients G. */
+/* The rows of a stage, i in [0, n): the problem's row row[i] (NULL: i itself, the whole problem),
+ * over the clustered layout cl with signs y. Its variables, in the alpha order of its spec: range A
+ * (one per row) then, for epsilon-SVR, range B (one per row again), each with its alpha a and the
+ * rounds' gradient G. */
 typedef struct stage {
     int32_t n;
     int32_t *row;
@@ -31,6 +35,14 @@ typedef struct stage {
     int8_t *y;              /* owned unless the whole problem's */
     double *a, *G;          /* owned unless the whole problem's */
 } stage;
+
+/* The whole problem's shape: l rows, ranges 1 (C-SVC, one-class) or 2 (epsilon-SVR) variables a
+ * row; variable t of its alpha order (range k's row r at k l + r) has sign +1 below ni, else -1. */
+typedef struct shape {
+    int32_t l, ni;
+    int ranges;
+    double Cp, Cn;
+} shape;
 
 static void stage_free(stage *s, int owned)
 {
@@ -44,42 +56,56 @@ static void stage_free(stage *s, int owned)
     memset(s, 0, sizeof *s);
 }
 
-/* LIBSVM's rule: with m the largest -yG over I_up and M the smallest over I_low, a row in I_up only
- * whose -yG is below M, or in I_low only above m, cannot be part of a violating pair now. The
- * rows that stay go to keep (stage indices, ascending). @return how many */
-static int32_t keep_rows(const stage *s, double Cp, double Cn, int32_t *keep)
+/* Variable v = k n + i of stage s: its sign, and whether it is in I_up / I_low. */
+static int var_pos(const shape *h, const stage *s, int32_t v)
 {
+    const int32_t k = v / s->n, i = v % s->n;
+    return (int64_t)k * h->l + (s->row ? s->row[i] : i) < h->ni;
+}
+
+/* LIBSVM's rule: with m the largest -yG over I_up and M the smallest over I_low, a variable in I_up
+ * only whose -yG is below M, or in I_low only above m, cannot be part of a violating pair now. A
+ * row stays when any of its variables may; they go to keep (stage rows, ascending).
+ * @return how many */
+static int32_t keep_rows(const shape *h, const stage *s, int32_t *keep)
+{
+    const int64_t nv = (int64_t)h->ranges * s->n;
     double m = -INFINITY, M = INFINITY;
-    for (int32_t t = 0; t < s->n; t++) {
-        const int pos = s->y[t] > 0;
-        const double v = pos ? -s->G[t] : s->G[t], a = s->a[t];
-        if (pos ? a < Cp : a > 0) m = fmax(m, v);
-        if (pos ? a > 0 : a < Cn) M = fmin(M, v);
+    for (int64_t v = 0; v < nv; v++) {
+        const int pos = var_pos(h, s, (int32_t)v);
+        const double g = pos ? -s->G[v] : s->G[v], a = s->a[v];
+        if (pos ? a < h->Cp : a > 0) m = fmax(m, g);
+        if (pos ? a > 0 : a < h->Cn) M = fmin(M, g);
     }
     int32_t nk = 0;
-    for (int32_t t = 0; t < s->n; t++) {
-        const int pos = s->y[t] > 0;
-        const double v = pos ? -s->G[t] : s->G[t], a = s->a[t];
-        const int up = pos ? a < Cp : a > 0, low = pos ? a > 0 : a < Cn;
-        const int out = up && !low ? v < M : low && !up ? v > m : 0; /* NaN stays */
-        if (!out) keep[nk++] = t;
+    for (int32_t i = 0; i < s->n; i++) {
+        int stays = 0;
+        for (int k = 0; k < h->ranges && !stays; k++) {
+            const int32_t v = k * s->n + i;
+            const int pos = var_pos(h, s, v);
+            const double g = pos ? -s->G[v] : s->G[v], a = s->a[v];
+            const int up = pos ? a < h->Cp : a > 0, low = pos ? a > 0 : a < h->Cn;
+            stays = up && !low ? !(g < M) : low && !up ? !(g > m) : 1; /* NaN stays */
+        }
+        if (stays) keep[nk++] = i;
     }
     return nk;
 }
 
 /* The next stage over cur's rows keep[0..nk): their rows of the problem clustered anew, their
  * alphas and gradients. @return GS_OK, or the error (next left empty) */
-static gs_status stage_next(const gs_param *param, const gs_problem *rows, const int8_t *ysign, const stage *cur,
-                            const int32_t *keep, int32_t nk, stage *next)
+static gs_status stage_next(const gs_param *param, const gs_problem *rows, const int8_t *ysign, const shape *h,
+                            const stage *cur, const int32_t *keep, int32_t nk, stage *next)
 {
     gs_status st = GS_OK;
     gs_problem sub = {0};
+    const size_t nv = (size_t)h->ranges * (size_t)nk;
     memset(next, 0, sizeof *next);
     next->n = nk;
     next->row = malloc(sizeof *next->row * (size_t)nk);
     next->y = malloc((size_t)nk);
-    next->a = malloc(sizeof *next->a * (size_t)nk);
-    next->G = malloc(sizeof *next->G * (size_t)nk);
+    next->a = malloc(sizeof *next->a * nv);
+    next->G = malloc(sizeof *next->G * nv);
     if (!next->row || !next->y || !next->a || !next->G) {
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d shrunk rows", (int)nk);
         goto cleanup;
@@ -88,8 +114,10 @@ static gs_status stage_next(const gs_param *param, const gs_problem *rows, const
         const int32_t t = keep[i], r = cur->row ? cur->row[t] : t;
         next->row[i] = r;
         next->y[i] = ysign[r];
-        next->a[i] = cur->a[t];
-        next->G[i] = cur->G[t];
+        for (int k = 0; k < h->ranges; k++) {
+            next->a[(size_t)k * nk + i] = cur->a[(size_t)k * cur->n + t];
+            next->G[(size_t)k * nk + i] = cur->G[(size_t)k * cur->n + t];
+        }
     }
     if ((st = gs_problem_subset(rows, next->row, nk, &sub))) goto cleanup;
     const int32_t one_seg[2] = {0, nk};
@@ -104,20 +132,22 @@ cleanup:
     return st;
 }
 
-/* spec over all of the stage's clusters, from its alphas and gradients, to eps. */
-static void stage_spec(const stage *s, double eps, long steps_before, gs_binary_spec *spec)
+/* spec over all of the stage's clusters (both ranges over them for epsilon-SVR), from its alphas
+ * and gradients, its rounds stopping at gap stop (the subproblems solving for the spec's eps). */
+static void stage_spec(const shape *h, const stage *s, double stop, long steps_before, gs_binary_spec *spec)
 {
     spec->a0 = 0;
     spec->na = s->cl->n_clusters;
     spec->b0 = 0;
-    spec->nb = 0;
+    spec->nb = h->ranges == 2 ? s->cl->n_clusters : 0;
     spec->rowA0 = 0;
     spec->nrowA = s->n;
-    spec->rowB0 = s->n;
+    spec->rowB0 = h->ranges == 2 ? 0 : s->n;
     spec->alpha = s->a;
     spec->g_init = s->G;
     spec->g_out = s->G;
-    spec->eps = eps;
+    spec->p_lin = NULL; /* the rounds move G by Q only; the stages are not certified */
+    spec->stop_gap = stop;
     spec->steps_before = steps_before;
     memset(&spec->res, 0, sizeof spec->res);
 }
@@ -127,46 +157,50 @@ gs_status gs_shrink_solve(gs_run_pool *p, const gs_param *param, const gs_proble
                           const gs_log *log, gs_train_stats *stats)
 {
     gs_status st = GS_OK;
-    const int32_t n = item->n;
+    const int32_t n = item->n, l = rows->l;
+    const shape h = {.l = l, .ni = item->ni, .ranges = l > 0 && n == 2 * l ? 2 : 1, .Cp = item->spec.Cp,
+                     .Cn = item->spec.Cn};
     const double eps = item->spec.eps > 0 ? item->spec.eps : param->eps;
     gs_binary_result *res = &item->res;
     double *G = malloc(sizeof *G * (size_t)(n ? n : 1));
-    int32_t *keep = malloc(sizeof *keep * (size_t)(n ? n : 1));
-    stage cur = {.n = n, .cl = cl, .y = (int8_t *)ysign, .a = item->spec.alpha, .G = G}, next;
+    int32_t *keep = malloc(sizeof *keep * (size_t)(l ? l : 1));
+    stage cur = {.n = l, .cl = cl, .y = (int8_t *)ysign, .a = item->spec.alpha, .G = G}, next;
     int owned = 0; /* cur is a stage of its own */
     memset(res, 0, sizeof *res);
     if (!G || !keep) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d gradients", (int)n); goto cleanup; }
-    gs_binary_spec sp = item->spec;
+    gs_binary_spec sp = item->spec; /* the first stage: from the caller's start (g_init), as unshrunk */
     sp.g_exact = sp.g_err = NULL;
     sp.cert_delta = 0;
     sp.g_out = G;
-    sp.g_init = NULL; /* the first stage starts at alpha = 0, as without shrinking */
-    sp.eps = eps * pow(10, SHRINK_STAGES);
+    sp.stop_gap = eps * pow(10, SHRINK_STAGES);
+    memset(&sp.res, 0, sizeof sp.res);
     for (int k = 0;; k++) {
         const double t0 = gs_now();
         if ((st = gs_run_solve(p, cur.cl, cur.y, &sp, 1, alone, stats))) goto cleanup;
         res->iterations += sp.res.iterations;
         res->inner_steps += sp.res.inner_steps;
         res->max_iter_hit |= sp.res.max_iter_hit;
-        for (int32_t t = 0; owned && t < cur.n; t++) { /* into the whole problem's alphas and gradients */
-            item->spec.alpha[cur.row[t]] = cur.a[t];
-            G[cur.row[t]] = cur.G[t];
-        }
-        const int32_t nk = k < SHRINK_STAGES && !res->max_iter_hit ? keep_rows(&cur, sp.Cp, sp.Cn, keep) : cur.n;
+        for (int32_t i = 0; owned && i < cur.n; i++) /* into the whole problem's alphas and gradients */
+            for (int r = 0; r < h.ranges; r++) {
+                item->spec.alpha[(size_t)r * l + cur.row[i]] = cur.a[(size_t)r * cur.n + i];
+                G[(size_t)r * l + cur.row[i]] = cur.G[(size_t)r * cur.n + i];
+            }
+        const int32_t nk = k < SHRINK_STAGES && !res->max_iter_hit ? keep_rows(&h, &cur, keep) : cur.n;
         gs_log_verbose(log, "gpusvm: shrinking: stage %d over %d of %d rows to %g: %ld rounds, %.4f s; %d rows "
-                       "stay\n", k + 1, (int)cur.n, (int)n, sp.eps, sp.res.iterations, gs_now() - t0, (int)nk);
+                       "stay\n", k + 1, (int)cur.n, (int)l, fmax(sp.stop_gap, eps), sp.res.iterations,
+                       gs_now() - t0, (int)nk);
         if (k == SHRINK_STAGES || res->max_iter_hit) break;
-        const double next_eps = k + 1 < SHRINK_STAGES ? eps * pow(10, SHRINK_STAGES - k - 1) : eps;
+        const double next_stop = k + 1 < SHRINK_STAGES ? eps * pow(10, SHRINK_STAGES - k - 1) : eps;
         if (nk == 0 || nk > SHRINK_KEEP * cur.n) { /* on over the same rows */
-            stage_spec(&cur, next_eps, res->inner_steps, &sp);
+            stage_spec(&h, &cur, next_stop, res->inner_steps, &sp);
             continue;
         }
-        if ((st = stage_next(param, rows, ysign, &cur, keep, nk, &next))) goto cleanup;
+        if ((st = stage_next(param, rows, ysign, &h, &cur, keep, nk, &next))) goto cleanup;
         if (stats) stats->cluster += next.own.seconds;
         stage_free(&cur, owned);
         cur = next;
         owned = 1;
-        stage_spec(&cur, next_eps, res->inner_steps, &sp);
+        stage_spec(&h, &cur, next_stop, res->inner_steps, &sp);
     }
     /* every row's exact gradient at the answer: a pass that takes no step (eps = DBL_MAX) */
     gs_binary_spec fin = item->spec;
@@ -174,6 +208,7 @@ gs_status gs_shrink_solve(gs_run_pool *p, const gs_param *param, const gs_proble
     fin.g_out = NULL;
     fin.cert_delta = 0;
     fin.eps = DBL_MAX;
+    fin.stop_gap = 0;
     memset(&fin.res, 0, sizeof fin.res);
     st = gs_run_solve(p, cl, ysign, &fin, 1, alone, stats);
 cleanup:

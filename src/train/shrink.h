@@ -1,9 +1,9 @@
-/* shrink.h — LIBSVM's shrinking (-h 1) for one large two-class problem: after a stage of rounds the
- * rows that cannot be part of a violating pair are left out, and the rest are clustered and laid
- * out anew, so later rounds compute kernel rows and gradients over fewer rows. Every row's exact
- * gradient is computed at the end and the usual certification decides (gs_run_certify): a row left
- * out that violates makes it resume on every row, so the answer is eps-optimal as without
- * shrinking, though not the same bits. */
+/* shrink.h — LIBSVM's shrinking (-h 1) for one large problem (two-class C-SVC, one-class,
+ * epsilon-SVR): after a stage of rounds the rows that cannot be part of a violating pair are left
+ * out, and the rest are clustered and laid out anew, so later rounds compute kernel rows and
+ * gradients over fewer rows. Every row's exact gradient is computed at the end and the usual
+ * certification decides (gs_run_certify): a row left out that violates makes it resume on every
+ * row, so the answer is eps-optimal as without shrinking, though not the same bits. */
 #ifndef GS_SHRINK_H
 #define GS_SHRINK_H
 
@@ -13,16 +13,19 @@
 #include "io/data.h"
 #include "train/run.h"
 
-/* Whether gs_shrink_solve is used for one two-class C-SVC problem of l rows: -h 1, at least
+/* Whether gs_shrink_solve is used for a problem of l rows: C-SVC (the trainer asks only for a lone
+ * two-class problem), one-class or epsilon-SVR (not the nu rule's types), -h 1, at least
  * tuning.shrink_min rows, and not -t 4 (whose rows name their columns by serial number). */
 int gs_shrink_wanted(const gs_param *param, int32_t l);
 
-/* Solves item (one problem over all of cl's rows, which are rows's rows in alpha order, signs
- * ysign) in stages ending at 1000, 100 and 10 times eps and then at eps; after each of the first
- * three, LIBSVM's rule leaves out every row at a bound whose -y G lies beyond the other side's
- * extreme (a stage that would keep more than three quarters of its rows goes on over the same
- * ones). Ends with item->spec.alpha the answer, its g_exact / g_err every row's exact gradient and
- * item->res the rounds and steps of every stage: ready for gs_run_certify.
+/* Solves item (one problem over all of cl's rows, which are rows's rows in order, signs ysign; its
+ * variables one per row, or two for epsilon-SVR) from its start in stages whose rounds stop once
+ * the gap is below 1000, 100 and 10 times eps and then eps (the subproblems always solving for
+ * eps: a stage is the same descent, cut); after each of the first three, LIBSVM's rule leaves out
+ * every row whose variables are all at a bound with -y G beyond the other side's extreme (a stage
+ * that would keep more than three quarters of its rows goes on over the same ones). Ends with
+ * item->spec.alpha the answer, its g_exact / g_err every variable's exact gradient and item->res
+ * the rounds and steps of every stage: ready for gs_run_certify.
  * @return GS_OK or the solver's error */
 gs_status gs_shrink_solve(gs_run_pool *p, const gs_param *param, const gs_problem *rows,
                           const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *item, int alone,

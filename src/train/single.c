@@ -23,6 +23,7 @@
 #include "data/precomputed.h"
 #include "train/probability.h"
 #include "train/run.h"
+#include "train/shrink.h"
 #include "train/solver.h"
 #include "util/pages.h"
 
@@ -129,7 +130,12 @@ static gs_status solve(const gs_device_provider *dev, const gs_problem *prob, co
     } else {
         it->spec.g_init = it->spec.p_lin; /* alpha = 0: G = p */
     }
-    st = gs_run_certified(solver, cl, ysign, it, 1, param->eps, 0, log, stats);
+    if (gs_shrink_wanted(param, prob->l)) { /* -h 1 on a large one-class or epsilon-SVR problem */
+        if ((st = gs_shrink_solve(solver, param, prob, cl, ysign, it, 0, log, stats))) goto cleanup;
+        st = gs_run_certify(solver, cl, ysign, it, 1, param->eps, 0, log, stats);
+    } else {
+        st = gs_run_certified(solver, cl, ysign, it, 1, param->eps, 0, log, stats);
+    }
 cleanup:
     gs_run_pool_free(solver);
     free(ysign);

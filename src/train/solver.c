@@ -282,7 +282,8 @@ typedef struct prob {
     const float *kws;    /* and the set's kernel matrix */
     long max_inner;
     int nrows;           /* its rows (positions that are not padding) */
-    double eps;          /* its stopping tolerance */
+    double eps;          /* its stopping tolerance (the subproblems') */
+    double stop;         /* the gap below which its rounds stop: eps, or spec->stop_gap above it */
 } prob;
 
 /* Scratch of one subproblem thread. */
@@ -356,8 +357,8 @@ static void host_first(gs_solver *s, int split, prob *p, scratch *sc, double *t_
         const int si = p->sel < 0;
         p->gap_sign[si] = gap;
         const int other_current = p->prev_nupd == 0; /* the other sign's gap still holds */
-        if (!(gap >= p->eps) && !(p->gap_sign[1 - si] >= p->eps) && other_current) { p->done = 1; return; }
-    } else if (!(gap >= p->eps) && fresh) {
+        if (!(gap >= p->stop) && !(p->gap_sign[1 - si] >= p->stop) && other_current) { p->done = 1; return; }
+    } else if (!(gap >= p->stop) && fresh) {
         p->done = 1; /* also stops on NaN or an empty side */
         return;
     }
@@ -1185,6 +1186,7 @@ static gs_status batch_layout(const gs_solver *s, batch *b, const int8_t *ysign,
         p->max_inner = sp->steps_before < max_iter ? max_iter - sp->steps_before : 0;
         p->nrows = nrows;
         p->eps = sp->eps > 0 ? sp->eps : s->eps;
+        p->stop = sp->stop_gap > p->eps ? sp->stop_gap : p->eps;
         for (int k = 0; k < q; k++) { p->wsp[k] = -1; p->row[k] = k; }
     }
     b->one_group = 1;

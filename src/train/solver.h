@@ -78,6 +78,8 @@ typedef struct gs_binary_spec {
     const double *p_lin;   /* NULL: p_i = -1 for every variable (C-SVC); else p, indexed as alpha.
                             * Only the exact gradients (g_exact) use it: the rounds move G by Q. */
     double eps;            /* stopping tolerance; 0: the parameters' -e */
+    double stop_gap;       /* 0, or above eps: the rounds stop once the gap is below it, while the
+                            * subproblems still solve as for eps (a stage of shrink.h) */
     int nu_rule;           /* LIBSVM's Solver_NU (nu-SVC, nu-SVR): pairs within one sign, gap the
                             * larger of the two signs'; 0: its C rule */
     const uint8_t *skip;   /* NULL, or [alpha order] nonzero for the variables left out of the problem
