@@ -188,9 +188,9 @@ static const char k_train_notes[] =
     "Every model is certified before it is written: its gradients recomputed in double on the\n"
     "device, LIBSVM's stopping gap < -e checked on them, training resumed where it is not.\n"
     "Notes: -m is accepted and checked but unused (no cache of kernel values is kept); -h 1\n"
-    "shrinks a two-class C-SVC problem of 100,000 rows or more (its later rounds over the rows that\n"
-    "can still violate, every row certified at the end). Numbers are read in double precision; text\n"
-    "after a number is an error (\"-c 1x\").\n";
+    "shrinks a two-class C-SVC, one-class or epsilon-SVR problem of 100,000 rows or more (its later\n"
+    "rounds over the rows that can still violate, every row certified at the end). Numbers are read\n"
+    "in double precision; text after a number is an error (\"-c 1x\").\n";
 
 void gs_cli_usage_train(FILE *f)
 {
