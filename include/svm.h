@@ -61,7 +61,7 @@ struct svm_parameter
 	double *weight;		/* [nr_weight] their C multipliers */
 	double nu;		/* [-n] NU_SVC, ONE_CLASS, NU_SVR */
 	double p;		/* [-p] EPSILON_SVR's epsilon */
-	int shrinking;		/* [-h] 0 or 1 (checked; gpusvm does no shrinking) */
+	int shrinking;		/* [-h] 0 or 1; 1 shrinks one problem of 100,000 rows or more (C-SVC two-class, one-class, epsilon-SVR) */
 	int probability;	/* [-b] 1: train a probability model */
 };
 
