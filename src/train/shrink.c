@@ -9,6 +9,7 @@
 #include "data/cluster.h"
 #include "train/solver.h"
 #include "train/trainer.h"
+#include "util/status.h"
 
 /* Stages before the last: their rounds stop at a gap of 10^SHRINK_STAGES .. 10 times eps. */
 #define SHRINK_STAGES 3
@@ -195,7 +196,14 @@ gs_status gs_shrink_solve(gs_run_pool *p, const gs_param *param, const gs_proble
             stage_spec(&h, &cur, next_stop, res->inner_steps, &sp);
             continue;
         }
-        if ((st = stage_next(param, rows, ysign, &h, &cur, keep, nk, &next))) goto cleanup;
+        if ((st = stage_next(param, rows, ysign, &h, &cur, keep, nk, &next)) == GS_ERR_NOMEM) {
+            /* no memory for the smaller copy: on over the same rows rather than fail */
+            gs_log_verbose(log, "gpusvm: shrinking: %s; going on over the same rows\n", gs_last_error());
+            st = GS_OK;
+            stage_spec(&h, &cur, next_stop, res->inner_steps, &sp);
+            continue;
+        }
+        if (st != GS_OK) goto cleanup;
         if (stats) stats->cluster += next.own.seconds;
         stage_free(&cur, owned);
         cur = next;
