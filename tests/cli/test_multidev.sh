@@ -1,7 +1,8 @@
 #!/bin/sh
 # Several devices in one process (--device 0,1 / all): PoCL shows two CPU devices (POCL_DEVICES
 # names its driver twice), and the one-vs-one pairs, -v folds, -b 1's folds and gpusvm-grid's cells
-# dealt out over them give the same bytes as one device: models, stdout, the grid's -out file.
+# dealt out over them give the same bytes as one device: models, stdout, the grid's -out file;
+# so does a lone problem through shrinking's stages.
 # And a bad list is refused with its reason, exit 1, no model.
 . "$(dirname "$0")/lib.sh"
 require_bin "$TRAIN"
@@ -47,6 +48,11 @@ same "nu-SVR -b 1" "$TMPD/h2" -s 4 -b 1
 export GPUSVM_CERT_RESUME=1
 same "three classes, resumed in double" "$TMPD/h3" -c 10 -g 20
 unset GPUSVM_CERT_RESUME
+# shrinking's stages (src/train/shrink.h) forced onto small sets: one problem, the first device's
+export GPUSVM_SHRINK_MIN=1
+same "two classes, shrunk" "$TMPD/h2" -c 10
+same "epsilon-SVR, shrunk" "$TMPD/h2" -s 3 -p 0.1
+unset GPUSVM_SHRINK_MIN
 if [ -f "$DATASETS/dna/dna.scale.gz" ]; then
     zcat "$DATASETS/dna/dna.scale.gz" > "$TMPD/dna"
     same "dna pairs" "$TMPD/dna"
