@@ -351,7 +351,7 @@ gs_status gs_run_open_solver(const gs_device_provider *dev, const gs_param *para
 }
 
 /* A pass that stops before its first step (eps = DBL_MAX) and ends with the certification's exact
- * gradients: p + Q a0 at each item's start, in double. */
+ * gradients: p + Q a at each item's alphas, in double. */
 gs_status gs_run_start_gradients(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
                                  int n, gs_train_stats *stats)
 {
@@ -359,7 +359,8 @@ gs_status gs_run_start_gradients(gs_run_pool *p, const struct gs_clustered *cl, 
     if (!g) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     for (int i = 0; i < n; i++) {
         g[i] = items[i].spec;
-        g[i].g_init = items[i].spec.p_lin; /* any gradient: no step is taken */
+        /* any gradient (no step is taken), so that the alphas are loaded */
+        g[i].g_init = items[i].spec.g_init ? items[i].spec.g_init : items[i].spec.p_lin;
         g[i].eps = DBL_MAX;
     }
     const gs_status st = pool_batch(p, cl, ysign, g, n, 0, stats);

@@ -61,8 +61,10 @@ gs_status gs_run_open_solver(const gs_device_provider *dev, const gs_param *para
                              const int64_t *row_ptr, const struct gs_clustered *cl, const gs_log *log,
                              gs_train_stats *stats, gs_run_pool **out);
 
-/* For items that start at a non-zero alpha (one-class, nu-SVC, nu-SVR): computes each one's exact
- * starting gradient p + Q alpha into spec.g_exact and makes it the start (spec.g_init).
+/* For items that start at a non-zero alpha (one-class, nu-SVC, nu-SVR), or whose alphas a pass left
+ * (shrink.h): computes each one's exact gradient p + Q alpha at spec.alpha into spec.g_exact and
+ * makes it the start (spec.g_init). spec.g_init, when set, or else spec.p_lin must be non-NULL (any
+ * gradient: the pass takes no step).
  * @return GS_OK or the solver's error */
 gs_status gs_run_start_gradients(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
                                  int n, gs_train_stats *stats);

@@ -1,7 +1,6 @@
 /* shrink.c — see shrink.h. */
 #include "train/shrink.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +26,10 @@ int gs_shrink_wanted(const gs_param *param, int32_t l)
 /* The rows of a stage, i in [0, n): the problem's row row[i] (NULL: i itself, the whole problem),
  * over the clustered layout cl with signs y. Its variables, in the alpha order of its spec: range A
  * (one per row) then, for epsilon-SVR, range B (one per row again), each with its alpha a and the
- * rounds' gradient G. */
+ * rounds' gradient G; the first ni have sign +1 (rows ascend, so the whole problem's order holds),
+ * the rest -1. */
 typedef struct stage {
-    int32_t n;
+    int32_t n, ni;
     int32_t *row;
     gs_clustered own;       /* a stage's own layout (not the whole problem's) */
     const gs_clustered *cl;
@@ -57,13 +57,6 @@ static void stage_free(stage *s, int owned)
     memset(s, 0, sizeof *s);
 }
 
-/* Variable v = k n + i of stage s: its sign, and whether it is in I_up / I_low. */
-static int var_pos(const shape *h, const stage *s, int32_t v)
-{
-    const int32_t k = v / s->n, i = v % s->n;
-    return (int64_t)k * h->l + (s->row ? s->row[i] : i) < h->ni;
-}
-
 /* LIBSVM's rule: with m the largest -yG over I_up and M the smallest over I_low, a variable in I_up
  * only whose -yG is below M, or in I_low only above m, cannot be part of a violating pair now. A
  * row stays when any of its variables may; they go to keep (stage rows, ascending).
@@ -73,7 +66,7 @@ static int32_t keep_rows(const shape *h, const stage *s, int32_t *keep)
     const int64_t nv = (int64_t)h->ranges * s->n;
     double m = -INFINITY, M = INFINITY;
     for (int64_t v = 0; v < nv; v++) {
-        const int pos = var_pos(h, s, (int32_t)v);
+        const int pos = v < s->ni;
         const double g = pos ? -s->G[v] : s->G[v], a = s->a[v];
         if (pos ? a < h->Cp : a > 0) m = fmax(m, g);
         if (pos ? a > 0 : a < h->Cn) M = fmin(M, g);
@@ -83,7 +76,7 @@ static int32_t keep_rows(const shape *h, const stage *s, int32_t *keep)
         int stays = 0;
         for (int k = 0; k < h->ranges && !stays; k++) {
             const int32_t v = k * s->n + i;
-            const int pos = var_pos(h, s, v);
+            const int pos = v < s->ni;
             const double g = pos ? -s->G[v] : s->G[v], a = s->a[v];
             const int up = pos ? a < h->Cp : a > 0, low = pos ? a > 0 : a < h->Cn;
             stays = up && !low ? !(g < M) : low && !up ? !(g > m) : 1; /* NaN stays */
@@ -116,6 +109,7 @@ static gs_status stage_next(const gs_param *param, const gs_problem *rows, const
         next->row[i] = r;
         next->y[i] = ysign[r];
         for (int k = 0; k < h->ranges; k++) {
+            next->ni += (int64_t)k * h->l + r < h->ni;
             next->a[(size_t)k * nk + i] = cur->a[(size_t)k * cur->n + t];
             next->G[(size_t)k * nk + i] = cur->G[(size_t)k * cur->n + t];
         }
@@ -153,9 +147,9 @@ static void stage_spec(const shape *h, const stage *s, double stop, long steps_b
     memset(&spec->res, 0, sizeof spec->res);
 }
 
-gs_status gs_shrink_solve(gs_run_pool *p, const gs_param *param, const gs_problem *rows,
-                          const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *item, int alone,
-                          const gs_log *log, gs_train_stats *stats)
+gs_status gs_shrink_certified(gs_run_pool *p, const gs_param *param, const gs_problem *rows,
+                              const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *item, int alone,
+                              const gs_log *log, gs_train_stats *stats)
 {
     gs_status st = GS_OK;
     const int32_t n = item->n, l = rows->l;
@@ -165,7 +159,7 @@ gs_status gs_shrink_solve(gs_run_pool *p, const gs_param *param, const gs_proble
     gs_binary_result *res = &item->res;
     double *G = malloc(sizeof *G * (size_t)(n ? n : 1));
     int32_t *keep = malloc(sizeof *keep * (size_t)(l ? l : 1));
-    stage cur = {.n = l, .cl = cl, .y = (int8_t *)ysign, .a = item->spec.alpha, .G = G}, next;
+    stage cur = {.n = l, .ni = item->ni, .cl = cl, .y = (int8_t *)ysign, .a = item->spec.alpha, .G = G}, next;
     int owned = 0; /* cur is a stage of its own */
     memset(res, 0, sizeof *res);
     if (!G || !keep) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d gradients", (int)n); goto cleanup; }
@@ -192,33 +186,27 @@ gs_status gs_shrink_solve(gs_run_pool *p, const gs_param *param, const gs_proble
                        gs_now() - t0, (int)nk);
         if (k == SHRINK_STAGES || res->max_iter_hit) break;
         const double next_stop = k + 1 < SHRINK_STAGES ? eps * pow(10, SHRINK_STAGES - k - 1) : eps;
-        if (nk == 0 || nk > SHRINK_KEEP * cur.n) { /* on over the same rows */
-            stage_spec(&h, &cur, next_stop, res->inner_steps, &sp);
-            continue;
+        if (nk > 0 && nk <= SHRINK_KEEP * cur.n) { /* else on over the same rows */
+            st = stage_next(param, rows, ysign, &h, &cur, keep, nk, &next);
+            if (st == GS_OK) {
+                if (stats) stats->cluster += next.own.seconds;
+                stage_free(&cur, owned);
+                cur = next;
+                owned = 1;
+            } else if (st == GS_ERR_NOMEM) { /* no memory for the smaller copy: the same rows, not a failure */
+                gs_log_verbose(log, "gpusvm: shrinking: %s; going on over the same rows\n", gs_last_error());
+                st = GS_OK;
+            } else {
+                goto cleanup;
+            }
         }
-        if ((st = stage_next(param, rows, ysign, &h, &cur, keep, nk, &next)) == GS_ERR_NOMEM) {
-            /* no memory for the smaller copy: on over the same rows rather than fail */
-            gs_log_verbose(log, "gpusvm: shrinking: %s; going on over the same rows\n", gs_last_error());
-            st = GS_OK;
-            stage_spec(&h, &cur, next_stop, res->inner_steps, &sp);
-            continue;
-        }
-        if (st != GS_OK) goto cleanup;
-        if (stats) stats->cluster += next.own.seconds;
-        stage_free(&cur, owned);
-        cur = next;
-        owned = 1;
         stage_spec(&h, &cur, next_stop, res->inner_steps, &sp);
     }
-    /* every row's exact gradient at the answer: a pass that takes no step (eps = DBL_MAX) */
-    gs_binary_spec fin = item->spec;
-    fin.g_init = G;
-    fin.g_out = NULL;
-    fin.cert_delta = 0;
-    fin.eps = DBL_MAX;
-    fin.stop_gap = 0;
-    memset(&fin.res, 0, sizeof fin.res);
-    st = gs_run_solve(p, cl, ysign, &fin, 1, alone, stats);
+    /* every row's exact gradient at the answer (G, the rows' last gradients, only starts that pass),
+     * then the certification over every row */
+    item->spec.g_init = G;
+    if ((st = gs_run_start_gradients(p, cl, ysign, item, 1, stats))) goto cleanup;
+    st = gs_run_certify(p, cl, ysign, item, 1, eps, alone, log, stats);
 cleanup:
     stage_free(&cur, owned);
     free(G);

@@ -13,22 +13,22 @@
 #include "io/data.h"
 #include "train/run.h"
 
-/* Whether gs_shrink_solve is used for a problem of l rows: C-SVC (the trainer asks only for a lone
+/* Whether gs_shrink_certified is used for a problem of l rows: C-SVC (the trainer asks only for a lone
  * two-class problem), one-class or epsilon-SVR (not the nu rule's types), -h 1, at least
  * tuning.shrink_min rows, and not -t 4 (whose rows name their columns by serial number). */
 int gs_shrink_wanted(const gs_param *param, int32_t l);
 
-/* Solves item (one problem over all of cl's rows, which are rows's rows in order, signs ysign; its
- * variables one per row, or two for epsilon-SVR) from its start in stages whose rounds stop once
- * the gap is below 1000, 100 and 10 times eps and then eps (the subproblems always solving for
- * eps: a stage is the same descent, cut); after each of the first three, LIBSVM's rule leaves out
- * every row whose variables are all at a bound with -y G beyond the other side's extreme (a stage
- * that would keep more than three quarters of its rows goes on over the same ones). Ends with
- * item->spec.alpha the answer, its g_exact / g_err every variable's exact gradient and item->res
- * the rounds and steps of every stage: ready for gs_run_certify.
+/* Solves and certifies item (one problem over all of cl's rows, which are rows's rows in order,
+ * signs ysign; its variables one per row, or two for epsilon-SVR) as gs_run_certified does, from
+ * its start in stages whose rounds stop once the gap is below 1000, 100 and 10 times eps and then
+ * eps (the subproblems always solving for eps: a stage is the same descent, cut); after each of the
+ * first three, LIBSVM's rule leaves out every row whose variables are all at a bound with -y G
+ * beyond the other side's extreme (a stage that would keep more than three quarters of its rows
+ * goes on over the same ones). Then every variable's exact gradient (gs_run_start_gradients) and
+ * the certification over every row (gs_run_certify); item->res counts every stage and resume.
  * @return GS_OK or the solver's error */
-gs_status gs_shrink_solve(gs_run_pool *p, const gs_param *param, const gs_problem *rows,
-                          const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *item, int alone,
-                          const gs_log *log, gs_train_stats *stats);
+gs_status gs_shrink_certified(gs_run_pool *p, const gs_param *param, const gs_problem *rows,
+                              const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *item, int alone,
+                              const gs_log *log, gs_train_stats *stats);
 
 #endif

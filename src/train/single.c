@@ -130,12 +130,9 @@ static gs_status solve(const gs_device_provider *dev, const gs_problem *prob, co
     } else {
         it->spec.g_init = it->spec.p_lin; /* alpha = 0: G = p */
     }
-    if (gs_shrink_wanted(param, prob->l)) { /* -h 1 on a large one-class or epsilon-SVR problem */
-        if ((st = gs_shrink_solve(solver, param, prob, cl, ysign, it, 0, log, stats))) goto cleanup;
-        st = gs_run_certify(solver, cl, ysign, it, 1, param->eps, 0, log, stats);
-    } else {
-        st = gs_run_certified(solver, cl, ysign, it, 1, param->eps, 0, log, stats);
-    }
+    /* -h 1 on a large one-class or epsilon-SVR problem: its stages over fewer rows */
+    st = gs_shrink_wanted(param, prob->l) ? gs_shrink_certified(solver, param, prob, cl, ysign, it, 0, log, stats)
+                                          : gs_run_certified(solver, cl, ysign, it, 1, param->eps, 0, log, stats);
 cleanup:
     gs_run_pool_free(solver);
     free(ysign);

@@ -426,11 +426,10 @@ static gs_status svc_solve(const gs_device_provider *dev, svc_run *r, const gs_l
     const int alone = r->param->tuning.split < 0 && r->nspec == r->nc;
     /* one large two-class C-SVC problem: LIBSVM's shrinking (-h 1), then the same certification */
     const int shrink = !r->nu && r->k == 2 && r->nc == 1 && r->nspec == 1 && gs_shrink_wanted(r->param, r->l);
-    if (st == GS_OK && shrink) {
-        st = gs_shrink_solve(solver, r->param, &r->grouped, &r->cl, r->ysign, &r->items[0], alone, log, stats);
-        if (st == GS_OK) st = gs_run_certify(solver, &r->cl, r->ysign, r->items, 1, r->param->eps, alone, log, stats);
-    } else if (st == GS_OK)
-        st = gs_run_certified(solver, &r->cl, r->ysign, r->items, r->nspec, r->param->eps, alone, log, stats);
+    if (st == GS_OK)
+        st = shrink ? gs_shrink_certified(solver, r->param, &r->grouped, &r->cl, r->ysign, &r->items[0], alone, log,
+                                          stats)
+                    : gs_run_certified(solver, &r->cl, r->ysign, r->items, r->nspec, r->param->eps, alone, log, stats);
     gs_run_pool_free(solver);
     if (st != GS_OK) return st;
     for (int s = 0; s < r->nspec; s++) {
