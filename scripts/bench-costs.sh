@@ -157,7 +157,7 @@ if has big && [ -n "${GEN:-}" ]; then
     done
 fi
 if has shrink; then
-    # shk LABEL ENV FILE OPTS...: -h 1 and -h 0 interleaved, medians, obj lines, the stages of one run
+    # shk LABEL ENV FILE OPTS...: (ENV: VAR=VALUE or "") -h 1 and -h 0 interleaved, medians, obj lines, the stages of one run
     shk() {
         label=$1; env=$2; f=$3; shift 3
         : > "$TMP/t1"; : > "$TMP/t0"
@@ -180,7 +180,7 @@ if has shrink; then
     for e in "covtype-gen:-c 1 -g 1" "text-gen:-c 1 -g 1" "year-gen:-s 3 -p 0.1" "covtype-gen:-s 2 -n 0.1 -g 1"; do
         s=${e%%:*}; o=${e#*:}
         # shellcheck disable=SC2086
-        [ -f "${GEN:-.}/$s.gz" ] && shk "$s $o" GPUSVM_X=0 "$GEN/$s.gz" $o
+        [ -f "${GEN:-.}/$s.gz" ] && shk "$s $o" "" "$GEN/$s.gz" $o   # "": no variable, the default threshold
         if [ "$e" = "text-gen:-c 1 -g 1" ] && [ -f "${GEN:-.}/$s.gz" ] && [ -n "$TSVM" ]; then
             gzip -dc "$GEN/$s.gz" > "$TMP/plain"
             echo "shrink $s: ThunderSVM $(one "$TSVM" -c 1 -g 1 "$TMP/plain" "$TMP/ts.m") s"
