@@ -195,7 +195,8 @@ void pred_kvals(const int ktype, const double gamma, const double coef0, const i
                 const int row0, const int rows, __global double *K, const int ld,
                 __global const int *ell_w, __global const long *ell_off,
                 __global const int *ell_idx, __global const double *ell_val,
-                __global const int *ell_len, const int tile, const int arg_out, const int runs)
+                __global const int *ell_len, const int tile, const int arg_out, const int runs,
+                const int skip_rows)
 {
 #if LX > 0
     __local int lx_idx[LX];
@@ -207,6 +208,7 @@ void pred_kvals(const int ktype, const double gamma, const double coef0, const i
     const int s = pos_sv[b * WG + t];
     const int rbf = ktype == KT_RBF;
     const int row_wise = ell_w[b] > 0;
+    if (row_wise && skip_rows) return; /* pred_khash's */
     __global const int *sc;
     __global const double *sv;
     int n;
@@ -309,6 +311,125 @@ void pred_kvals(const int ktype, const double gamma, const double coef0, const i
                                    : merge_rows_g(rbf, sc, sv, n, gx_idx, gx_val, x, xe))
                            : merge_dense_g(rbf, sc, sv, n, gx_idx, gx_val, x, xe);
         if (s >= 0) pred_store(K, r, s, ld, ktype, sum, gamma, coef0, degree, arg_out);
+    }
+}
+
+/* pred_khash: the row-wise blocks' kernel values (pred_kvals returns for them when the host
+ * chooses this kernel) from a hash table of each test row in local memory instead of a merge.
+ * The work-group's HR rows get a table each (open addressing, a power of two at least twice the
+ * row's values, carved from a pool of HP slots); each work-item then walks its SV's own values
+ * once for all HR rows, looking each column up in every table: the SV's values are read once per
+ * group, not once per row, and no work-item walks the row's values. A row whose table does not
+ * fit the pool takes the merge (merge_rows_g), LIBSVM's own operations.
+ * The dot product adds sv * x over the SV's columns in increasing order, sv * 0 = +-0 where the
+ * row has no such column (the host takes this kernel only when every SV value is finite): the
+ * very sum of LIBSVM's dot, whose terms are the matched products in column order (a sum that
+ * starts at +0 stays unchanged by +-0). So linear, polynomial and sigmoid keep their bits. RBF
+ * takes |sv|^2 + |x|^2 - 2 sv.x (sv_n2 from the host, |x|^2 summed here), not LIBSVM's order:
+ * the host widens the decision values' bound by the difference (predictor.c rbf_hash_dz). */
+#ifndef HR
+#define HR 4 /* test rows per work-group in pred_khash */
+#endif
+#ifndef HP
+#define HP 1536 /* table slots per work-group */
+#endif
+
+static inline uint pred_hash(const int c) { return (uint)c * 2654435761u; }
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void pred_khash(const int ktype, const double gamma, const double coef0, const int degree,
+                __global const int *pos_sv, __global const long *x_ptr, __global const int *x_idx,
+                __global const double *x_val, const int row0, const int rows, __global double *K, const int ld,
+                __global const int *ell_w, __global const long *ell_off, __global const int *ell_idx,
+                __global const double *ell_val, __global const int *ell_len, const int runs,
+                __global const double *sv_n2)
+{
+    __local int hkey[HP];
+    __local double hval[HP];
+    __local int toff[HR], tbits[HR];
+    __local double xn2[HR];
+    const int b = get_group_id(0);
+    if (ell_w[b] <= 0) return; /* a dense block: pred_kvals' */
+    const int t = get_local_id(0);
+    const int rbeg = get_group_id(1) * HR;
+    const int nr = min(HR, rows - rbeg);
+    const int rbf = ktype == KT_RBF;
+    for (int i = t; i < HP; i += WG) hkey[i] = -1;
+    if (t == 0) { /* each row's table: 2^bits slots at toff, or toff = -1 (the merge) */
+        int used = 0;
+        for (int i = 0; i < HR; i++) {
+            const long n = i < nr ? x_ptr[row0 + rbeg + i + 1] - x_ptr[row0 + rbeg + i] : 0;
+            int bits = 4;
+            while (bits < 30 && ((long)1 << bits) < 2 * n) bits++;
+            tbits[i] = bits;
+            toff[i] = -1;
+            if (i < nr && used + (1 << bits) <= HP) {
+                toff[i] = used;
+                used += 1 << bits;
+            }
+        }
+    }
+    if (t < nr) {
+        double q = 0;
+        for (long e = x_ptr[row0 + rbeg + t]; e < x_ptr[row0 + rbeg + t + 1]; e++) q += x_val[e] * x_val[e];
+        xn2[t] = q;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int i = 0; i < nr; i++) {
+        if (toff[i] < 0) continue;
+        const int o = toff[i], sh = 32 - tbits[i];
+        const uint mask = (1u << tbits[i]) - 1;
+        const long e1 = x_ptr[row0 + rbeg + i + 1];
+        for (long e = x_ptr[row0 + rbeg + i] + t; e < e1; e += WG) {
+            const int c = x_idx[e];
+            uint h = pred_hash(c) >> sh;
+            while (atomic_cmpxchg(&hkey[o + h], -1, c) != -1) h = (h + 1) & mask;
+            hval[o + h] = x_val[e];
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int s = pos_sv[b * WG + t];
+    const int rs = runs ? 1 : WG;
+    const long e0 = runs ? ell_off[b * WG + t] : ell_off[b] + t;
+    __global const int *sc = ell_idx + e0;
+    __global const double *sv = ell_val + e0;
+    const int n = ell_len[b * WG + t];
+    double acc[HR];
+    for (int i = 0; i < HR; i++) acc[i] = 0.0;
+    for (int a = 0; a < n; a++) {
+        const int c = sc[a * rs];
+        const double v = sv[a * rs];
+        const uint hc = pred_hash(c);
+        for (int i = 0; i < HR; i++) {
+            if (i >= nr || toff[i] < 0) continue;
+            const int o = toff[i];
+            const uint mask = (1u << tbits[i]) - 1;
+            uint h = hc >> (32 - tbits[i]);
+            double xv = 0.0;
+            for (;;) {
+                const int k = hkey[o + h];
+                if (k == c) {
+                    xv = hval[o + h];
+                    break;
+                }
+                if (k < 0) break;
+                h = (h + 1) & mask;
+            }
+            acc[i] += v * xv;
+        }
+    }
+    if (s < 0) return;
+    for (int i = 0; i < nr; i++) {
+        const int r = rbeg + i;
+        double sum;
+        if (toff[i] < 0) {
+            const long x = x_ptr[row0 + r], xe = x_ptr[row0 + r + 1];
+            sum = rs == 1 ? merge_rows_g1(rbf, sc, sv, n, x_idx, x_val, x, xe)
+                          : merge_rows_g(rbf, sc, sv, n, x_idx, x_val, x, xe);
+        } else {
+            sum = rbf ? fmax(0.0, (sv_n2[b * WG + t] + xn2[i]) - 2.0 * acc[i]) : acc[i];
+        }
+        pred_store(K, r, s, ld, ktype, sum, gamma, coef0, degree, 0);
     }
 }
 

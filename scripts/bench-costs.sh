@@ -5,7 +5,8 @@
 #           off (--verbose turns it on, and it waits after every pass), then one profiled run's
 #           certification kernels;
 #   predict whole-process prediction, NEW and OLD interleaved (median of REPEAT): a9a.t, letter.t,
-#           mnist10k (its own rows), news20.t (the model of its every 8th row);
+#           mnist10k (its own rows), news20.t (the model of its every 8th row), and where DS_DIR has
+#           them reuters.tst (reuters.trn's model) and sector.t.scale (sector.scale's);
 #   wide    whole-process training of the wide sets (news20.t, reuters.trn, sector.scale), NEW and
 #           OLD interleaved, with LIBSVM's accuracy check left to the tests;
 #   train   whole-process training (-q, no profiling) of the five standard sets, NEW and OLD
@@ -21,7 +22,8 @@
 #           each trained once by NEW (--verbose split and /usr/bin/time's peak memory; covtype-gen
 #           and text-gen with -c 1 -g 1, dense-gen with svm-train's defaults), then its test rows
 #           predicted by NEW and OLD interleaved REPEAT times (--verbose's model read, layout and
-#           device lines), the predictions compared.
+#           device lines), the predictions compared; with TSVM, ThunderSVM's training of text-gen
+#           and its prediction of text-gen.t (REPEAT times).
 #   shrink  -h 1 against -h 0 (src/train/shrink.h), whole-process training, NEW only, interleaved
 #           REPEAT times: the sets of GEN (covtype-gen and text-gen -c 1 -g 1, year-gen epsilon-SVR
 #           -p 0.1, covtype-gen one-class -n 0.1 -g 1; default SHRINK_MIN) with their test accuracy
@@ -79,15 +81,30 @@ if has cert; then
     done
 fi
 if has predict; then
+    # pp NAME TEST MODEL: timed pair, then NEW's and OLD's predictions compared
+    pp() {
+        pair "$1" "{}/gpusvm-predict $2 $3 $TMP/p"
+        [ -n "$OLD" ] || return 0
+        "$NEW/gpusvm-predict" "$2" "$3" "$TMP/p1" > /dev/null; "$OLD/gpusvm-predict" "$2" "$3" "$TMP/p2" > /dev/null
+        cmp -s "$TMP/p1" "$TMP/p2" && echo "  predictions identical" || echo "  predictions differ"
+    }
     "$NEW/gpusvm-train" -q -c 1 -g 0.05 "$D/a9a/a9a.gz" "$TMP/a9a.m"
     "$NEW/gpusvm-train" -q "$D/letter/letter.scale.gz" "$TMP/letter.m"
     "$NEW/gpusvm-train" -q "$D/mnist10k/mnist10k.scale.gz" "$TMP/mnist.m"
     gzip -dc "$D/news20/news20.t.gz" | awk 'NR % 8 == 1' > "$TMP/n8"
     "$NEW/gpusvm-train" -q "$TMP/n8" "$TMP/n8.m"
-    pair "predict a9a.t" "{}/gpusvm-predict $D/a9a/a9a.t.gz $TMP/a9a.m $TMP/p"
-    pair "predict letter.scale.t (325 pairs)" "{}/gpusvm-predict $D/letter/letter.scale.t.gz $TMP/letter.m $TMP/p"
-    pair "predict mnist10k (45 pairs)" "{}/gpusvm-predict $D/mnist10k/mnist10k.scale.gz $TMP/mnist.m $TMP/p"
-    pair "predict news20.t (190 pairs)" "{}/gpusvm-predict $D/news20/news20.t.gz $TMP/n8.m $TMP/p"
+    pp "predict a9a.t" "$D/a9a/a9a.t.gz" "$TMP/a9a.m"
+    pp "predict letter.scale.t (325 pairs)" "$D/letter/letter.scale.t.gz" "$TMP/letter.m"
+    pp "predict mnist10k (45 pairs)" "$D/mnist10k/mnist10k.scale.gz" "$TMP/mnist.m"
+    pp "predict news20.t (190 pairs)" "$D/news20/news20.t.gz" "$TMP/n8.m"
+    if [ -f "$D/reuters/reuters.tst.gz" ]; then
+        "$NEW/gpusvm-train" -q "$D/reuters/reuters.trn.gz" "$TMP/reuters.m"
+        pp "predict reuters.tst" "$D/reuters/reuters.tst.gz" "$TMP/reuters.m"
+    fi
+    if [ -f "$D/sector/sector.t.scale.gz" ]; then
+        "$NEW/gpusvm-train" -q "$D/sector/sector.scale.gz" "$TMP/sector.m"
+        pp "predict sector.t.scale" "$D/sector/sector.t.scale.gz" "$TMP/sector.m"
+    fi
 fi
 if has wide; then
     pair "train news20.t" "{}/gpusvm-train -q $D/news20/news20.t.gz $TMP/w.m"
@@ -154,6 +171,15 @@ if has big && [ -n "${GEN:-}" ]; then
             done
         done
         [ -n "$OLD" ] && { cmp -s "$TMP/p.new" "$TMP/p.old" && echo "  predictions identical" || echo "  predictions differ"; }
+        if [ -n "$TSVM" ] && [ "$tr" = text-gen.gz ]; then # ThunderSVM's own model of the set, its test rows
+            gzip -dc "$GEN/$tr" > "$TMP/plain"; gzip -dc "$GEN/$te" > "$TMP/plaint"
+            echo "ThunderSVM train $tr: $(one "$TSVM" -c 1 -g 1 "$TMP/plain" "$TMP/ts.m") s"
+            for i in $(seq "$REPEAT"); do
+                sleep 1
+                echo "ThunderSVM predict $te: $(one "${TSVM%-train}-predict" "$TMP/plaint" "$TMP/ts.m" "$TMP/tp") s"
+            done
+            rm -f "$TMP/plain" "$TMP/plaint"
+        fi
     done
 fi
 if has shrink; then

@@ -68,12 +68,19 @@ void gs_tuning_from_env(gs_tuning *t)
     t->kernel_cache = kernel_cache_dir();
     const char *kc = getenv("GPUSVM_KERNEL_CACHE");
     t->kernel_cache_cpu = kc && *kc && strcmp(kc, "0") != 0 && strcmp(kc, "1") != 0;
+    /* GS_PRED_LAYOUT: words separated by commas (rows,nohash) */
     const char *lay = getenv("GS_PRED_LAYOUT");
-    if (lay && strcmp(lay, "rows") == 0) t->pred_blocks = GS_PRED_BLOCKS_ROWS;
-    if (lay && strcmp(lay, "dense") == 0) t->pred_blocks = GS_PRED_BLOCKS_DENSE;
-    if (lay && strcmp(lay, "tile") == 0) t->pred_tile = 1;
-    if (lay && strcmp(lay, "merge") == 0) t->pred_tile = 0;
-    if (lay && strcmp(lay, "args") == 0) t->pred_codes = 0;
+    for (const char *w = lay; w && *w;) {
+        const size_t n = strcspn(w, ",");
+        if (n == 4 && strncmp(w, "rows", 4) == 0) t->pred_blocks = GS_PRED_BLOCKS_ROWS;
+        if (n == 5 && strncmp(w, "dense", 5) == 0) t->pred_blocks = GS_PRED_BLOCKS_DENSE;
+        if (n == 4 && strncmp(w, "tile", 4) == 0) t->pred_tile = 1;
+        if (n == 5 && strncmp(w, "merge", 5) == 0) t->pred_tile = 0;
+        if (n == 4 && strncmp(w, "args", 4) == 0) t->pred_codes = 0;
+        if (n == 6 && strncmp(w, "nohash", 6) == 0) t->pred_hash = 0;
+        if (n == 4 && strncmp(w, "hash", 4) == 0) t->pred_hash = 1;
+        w += n + (w[n] == ',');
+    }
     t->driver_env = env_01("GPUSVM_DRIVER_ENV", 1) != 0;
     t->fast_exit = env_01("GPUSVM_FAST_EXIT", 0) == 1;
     t->exit_wait = env_01("GPUSVM_EXIT_WAIT", 0) == 1;

@@ -669,8 +669,11 @@ static int prepare_device(run *r)
             fprintf(stderr, "gpusvm-predict: %s\n", gs_last_error());
             return 1;
         }
-        gs_log_verbose(log, "SVs uploaded in %.3f s (device exact: %s)\n", gs_now() - t0,
-                       gs_predictor_exact(pd) ? "yes" : "no");
+        gs_log_verbose(log, "SVs uploaded in %.3f s (device exact: %s; row-wise blocks: %s)\n", gs_now() - t0,
+                       gs_predictor_exact(pd) ? "yes" : "no",
+                       !gs_predictor_row_wise_blocks(pd, NULL) ? "none"
+                       : gs_predictor_hash(pd)                 ? "hash tables"
+                                                               : "merge");
     }
     return 0;
 }

@@ -48,6 +48,15 @@
 #define PRED_WG 128 /* kernels/predict.cl's WG; passed as -DWG so the two cannot disagree */
 #define PRED_RT 8
 #define PRED_LX 1024 /* test values staged in local memory per work-group (kernels/predict.cl) */
+/* pred_khash: test rows per work-group and their table slots (18 KiB of local memory). On an H100,
+ * text-gen's 20,000 test rows against its 63,284-SV model: 8 rows in 3,072 slots 0.86 s of
+ * kernel values, 4 in 1,536 0.79 s (the merge: 3.38 s). */
+#ifndef PRED_HR
+#define PRED_HR 4
+#endif
+#ifndef PRED_HP
+#define PRED_HP 1536
+#endif
 /* The host exact path's pass (hx): its exp / tanh arguments read into pinned memory, two passes of
  * at most this many MiB. On an H100, a9a's -b 1 (five folds, 2.4 GB of arguments) took 0.33 s of
  * values with 16 MiB passes and 0.45 s with 64 (pinning costs the driver time per byte), against
@@ -222,8 +231,9 @@ gs_status gs_pred_cpu_dec(const gs_model *m, const gs_rows *rows, int32_t r, dou
 
 /* ---- device engine ------------------------------------------------------------------------ */
 
-enum { PK_KVALS, PK_SUM, PK_PROBE, PK_PART, PK_FIN, PK_N };
-static const char *const pk_names[PK_N] = {"pred_kvals", "pred_sum", "pred_probe", "pred_part", "pred_fin"};
+enum { PK_KVALS, PK_SUM, PK_PROBE, PK_PART, PK_FIN, PK_KHASH, PK_N };
+static const char *const pk_names[PK_N] = {"pred_kvals", "pred_sum", "pred_probe", "pred_part", "pred_fin",
+                                           "pred_khash"};
 
 /* The SVs' layout on the host, from gs_predictor_create until gs_predictor_attach uploads it. */
 typedef struct sv_layout {
@@ -239,19 +249,20 @@ typedef struct sv_layout {
                             ell_off[b * PRED_WG + t] + e) */
     double *ell_val;
     int32_t *ell_len;    /* [nb * PRED_WG] values of each SV of a row-wise block */
+    double *n2;          /* [nb * PRED_WG] each SV's sum of squares (pred_khash's RBF) */
     gs_abi_pair *pairs;  /* [n_dec] pair table */
 } sv_layout;
 
 static void sv_layout_free(sv_layout *L)
 {
     free(L->off); free(L->cols); free(L->vals); free(L->pos); free(L->ell_w); free(L->ell_off);
-    free(L->ell_idx); free(L->ell_val); free(L->ell_len); free(L->pairs);
+    free(L->ell_idx); free(L->ell_val); free(L->ell_len); free(L->n2); free(L->pairs);
     memset(L, 0, sizeof *L);
 }
 
 /* The layout on the device, uploaded once. */
 typedef struct sv_bufs {
-    gs_dev_buf blk_off, cols, vals, pos_sv, pairs, coef, rho, ell_w, ell_off, ell_idx, ell_val, ell_len;
+    gs_dev_buf blk_off, cols, vals, pos_sv, pairs, coef, rho, ell_w, ell_off, ell_idx, ell_val, ell_len, n2;
 } sv_bufs;
 /* A chunk's buffers, grown as chunks need. */
 typedef struct chunk_bufs {
@@ -262,6 +273,11 @@ struct gs_predictor {
     gs_ocl *ocl;
     int force_blocks;      /* gs_tuning.pred_blocks: GS_PRED_BLOCKS_AUTO, _ROWS or _DENSE */
     int force_tile;        /* gs_tuning.pred_tile: 1 on, 0 off, GS_TUNE_AUTO (GPUs) */
+    int force_hash;        /* gs_tuning.pred_hash: 0 off, GS_TUNE_AUTO */
+    int hash;              /* row-wise blocks take pred_khash (see hash_ok) */
+    double hash_dz;        /* RBF with hash: rbf_hash_dz's model part; 0 otherwise */
+    int32_t sv_nmax;       /* the most values of an SV */
+    double sv_n2all;       /* the largest SV sum of squares */
     gs_dev dev;
     gs_pred_program prg;
     const gs_model *m;
@@ -305,7 +321,8 @@ struct gs_predictor {
 gs_status gs_pred_program_build(gs_ocl *ocl, gs_pred_program *out)
 {
     char opts[64];
-    snprintf(opts, sizeof opts, "-DWG=%d -DRT=%d -DLX=%d", PRED_WG, PRED_RT, PRED_LX);
+    snprintf(opts, sizeof opts, "-DWG=%d -DRT=%d -DLX=%d -DHR=%d -DHP=%d", PRED_WG, PRED_RT, PRED_LX, PRED_HR,
+             PRED_HP);
     return gs_dev_kernels_build(ocl, "predict", opts, pk_names, PK_N, &out->ks);
 }
 
@@ -519,6 +536,9 @@ static gs_status fill_block(void *ctx, int b)
     for (int t = 0; t < PRED_WG; t++) {
         const int32_t s = pos[t];
         if (s < 0) continue;
+        double n2 = 0;
+        for (int64_t e = m->sv_ptr[s]; e < m->sv_ptr[s + 1]; e++) n2 += m->sv_val[e] * m->sv_val[e];
+        L->n2[(int64_t)b * PRED_WG + t] = n2;
         if (L->ell_w[b] > 0) {
             const int64_t base = j->runs ? L->ell_off[(int64_t)b * PRED_WG + t] : L->ell_off[b] + t;
             for (int64_t e = m->sv_ptr[s]; e < m->sv_ptr[s + 1]; e++) {
@@ -549,7 +569,8 @@ static gs_status fill_blocks(const gs_model *m, int nb, int runs, sv_layout *L)
     L->vals = calloc((size_t)(L->ncols > 0 ? L->ncols : 1) * PRED_WG, sizeof(double));
     L->ell_idx = calloc((size_t)(nell > 0 ? nell : 1), sizeof(int32_t));
     L->ell_val = calloc((size_t)(nell > 0 ? nell : 1), sizeof(double));
-    if (!L->vals || !L->ell_idx || !L->ell_val) return GS_FAIL(GS_ERR_NOMEM, "out of memory for the SV layout");
+    L->n2 = calloc((size_t)nb * PRED_WG, sizeof(double));
+    if (!L->vals || !L->ell_idx || !L->ell_val || !L->n2) return GS_FAIL(GS_ERR_NOMEM, "out of memory for the SV layout");
     layout_job job = {.m = m, .L = L, .runs = runs};
     return gs_parallel_items(nb, m->sv_ptr[m->l] < (1 << 20) ? 1 : gs_cpu_threads(32), fill_block, &job);
 }
@@ -618,6 +639,7 @@ gs_status gs_predictor_create(const gs_model *m, const gs_tuning *tuning, gs_pre
     p->m = m;
     p->force_blocks = tuning ? tuning->pred_blocks : GS_PRED_BLOCKS_AUTO;
     p->force_tile = tuning ? tuning->pred_tile : GS_TUNE_AUTO;
+    p->force_hash = tuning ? tuning->pred_hash : GS_TUNE_AUTO;
     p->want_codes = tuning ? tuning->pred_codes : 1;
     p->n_dec = gs_pred_n_dec(m);
     if (m->l < 1 || p->n_dec < 1 || m->kernel_type == GS_KERNEL_PRECOMPUTED) {
@@ -657,6 +679,7 @@ static gs_status upload_layout(gs_predictor *p)
         (st = gs_dev_buf_ensure(d, &b->ell_idx, sizeof(int32_t) * ne, L->ell_idx, "SV slot columns")) ||
         (st = gs_dev_buf_ensure(d, &b->ell_val, sizeof(double) * ne, L->ell_val, "SV slot values")) ||
         (st = gs_dev_buf_ensure(d, &b->ell_len, sizeof(int32_t) * nb * PRED_WG, L->ell_len, "SV lengths")) ||
+        (st = gs_dev_buf_ensure(d, &b->n2, sizeof(double) * nb * PRED_WG, L->n2, "SV sums of squares")) ||
         (st = gs_dev_buf_ensure(d, &b->coef, sizeof(double) * (size_t)m->l * (size_t)m->n_coef, m->sv_coef,
                                 "SV coefficients")) ||
         (st = gs_dev_buf_ensure(d, &b->rho, sizeof(double) * nd, m->rho, "rho")))
@@ -737,6 +760,54 @@ static gs_status codes_check(gs_predictor *p, const gs_rows *rows)
     return GS_OK;
 }
 
+/* Whether the row-wise blocks take pred_khash: on a GPU (on PoCL's CPU device the merge was
+ * faster: text-gen's first 8,000 rows' model on 2,000 test rows, values 3.0 s against 1.9 s)
+ * or where gs_tuning.pred_hash says, where there are row-wise blocks, every row's bits are not needed
+ * (the host exact path reads pred_kvals' arguments), the device has the local memory for the
+ * tables, and every SV value is finite (its dot product adds sv * 0 where the row lacks a column).
+ * Also the model's part of rbf_hash_dz. */
+static int hash_ok(gs_predictor *p, const gs_ocl *ocl)
+{
+    const gs_model *m = p->m;
+    const int on = p->force_hash != GS_TUNE_AUTO ? p->force_hash : (ocl->device_type & CL_DEVICE_TYPE_GPU) != 0;
+    if (!on || p->n_ell == 0 || p->hx ||
+        ocl->local_mem < (cl_ulong)PRED_HP * (sizeof(int32_t) + sizeof(double)) + 1024)
+        return 0;
+    p->sv_nmax = 0;
+    p->sv_n2all = 0;
+    for (int32_t s = 0; s < m->l; s++) {
+        double n2 = 0;
+        for (int64_t e = m->sv_ptr[s]; e < m->sv_ptr[s + 1]; e++) {
+            if (!isfinite(m->sv_val[e])) return 0;
+            n2 += m->sv_val[e] * m->sv_val[e];
+        }
+        if (m->sv_ptr[s + 1] - m->sv_ptr[s] > p->sv_nmax) p->sv_nmax = (int32_t)(m->sv_ptr[s + 1] - m->sv_ptr[s]);
+        if (n2 > p->sv_n2all) p->sv_n2all = n2;
+    }
+    return 1;
+}
+
+/* pred_khash's RBF distances are |sv|^2 + |x|^2 - 2 sv.x, not LIBSVM's sequential sum d_L of the
+ * (x_c - sv_c)^2: by how much the argument of exp may then differ from LIBSVM's for a test row
+ * of nx values whose sum of squares is x2 (u = 2^-53; A, B, P the exact |sv|^2, |x|^2, sv.x;
+ * D = A + B - 2P; ns the SV's values):
+ *   |a - A| <= ns u' A, |b - B| <= nx u' B (sums of squares), |p - P| <= ns u' (A + B) / 2 (its
+ *   zero terms add nothing), then a + b and the subtraction round once each: the device's d
+ *   is within (2 ns + nx + 2) u' (A + B) of D, and so is max(0, d) (D >= 0);
+ *   LIBSVM's terms carry 3 roundings, its sum ns + nx more: |d_L - D| <= (ns + nx + 2) u' D;
+ *   -gamma d and -gamma d_L round once each (u gamma (A + B) apiece),
+ * u' = 1.01 u covering the k u / (1 - k u) of these counts: |z - z_L| <= gamma (A + B)
+ * (3 ns + 2 nx + 6) 1.01 u. Taken here with ns the model's most values, A its largest sum of
+ * squares, and margin: 13 for 6, 1.02 for 1.01. K = exp(z) then differs from LIBSVM's
+ * exp(z_L), beyond the two libms' few ulp the bound already has, by at most
+ * K expm1(|z - z_L|): gs_predictor_finish adds mag expm1(dz) 1.01 to the bound (1.01 also
+ * covers that bound's own terms taken at LIBSVM's larger K). Infinite where it overflows. */
+static double rbf_hash_dz(const gs_predictor *p, int64_t nx, double x2)
+{
+    const double u = ldexp(1.0, -53);
+    return fabs(p->m->gamma) * (p->sv_n2all + x2) * (3.0 * p->sv_nmax + 2.0 * (double)nx + 13.0) * 1.02 * u;
+}
+
 gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *prog)
 {
     gs_status st = GS_OK;
@@ -764,6 +835,7 @@ gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *pro
         if (cap < PRED_RT) cap = PRED_RT;
         if (cap < p->ld_max) p->ld_max = (int32_t)cap;
     }
+    p->hash = hash_ok(p, ocl);
     const int codes_ok = p->hx && p->want_codes && m->kernel_type == GS_KERNEL_RBF;
     p->sv_n2max = codes_ok ? int_norm2_max(m->sv_ptr, m->sv_val, m->l) : -1;
 cleanup:
@@ -786,6 +858,8 @@ double gs_predictor_device_seconds(const gs_predictor *p)
 {
     return p->t_device;
 }
+
+int gs_predictor_hash(const gs_predictor *p) { return p->hash; }
 
 int gs_predictor_row_wise_blocks(const gs_predictor *p, int *n_blocks)
 {
@@ -878,6 +952,8 @@ static gs_status ensure_capacity(gs_predictor *p, const gs_rows *rows)
 
 #define KV_ROW0 11 /* pred_kvals' and pred_sum's arguments set per pass */
 #define KV_ROWS 12
+#define KH_ROW0 8 /* pred_khash's */
+#define KH_ROWS 9
 #define SUM_ROW0 2
 #define SUM_ROWS 3
 #define PART_ROWS 2 /* pred_part's rows, and pred_fin's first row and rows, set per pass */
@@ -901,12 +977,21 @@ static gs_status set_chunk_args(gs_predictor *p)
                               GS_KARG(zero) /* KV_ROW0 */, GS_KARG(zero) /* KV_ROWS */, GS_KARG_BUF(x->K),
                               GS_KARG(kld), GS_KARG_BUF(b->ell_w), GS_KARG_BUF(b->ell_off),
                               GS_KARG_BUF(b->ell_idx), GS_KARG_BUF(b->ell_val), GS_KARG_BUF(b->ell_len),
-                              GS_KARG(p->tile), GS_KARG(arg_out), GS_KARG(p->runs)};
+                              GS_KARG(p->tile), GS_KARG(arg_out), GS_KARG(p->runs), GS_KARG(p->hash)};
     const gs_dev_karg sum[] = {GS_KARG_BUF(x->K), GS_KARG(p->ld), GS_KARG(zero) /* SUM_ROW0 */,
                                GS_KARG(zero) /* SUM_ROWS */, GS_KARG_BUF(b->pairs), GS_KARG_BUF(b->coef),
                                GS_KARG(nc), GS_KARG_BUF(b->rho), GS_KARG(nd), GS_KARG_BUF(x->dec),
                                GS_KARG_BUF(x->mag)};
     if ((st = GS_DEV_ARGS(&p->prg.ks, PK_KVALS, kv)) || (st = GS_DEV_ARGS(&p->prg.ks, PK_SUM, sum))) return st;
+    if (p->hash) {
+        const gs_dev_karg kh[] = {GS_KARG(kt), GS_KARG(gamma), GS_KARG(coef0), GS_KARG(deg), GS_KARG_BUF(b->pos_sv),
+                                  GS_KARG_BUF(x->x_ptr), GS_KARG_BUF(x->x_idx), GS_KARG_BUF(x->x_val),
+                                  GS_KARG(zero) /* KH_ROW0 */, GS_KARG(zero) /* KH_ROWS */, GS_KARG_BUF(x->K),
+                                  GS_KARG(kld), GS_KARG_BUF(b->ell_w), GS_KARG_BUF(b->ell_off),
+                                  GS_KARG_BUF(b->ell_idx), GS_KARG_BUF(b->ell_val), GS_KARG_BUF(b->ell_len),
+                                  GS_KARG(p->runs), GS_KARG_BUF(b->n2)};
+        if ((st = GS_DEV_ARGS(&p->prg.ks, PK_KHASH, kh))) return st;
+    }
     if (p->nseg > 1) {
         const gs_dev_karg part[] = {GS_KARG_BUF(x->K), GS_KARG(p->ld), GS_KARG(zero) /* PART_ROWS */,
                                     GS_KARG_BUF(b->pairs), GS_KARG_BUF(b->coef), GS_KARG(nc), GS_KARG(p->nseg),
@@ -1050,10 +1135,17 @@ gs_status gs_predictor_start(gs_predictor *p, const gs_rows *rows)
     }
     for (int32_t r0 = 0; r0 < rows->l; r0 += p->ld) {
         const int n = rows->l - r0 < p->ld ? rows->l - r0 : p->ld;
-        if ((st = gs_dev_arg(ks, PK_KVALS, KV_ROW0, sizeof r0, &r0)) ||
-            (st = gs_dev_arg(ks, PK_KVALS, KV_ROWS, sizeof n, &n)) ||
-            (st = gs_dev_launch(d, ks, PK_KVALS, &p->pf, (size_t)p->n_blocks * PRED_WG,
-                                (size_t)((n + PRED_RT - 1) / PRED_RT), PRED_WG, NULL)))
+        const size_t g0 = (size_t)p->n_blocks * PRED_WG, g1 = (size_t)((n + PRED_RT - 1) / PRED_RT);
+        /* with hash, pred_kvals' groups of row-wise blocks return at once, and pred_khash's of dense ones */
+        if ((!p->hash || p->n_ell < p->n_blocks) &&
+            ((st = gs_dev_arg(ks, PK_KVALS, KV_ROW0, sizeof r0, &r0)) ||
+             (st = gs_dev_arg(ks, PK_KVALS, KV_ROWS, sizeof n, &n)) ||
+             (st = gs_dev_launch(d, ks, PK_KVALS, &p->pf, g0, g1, PRED_WG, NULL))))
+            goto cleanup;
+        if (p->hash && ((st = gs_dev_arg(ks, PK_KHASH, KH_ROW0, sizeof r0, &r0)) ||
+                        (st = gs_dev_arg(ks, PK_KHASH, KH_ROWS, sizeof n, &n)) ||
+                        (st = gs_dev_launch(d, ks, PK_KHASH, &p->pf, g0, (size_t)((n + PRED_HR - 1) / PRED_HR),
+                                            PRED_WG, NULL))))
             goto cleanup;
         if (p->nseg > 1) {
             if ((st = gs_dev_arg(ks, PK_PART, PART_ROWS, sizeof n, &n)) ||
@@ -1091,21 +1183,29 @@ gs_status gs_predictor_finish(gs_predictor *p, double *dec, double *err)
         p->tm.wait += gs_now() - tw;
     }
     const double u = ldexp(1.0, -53);
+    const int rbf_hash = p->hash && p->m->kernel_type == GS_KERNEL_RBF && !p->exact && !p->hx;
     for (int32_t r = 0; r < rows->l; r++) {
         int finite = 1;
-        for (int64_t e = rows->row_ptr[r]; e < rows->row_ptr[r + 1]; e++)
+        double x2 = 0;
+        for (int64_t e = rows->row_ptr[r]; e < rows->row_ptr[r + 1]; e++) {
             if (!isfinite(rows->val[e])) finite = 0;
+            x2 += rows->val[e] * rows->val[e];
+        }
+        /* pred_khash's distances (rbf_hash_dz); x2 rounded up by far more than its error */
+        const double wide =
+            rbf_hash ? expm1(rbf_hash_dz(p, rows->row_ptr[r + 1] - rows->row_ptr[r], x2 * 1.000001)) * 1.01 : 0;
         for (int q = 0; q < nd; q++) {
             double *e = err + (size_t)r * nd + q;
             if (!finite) *e = INFINITY;
             else if (p->exact || p->hx) *e = 0;
-            else *e = (2 * p->pair_terms[q] + 64) * u * (*e + fabs(p->m->rho[q])) * 1.0001 + 1e-300;
+            else *e = (2 * p->pair_terms[q] + 64) * u * (*e + fabs(p->m->rho[q])) * 1.0001 + *e * wide + 1e-300;
+            if (!(*e >= 0)) *e = INFINITY; /* NaN */
         }
     }
     p->t_device += gs_now() - p->t_start;
     double per[PK_N] = {0};
     gs_dev_prof_collect(&p->pf, NULL, NULL, per, 0);
-    p->tm.kvals += per[PK_KVALS];
+    p->tm.kvals += per[PK_KVALS] + per[PK_KHASH];
     p->tm.sum += per[PK_SUM] + per[PK_PART] + per[PK_FIN];
 cleanup:
     p->cur = NULL;

@@ -93,6 +93,9 @@ int gs_predictor_exact(const gs_predictor *p);
 /* Blocks stored row-wise (very sparse SVs, see kernels/predict.cl); *n_blocks (may be NULL) gets
  * the number of blocks. */
 int gs_predictor_row_wise_blocks(const gs_predictor *p, int *n_blocks);
+/* Whether the row-wise blocks' values come from hash tables of the test rows (pred_khash; known
+ * after gs_predictor_attach), not from the merge. */
+int gs_predictor_hash(const gs_predictor *p);
 /* Seconds spent so far in the layout, the upload and from each start to its finish (--verbose). */
 double gs_predictor_device_seconds(const gs_predictor *p);
 

@@ -21,6 +21,7 @@ void gs_tuning_init(gs_tuning *t)
     t->kernel_cache_cpu = 0;
     t->pred_blocks = GS_PRED_BLOCKS_AUTO;
     t->pred_tile = GS_TUNE_AUTO;
+    t->pred_hash = GS_TUNE_AUTO;
     t->pred_codes = 1;
     t->driver_env = 1;
     t->fast_exit = 0;

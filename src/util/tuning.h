@@ -70,11 +70,14 @@ typedef struct gs_tuning {
                                and handing out a binary makes it compile every kernel's generic
                                work-group function first (+120 s for the solver on 2 cores), while
                                our binary spares only its front end (~3 s of a 35 s cold start) */
-    /* ---- prediction (src/predict/predictor.c), all from GS_PRED_LAYOUT ---- */
+    /* ---- prediction (src/predict/predictor.c), all from GS_PRED_LAYOUT, a comma-separated list ---- */
     int pred_blocks;        /* =rows: every SV block row-wise (GS_PRED_BLOCKS_ROWS); =dense: none
                                (GS_PRED_BLOCKS_DENSE); default GS_PRED_BLOCKS_AUTO: by sparsity */
     int pred_tile;          /* =tile: the tiled dense path on (1); =merge: off (0); default
                                GS_TUNE_AUTO: on for GPUs */
+    int pred_hash;          /* =hash: row-wise blocks take the test rows' hash tables
+                               (kernels/predict.cl pred_khash) where the model allows them (1);
+                               =nohash: the merge (0); default GS_TUNE_AUTO: on for GPUs */
     int pred_codes;         /* =args: the host exact path reads every exp argument in double (0);
                                default 1: as 16-bit squared distances where they are small
                                integers (predictor.c's codes) */

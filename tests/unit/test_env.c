@@ -32,7 +32,7 @@ static int same_tuning(const gs_tuning *a, const gs_tuning *b)
     return a->split == b->split && a->courier == b->courier && a->select == b->select &&
            a->batch_mb == b->batch_mb && a->device == b->device && a->profile == b->profile &&
            a->kernel_dir == b->kernel_dir && a->pred_blocks == b->pred_blocks &&
-           a->pred_tile == b->pred_tile && a->driver_env == b->driver_env &&
+           a->pred_tile == b->pred_tile && a->pred_hash == b->pred_hash && a->driver_env == b->driver_env &&
            a->fast_exit == b->fast_exit && a->exit_wait == b->exit_wait && a->cv_device == b->cv_device &&
            a->cert_resume == b->cert_resume && a->pred_codes == b->pred_codes && a->grid_lanes == b->grid_lanes &&
            a->precise == b->precise && a->shrink_min == b->shrink_min;
@@ -121,6 +121,17 @@ static void check_values(void)
     setenv("GS_PRED_LAYOUT", "args", 1);
     gs_tuning_from_env(&t);
     CHECK(t.pred_codes == 0, "GS_PRED_LAYOUT=args");
+    CHECK(t.pred_hash == GS_TUNE_AUTO, "hash tables by default");
+    setenv("GS_PRED_LAYOUT", "rows,nohash", 1);
+    gs_tuning_from_env(&t);
+    CHECK(t.pred_blocks == GS_PRED_BLOCKS_ROWS && t.pred_hash == 0 && t.pred_tile == GS_TUNE_AUTO,
+          "GS_PRED_LAYOUT=rows,nohash");
+    setenv("GS_PRED_LAYOUT", "hash", 1);
+    gs_tuning_from_env(&t);
+    CHECK(t.pred_hash == 1 && t.pred_blocks == GS_PRED_BLOCKS_AUTO, "GS_PRED_LAYOUT=hash");
+    setenv("GS_PRED_LAYOUT", "rowsx,nohash2", 1);
+    gs_tuning_from_env(&t);
+    CHECK(t.pred_blocks == GS_PRED_BLOCKS_AUTO && t.pred_hash == GS_TUNE_AUTO, "GS_PRED_LAYOUT: whole words only");
     for (size_t i = 0; i < N_VARS; i++) unsetenv(k_vars[i]);
 }
 
