@@ -33,7 +33,14 @@
  *   term: the same operations in the same order (branch-free selects; kernels/predict.cl shows the
  *   terms are unchanged), so the exactness argument above holds as it is, and the work is
  *   proportional to the nonzeros.
- *   GS_PRED_LAYOUT=rows or =dense (gs_tuning.pred_blocks) forces one layout for every block (tests). */
+ * - On a GPU the row-wise blocks' values come from hash tables of the test rows instead
+ *   (pred_khash: each SV's values read once for PRED_HR rows, no merge; text-gen's model 4.3x
+ *   faster). Dot products keep LIBSVM's bits (its terms in its order, +-0 for the others), so
+ *   linear and polynomial stay exact and sigmoid's argument is LIBSVM's; RBF's distance is
+ *   |sv|^2 + |x|^2 - 2 sv.x, whose difference from LIBSVM's widens each row's bound
+ *   (rbf_hash_dz: by a few hundred u relative on scaled text, far below any label's margin).
+ *   GS_PRED_LAYOUT=rows or =dense (gs_tuning.pred_blocks) forces one layout for every block,
+ *   =hash / =nohash the tables on / off (tests). */
 #include "predict/predictor.h"
 
 #include <math.h>
