@@ -282,9 +282,8 @@ struct gs_predictor {
     int force_tile;        /* gs_tuning.pred_tile: 1 on, 0 off, GS_TUNE_AUTO (GPUs) */
     int force_hash;        /* gs_tuning.pred_hash: 0 off, GS_TUNE_AUTO */
     int hash;              /* row-wise blocks take pred_khash (see hash_ok) */
-    double hash_dz;        /* RBF with hash: rbf_hash_dz's model part; 0 otherwise */
-    int32_t sv_nmax;       /* the most values of an SV */
-    double sv_n2all;       /* the largest SV sum of squares */
+    int32_t sv_nmax;       /* with hash: the most values of an SV, and */
+    double sv_n2all;       /* the largest SV sum of squares (rbf_hash_dz) */
     gs_dev dev;
     gs_pred_program prg;
     const gs_model *m;
