@@ -328,10 +328,10 @@ void pred_kvals(const int ktype, const double gamma, const double coef0, const i
  * takes |sv|^2 + |x|^2 - 2 sv.x (sv_n2 from the host, |x|^2 summed here), not LIBSVM's order:
  * the host widens the decision values' bound by the difference (predictor.c rbf_hash_dz). */
 #ifndef HR
-#define HR 4 /* test rows per work-group in pred_khash */
+#define HR 2 /* test rows per work-group in pred_khash (the host passes PRED_HR) */
 #endif
 #ifndef HP
-#define HP 1536 /* table slots per work-group */
+#define HP 1024 /* table slots per work-group (PRED_HP) */
 #endif
 
 static inline uint pred_hash(const int c) { return (uint)c * 2654435761u; }

@@ -34,7 +34,7 @@
  *   terms are unchanged), so the exactness argument above holds as it is, and the work is
  *   proportional to the nonzeros.
  * - On a GPU the row-wise blocks' values come from hash tables of the test rows instead
- *   (pred_khash: each SV's values read once for PRED_HR rows, no merge; text-gen's model 4.3x
+ *   (pred_khash: each SV's values read once for PRED_HR rows, no merge; text-gen's model 4.4x
  *   faster). Dot products keep LIBSVM's bits (its terms in its order, +-0 for the others), so
  *   linear and polynomial stay exact and sigmoid's argument is LIBSVM's; RBF's distance is
  *   |sv|^2 + |x|^2 - 2 sv.x, whose difference from LIBSVM's widens each row's bound
@@ -55,14 +55,15 @@
 #define PRED_WG 128 /* kernels/predict.cl's WG; passed as -DWG so the two cannot disagree */
 #define PRED_RT 8
 #define PRED_LX 1024 /* test values staged in local memory per work-group (kernels/predict.cl) */
-/* pred_khash: test rows per work-group and their table slots (18 KiB of local memory). On an H100,
- * text-gen's 20,000 test rows against its 63,284-SV model: 8 rows in 3,072 slots 0.86 s of
- * kernel values, 4 in 1,536 0.79 s (the merge: 3.38 s). */
+/* pred_khash: test rows per work-group and their table slots (12 KiB of local memory; a row of
+ * up to HP / 2 values fits). On an H100, text-gen's 20,000 test rows against its 63,284-SV model,
+ * kernel values (the merge: 3.38 s): 8 rows in 3,072 slots 0.86 s, 4 in 2,048 0.82 s, 4 in 1,536
+ * 0.78 s, 2 in 1,024 0.76 s, 2 in 768 0.73 s (rows of 385-512 values would take the merge). */
 #ifndef PRED_HR
-#define PRED_HR 4
+#define PRED_HR 2
 #endif
 #ifndef PRED_HP
-#define PRED_HP 1536
+#define PRED_HP 1024
 #endif
 /* The host exact path's pass (hx): its exp / tanh arguments read into pinned memory, two passes of
  * at most this many MiB. On an H100, a9a's -b 1 (five folds, 2.4 GB of arguments) took 0.33 s of
