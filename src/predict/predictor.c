@@ -282,8 +282,9 @@ struct gs_predictor {
     int force_blocks;      /* gs_tuning.pred_blocks: GS_PRED_BLOCKS_AUTO, _ROWS or _DENSE */
     int force_tile;        /* gs_tuning.pred_tile: 1 on, 0 off, GS_TUNE_AUTO (GPUs) */
     int force_hash;        /* gs_tuning.pred_hash: 0 off, GS_TUNE_AUTO */
-    int hash;              /* row-wise blocks take pred_khash (see hash_ok) */
-    int32_t sv_nmax;       /* with hash: the most values of an SV, and */
+    int hash;              /* row-wise blocks take pred_khash (hash_wanted, every SV value finite) */
+    int sv_finite;         /* every SV value finite (sv_summary) */
+    int32_t sv_nmax;       /* the most values of an SV (rbf_hash_dz) */
     double sv_n2all;       /* the largest SV sum of squares (rbf_hash_dz) */
     gs_dev dev;
     gs_pred_program prg;
@@ -767,31 +768,35 @@ static gs_status codes_check(gs_predictor *p, const gs_rows *rows)
     return GS_OK;
 }
 
+/* What the tiled path and pred_khash ask of the SVs, from the model and the host layout's sums of
+ * squares (p->h.n2, while it is still there): whether every value is finite, the most values of an
+ * SV and the largest sum of squares. */
+static void sv_summary(gs_predictor *p)
+{
+    const gs_model *m = p->m;
+    p->sv_finite = 1;
+    p->sv_nmax = 0;
+    p->sv_n2all = 0;
+    for (int32_t s = 0; s < m->l; s++) {
+        if (m->sv_ptr[s + 1] - m->sv_ptr[s] > p->sv_nmax) p->sv_nmax = (int32_t)(m->sv_ptr[s + 1] - m->sv_ptr[s]);
+        for (int64_t e = m->sv_ptr[s]; e < m->sv_ptr[s + 1] && p->sv_finite; e++)
+            if (!isfinite(m->sv_val[e])) p->sv_finite = 0;
+    }
+    for (int64_t k = 0; k < (int64_t)p->n_blocks * PRED_WG; k++)
+        if (p->h.n2[k] > p->sv_n2all) p->sv_n2all = p->h.n2[k];
+}
+
 /* Whether the row-wise blocks take pred_khash: on a GPU (on PoCL's CPU device the merge was
  * faster: text-gen's first 8,000 rows' model on 2,000 test rows, values 3.0 s against 1.9 s)
  * or where gs_tuning.pred_hash says, where there are row-wise blocks, every row's bits are not needed
  * (the host exact path reads pred_kvals' arguments), the device has the local memory for the
- * tables, and every SV value is finite (its dot product adds sv * 0 where the row lacks a column).
- * Also the model's part of rbf_hash_dz. */
-static int hash_ok(gs_predictor *p, const gs_ocl *ocl)
+ * tables; then, if every SV value is finite (its dot product adds sv * 0 where the row lacks a
+ * column: sv_summary), it does. */
+static int hash_wanted(const gs_predictor *p, const gs_ocl *ocl)
 {
-    const gs_model *m = p->m;
     const int on = p->force_hash != GS_TUNE_AUTO ? p->force_hash : (ocl->device_type & CL_DEVICE_TYPE_GPU) != 0;
-    if (!on || p->n_ell == 0 || p->hx ||
-        ocl->local_mem < (cl_ulong)PRED_HP * (sizeof(int32_t) + sizeof(double)) + 1024)
-        return 0;
-    p->sv_nmax = 0;
-    p->sv_n2all = 0;
-    for (int32_t s = 0; s < m->l; s++) {
-        double n2 = 0;
-        for (int64_t e = m->sv_ptr[s]; e < m->sv_ptr[s + 1]; e++) {
-            if (!isfinite(m->sv_val[e])) return 0;
-            n2 += m->sv_val[e] * m->sv_val[e];
-        }
-        if (m->sv_ptr[s + 1] - m->sv_ptr[s] > p->sv_nmax) p->sv_nmax = (int32_t)(m->sv_ptr[s + 1] - m->sv_ptr[s]);
-        if (n2 > p->sv_n2all) p->sv_n2all = n2;
-    }
-    return 1;
+    return on && p->n_ell > 0 && !p->hx &&
+           ocl->local_mem >= (cl_ulong)PRED_HP * (sizeof(int32_t) + sizeof(double)) + 1024;
 }
 
 /* pred_khash's RBF distances are |sv|^2 + |x|^2 - 2 sv.x, not LIBSVM's sequential sum d_L of the
@@ -832,9 +837,6 @@ gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *pro
      * exact for any value). GS_PRED_LAYOUT=tile / =merge (gs_tuning.pred_tile) force it on / off
      * (the tests run the golden cases both ways). */
     p->tile = p->force_tile != GS_TUNE_AUTO ? p->force_tile == 1 : (ocl->device_type & CL_DEVICE_TYPE_GPU) != 0;
-    if (p->tile && m->kernel_type != GS_KERNEL_RBF)
-        for (int64_t e = 0; e < m->sv_ptr[m->l]; e++)
-            if (!isfinite(m->sv_val[e])) { p->tile = 0; break; }
     p->ld_max = rows_per_pass(ocl, m->l); /* allocated per chunk (ensure_capacity): no more than it needs */
     p->hx = p->want_hx && !contracts && (m->kernel_type == GS_KERNEL_RBF || m->kernel_type == GS_KERNEL_SIGMOID);
     if (p->hx) { /* two host buffers of a pass each: HX_PASS_MIB at most */
@@ -842,7 +844,11 @@ gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *pro
         if (cap < PRED_RT) cap = PRED_RT;
         if (cap < p->ld_max) p->ld_max = (int32_t)cap;
     }
-    p->hash = hash_ok(p, ocl);
+    /* the SVs' summary only where a path asks for it (a pass over every SV value) */
+    const int tile_dots = p->tile && m->kernel_type != GS_KERNEL_RBF, hash = hash_wanted(p, ocl);
+    if (tile_dots || hash) sv_summary(p);
+    if (tile_dots && !p->sv_finite) p->tile = 0;
+    p->hash = hash && p->sv_finite;
     const int codes_ok = p->hx && p->want_codes && m->kernel_type == GS_KERNEL_RBF;
     p->sv_n2max = codes_ok ? int_norm2_max(m->sv_ptr, m->sv_val, m->l) : -1;
 cleanup:
@@ -1196,7 +1202,7 @@ gs_status gs_predictor_finish(gs_predictor *p, double *dec, double *err)
         double x2 = 0;
         for (int64_t e = rows->row_ptr[r]; e < rows->row_ptr[r + 1]; e++) {
             if (!isfinite(rows->val[e])) finite = 0;
-            x2 += rows->val[e] * rows->val[e];
+            if (rbf_hash) x2 += rows->val[e] * rows->val[e];
         }
         /* pred_khash's distances (rbf_hash_dz); x2 rounded up by far more than its error */
         const double wide =

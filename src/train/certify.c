@@ -16,8 +16,8 @@ static gs_cert_pair certify_nu(const double *alpha, const double *G, const doubl
         if (skip && skip[t]) continue;
         const int pos = t < ni, s = !pos;
         const double a = alpha[t], C = pos ? Cp : Cn, yg = pos ? G[t] : -G[t], e = err[t];
-        if (pos ? a < C : a > 0) up[s] = fmax(up[s], -yg + e);
-        if (pos ? a > 0 : a < C) low[s] = fmax(low[s], yg + e);
+        if (gs_in_up(pos, a, C)) up[s] = fmax(up[s], -yg + e);
+        if (gs_in_low(pos, a, C)) low[s] = fmax(low[s], yg + e);
         if (!(e <= emax)) emax = e;
         if (a >= C) lb[s] = fmax(lb[s], G[t]);
         else if (a <= 0) ub[s] = fmin(ub[s], G[t]);
@@ -50,8 +50,8 @@ gs_cert_pair gs_certify_pair(const double *alpha, const double *G, const double 
         const int pos = t < ni;
         const double a = alpha[t], C = pos ? Cp : Cn, yg = pos ? G[t] : -G[t], e = err[t];
         /* LIBSVM's I_up and I_low */
-        if (pos ? a < C : a > 0) m = fmax(m, -yg + e);
-        if (pos ? a > 0 : a < C) M = fmin(M, -yg - e);
+        if (gs_in_up(pos, a, C)) m = fmax(m, -yg + e);
+        if (gs_in_low(pos, a, C)) M = fmin(M, -yg - e);
         if (!(e <= emax)) emax = e; /* a NaN bound too */
         if (a >= C) { if (pos) lb = fmax(lb, yg); else ub = fmin(ub, yg); }
         else if (a <= 0) { if (pos) ub = fmin(ub, yg); else lb = fmax(lb, yg); }

@@ -9,6 +9,12 @@
 
 #include <stdint.h>
 
+/* LIBSVM's index sets for variable t of a problem whose variables of sign +1 come first (pos: t below
+ * their count) at alpha a with bound C (Cp or Cn by its sign): I_up, where it may grow along y, and
+ * I_low, where it may shrink (certify.c, shrink.c). */
+static inline int gs_in_up(int pos, double a, double C) { return pos ? a < C : a > 0; }
+static inline int gs_in_low(int pos, double a, double C) { return pos ? a > 0 : a < C; }
+
 /* One pair's verdict. */
 typedef struct gs_cert_pair {
     double gap;      /* m - M on the recomputed gradients, widened by their error bounds */

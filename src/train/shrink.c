@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "data/cluster.h"
+#include "train/certify.h"
 #include "train/solver.h"
 #include "train/trainer.h"
 #include "util/status.h"
@@ -67,9 +68,9 @@ static int32_t keep_rows(const shape *h, const stage *s, int32_t *keep)
     double m = -INFINITY, M = INFINITY;
     for (int64_t v = 0; v < nv; v++) {
         const int pos = v < s->ni;
-        const double g = pos ? -s->G[v] : s->G[v], a = s->a[v];
-        if (pos ? a < h->Cp : a > 0) m = fmax(m, g);
-        if (pos ? a > 0 : a < h->Cn) M = fmin(M, g);
+        const double g = pos ? -s->G[v] : s->G[v], a = s->a[v], C = pos ? h->Cp : h->Cn;
+        if (gs_in_up(pos, a, C)) m = fmax(m, g);
+        if (gs_in_low(pos, a, C)) M = fmin(M, g);
     }
     int32_t nk = 0;
     for (int32_t i = 0; i < s->n; i++) {
@@ -77,8 +78,8 @@ static int32_t keep_rows(const shape *h, const stage *s, int32_t *keep)
         for (int k = 0; k < h->ranges && !stays; k++) {
             const int32_t v = k * s->n + i;
             const int pos = v < s->ni;
-            const double g = pos ? -s->G[v] : s->G[v], a = s->a[v];
-            const int up = pos ? a < h->Cp : a > 0, low = pos ? a > 0 : a < h->Cn;
+            const double g = pos ? -s->G[v] : s->G[v], a = s->a[v], C = pos ? h->Cp : h->Cn;
+            const int up = gs_in_up(pos, a, C), low = gs_in_low(pos, a, C);
             stays = up && !low ? !(g < M) : low && !up ? !(g > m) : 1; /* NaN stays */
         }
         if (stays) keep[nk++] = i;
