@@ -524,11 +524,13 @@ __kernel void k_write(__global const char *y, __global const double *G,
 
 /* The merge of one problem's picks (cand: up list [0, n_up), low list [qh, qh + n_low), each in
  * ascending position order) into its working set, by the whole work-group of MWG. scr: 6 * QMAX +
- * MWG ints of local scratch. */
+ * MWG ints of local scratch. renew: a candidate that keeps its E slot gets its kernel row computed
+ * again too (a problem split by rows over devices: the set's matrix entries then all come from
+ * k_gram, which needs no other device's rows; the row's values are the same bits). */
 void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int *scr, int lid, int head,
               int q_new, int q_next, int q, __global int *ws_pos, __global int *slot_of,
               __global uchar *in_ws, __global int *new_slots, __global int *n_new, __global int *ws_row,
-              int nbank)
+              int nbank, int renew)
 {
     __local int *lc = scr;                  /* combined candidates */
     __local int *v = scr + QMAX;            /* scan scratch */
@@ -570,7 +572,7 @@ void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int 
         const int s = slot_of[lc[e]];
         if (s >= 0) {
             const int k = (s - head + q) % q;
-            if (k < q_new) { taken[k] = 1; placed[e] = 1; }
+            if (k < q_new) { taken[k] = 1; placed[e] = 1; need_row[s] = renew; }
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -626,7 +628,7 @@ void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int 
 __kernel void k_merge(__global const uint *state, __global const int *cand, int qh,
                       __global int *ws_pos, __global int *slot_of, __global uchar *in_ws,
                       __global int *new_slots, __global int *n_new, int q, __global const gs_abi_round *rt,
-                      __global const gs_abi_problem *ptab, __global int *ws_row, int nbank)
+                      __global const gs_abi_problem *ptab, __global int *ws_row, int nbank, int renew)
 {
     __local int lcand[2 * QMAX];
     __local int scr[6 * QMAX + MWG];
@@ -643,7 +645,36 @@ __kernel void k_merge(__global const uint *state, __global const int *cand, int 
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     ws_merge(lcand, QMAX, n_up, n_low, scr, lid, r->head, r->q_new, r->q_next, q, ws_pos + q * pid,
-             slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid, ws_row + q * pid, nbank);
+             slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid, ws_row + q * pid, nbank, renew);
+}
+
+/* A problem split by rows over devices (src/train/solver.c): after k_write, the keys of this
+ * device's picks (cand's lists), so that the host can merge every device's picks into the ones a
+ * single device would make (the largest keys, ties by position). One work-group per active
+ * problem. */
+__kernel void k_cand_keys(__global const char *y, __global const double *G, __global const double *alpha,
+                          __global const double *ctab, __global const uchar *in_ws, __global const uint *state,
+                          __global const int *cand, int qh, __global const gs_abi_round *rt,
+                          __global const gs_abi_problem *ptab, __global uint *ckeys)
+{
+    const int lid = get_local_id(0);
+    __global const gs_abi_round *r = rt + get_group_id(0);
+    const int pid = r->pid;
+    __global const gs_abi_problem *pt = ptab + pid;
+    const int poff = pt->poff;
+    y += poff; G += poff; alpha += poff; in_ws += poff;
+    state += 8 * pid;
+    cand += 2 * qh * pid;
+    ckeys += 2 * qh * pid;
+    const int n_up = (int)state[3], n_low = (int)state[7];
+    for (int e = lid; e < n_up + n_low; e += (int)get_local_size(0)) {
+        const int L = e >= n_up, i = L ? e - n_up : e;
+        uint k[2];
+        double vu, vl;
+        row_keys(cand[L * qh + i], y, G, alpha, ctab[2 * pid], ctab[2 * pid + 1], r->sel, in_ws, &k[0], &k[1],
+                 &vu, &vl);
+        ckeys[L * qh + i] = k[L];
+    }
 }
 #endif
 
@@ -816,7 +847,7 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
     }
     ws_merge(lcand, QMAX, (int)taken[0], (int)taken[1], (__local int *)pool, lid, r->head, r->q_new,
              r->q_next, q, ws_pos + q * pid, slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid,
-             ws_row + q * pid, nbank);
+             ws_row + q * pid, nbank, 0);
 }
 
 /* Work-group (k, active problem): new slot k's vector into the problem's U. u_pos keeps the global

@@ -45,6 +45,7 @@ void gs_tuning_from_env(gs_tuning *t)
 {
     gs_tuning_init(t);
     t->split = env_01("GPUSVM_SPLIT", GS_TUNE_AUTO);
+    t->rowsplit = env_01("GPUSVM_ROWSPLIT", GS_TUNE_AUTO);
     t->cv_device = env_01("GPUSVM_CV_DEVICE", GS_TUNE_AUTO);
     t->courier = env_01("GPUSVM_COURIER", GS_TUNE_AUTO);
     t->precise = env_01("GPUSVM_PRECISE", GS_TUNE_AUTO);

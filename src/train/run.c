@@ -21,6 +21,10 @@
  * float (gs_solver_float_error). */
 #define FLOAT_EXACT 1e-6
 #define FLOAT_START 1e-4
+/* With several devices, a lone problem of at least this many rows is split by rows over them
+ * (gs_solver_batch_rows; GPUSVM_ROWSPLIT forces either way): below it the devices' extra round
+ * trip each round costs more than the halved kernel rows gain. */
+#define GS_ROWSPLIT_MIN 200000
 
 struct gs_run_pool {
     int n;                         /* devices */
@@ -155,14 +159,23 @@ cleanup:
     return st;
 }
 
+/* Whether a lone problem of npos positions is split by rows over the pool's devices. */
+static int rowsplit_wanted(const gs_run_pool *p, int64_t npos)
+{
+    const int t = p->sp.tuning.rowsplit;
+    return t == 1 || (t == GS_TUNE_AUTO && npos >= GS_ROWSPLIT_MIN);
+}
+
 /* Solves specs[0..n) as one batch (alone: each problem by itself) on the pool's devices: on one
- * device as gs_solver_batch does, else dealt out; either way each problem's answer is the one
- * device's (gs_solver_batch's whole). */
+ * device as gs_solver_batch does, else dealt out (several problems) or split by rows (a large lone
+ * one); either way each problem's answer is the one device's (gs_solver_batch's whole). */
 static gs_status pool_batch(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign,
                             gs_binary_spec *specs, int n, int alone, gs_train_stats *stats)
 {
     if (n <= 0) return GS_OK;
     if (p->n > 1 && n > 1) return pool_deal(p, cl, ysign, specs, n, alone, stats);
+    if (p->n > 1 && rowsplit_wanted(p, (int64_t)(specs[0].na + specs[0].nb) * gs_solver_cluster_size(p->s[0])))
+        return gs_solver_batch_rows(p->s, p->n, cl, ysign, specs, stats);
     pool_share one = {.s = p->s[0], .cl = cl, .ysign = ysign, .specs = specs, .n = n, .whole = n, .alone = alone};
     return share_solve(&one, stats);
 }
@@ -335,6 +348,8 @@ gs_status gs_run_open_solver(const gs_device_provider *dev, const gs_param *para
     p->sp = sp;
     p->wide = cl->wide;
     p->max_npos = 2 * (int64_t)cl->n_clusters * cl->cluster_size; /* ranges A and B, each at most all */
+    /* a split by rows selects by the multi-kernel chain, whatever the problem's size */
+    if (nd > 1 && rowsplit_wanted(p, p->max_npos)) p->max_npos = 0;
     p->log = log;
     memcpy(p->devs, devs, sizeof devs);
     gs_log_verbose(log, "gpusvm: kernel rows' dot products in %s%s (a float sum errs by %.2g)\n",

@@ -65,21 +65,21 @@ _Static_assert(ITEMS % HSPLIT == 0, "k_hist splits a chunk's ITEMS evenly");
 #define SPLIT_AT 0.3
 
 enum { K_INIT, K_UPDATE, K_HIST, K_PICK, K_COUNT, K_SCAN, K_WRITE, K_MERGE, K_SELECT, K_GATHER, K_ROWS,
-       K_READBACK, K_HEADS, K_GRAM, K_CERT_GATHER, K_CERT, K_CERT_SUM, K_COUNT_ALL };
+       K_READBACK, K_HEADS, K_GRAM, K_CERT_GATHER, K_CERT, K_CERT_SUM, K_CAND, K_COUNT_ALL };
 static const char *const k_names[K_COUNT_ALL] = {"k_init", "k_update", "k_hist", "k_pick",
     "k_count", "k_scan", "k_write", "k_merge", "k_select", "k_gather_u", "k_rows", "k_readback", "k_heads",
-    "k_gram", "k_cert_gather", "k_cert", "k_cert_sum"};
+    "k_gram", "k_cert_gather", "k_cert", "k_cert_sum", "k_cand_keys"};
 /* The same without the multi-kernel selection's own kernels (-DGS_MULTI_SEL=0: a solver whose
  * problems all have at most ONE_GROUP_MAX positions). Its program builds faster: on the H100 ptxas
  * took 0.23-0.31 s for each of the five, 1.92 s for the whole program (docs/performance.md). */
 static const char *const k_names_one[K_COUNT_ALL] = {"k_init", "k_update", "k_hist", NULL,
     NULL, NULL, NULL, NULL, "k_select", "k_gather_u", "k_rows", "k_readback", "k_heads",
-    "k_gram", "k_cert_gather", "k_cert", "k_cert_sum"};
+    "k_gram", "k_cert_gather", "k_cert", "k_cert_sum", NULL};
 /* phase of each kernel for the --verbose breakdown */
 enum { PH_UPDATE, PH_SELECT, PH_ROWS, PH_TRANSFER, PH_CERT, PH_N };
 static const int k_phase[K_COUNT_ALL] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SELECT, PH_SELECT,
     PH_SELECT, PH_SELECT, PH_SELECT, PH_SELECT, PH_ROWS, PH_ROWS, PH_TRANSFER, PH_TRANSFER, PH_ROWS, PH_CERT,
-    PH_CERT, PH_CERT};
+    PH_CERT, PH_CERT, PH_SELECT};
 
 /* Device buffers of a batch, kept by the solver and reused (grown when needed) from one batch to
  * the next: NVIDIA allocations synchronise the device. Only gs_dev_buf fields (released as an array). */
@@ -87,7 +87,7 @@ typedef struct dev {
     gs_dev_clustered data; /* the clustered rows (gs_dev_upload_clustered) */
     gs_dev_buf y, ctab, ptab, koff, vc, vch, G, alpha, in_ws, slot_of, state, hist, gmax, gap, gcnt, cand, ws_pos,
         ws_row, new_slots, n_new, u_pos, U, K, upd, rb, kws, keys, fresh, cold, cnew, ccoef, certtab, cvcc, cpart, cgx,
-        cmx;
+        cmx, ckey;
 } dev;
 
 #define N_BUFS (sizeof(dev) / sizeof(gs_dev_buf))
@@ -271,6 +271,7 @@ typedef struct prob {
     long steps_b;        /* its step budget */
     int nupd, nn, done;
     int nupd_b;          /* changes of the last second part (not seen by the set selected meanwhile) */
+    int renew;           /* split by rows (rsplit): the device's new slots include the kept ones */
     const double *rb;    /* this round's readback: head (see k_readback) */
     /* the nu rule (spec->nu_rule): each round selects over the rows of one sign (R_SEL, +1 and -1
      * in turn) and its gap is that sign's; the problem stops when both signs' last gaps are below
@@ -338,6 +339,15 @@ static void host_first(gs_solver *s, int split, prob *p, scratch *sc, double *t_
     const int q = s->q;
     const double *rb = p->rb;
     p->nn = (int)rb[2];
+    /* the members new to the set (renewed slots keep theirs: a slot's new member is never its old one) */
+    int nnew = p->nn;
+    if (p->renew) {
+        nnew = 0;
+        for (int k = 0; k < p->nn; k++) {
+            const int sl = (int)rb[4 + 2 * q + k];
+            nnew += (int)rb[4 + q + sl] != p->wsp[sl];
+        }
+    }
     const double *Gs = rb + 4;
     for (int i = 0; i < q; i++) p->wsp[i] = (int)rb[4 + q + i];
     if (split) /* the new members' rows went to the other bank (ws_merge) */
@@ -392,7 +402,7 @@ static void host_first(gs_solver *s, int split, prob *p, scratch *sc, double *t_
     res->iterations++;
     /* nothing moved and nothing new (selected on current gradients): no progress possible (for
      * the nu rule, in two rounds in a row: one of each sign) */
-    const int idle = p->nupd == 0 && p->nn == 0 && fresh;
+    const int idle = p->nupd == 0 && nnew == 0 && fresh;
     if (idle && (!p->nu || p->prev_idle)) p->done = 1;
     if (p->nu) {
         p->prev_idle = idle;
@@ -533,10 +543,38 @@ static size_t pack_changes(prob *pr, const int *act, int nact, gs_abi_round *rt,
     return rtd + uoff;
 }
 
+/* A lone problem split by rows over devices (gs_solver_batch_rows). Every device holds the whole
+ * clustered data and the whole per-position state (so positions, kernel rows and working sets are
+ * indexed as on one device), but device d updates the gradients, computes the kernel rows and
+ * selects only over its slice, the problem's chunks [ch[d], ch[d+1]) (chunks of WG * ITEMS
+ * positions, in position order); every device also keeps local cluster 0, whose k_update group
+ * writes the alphas and resets the selection's state. The selection runs the multi-kernel chain
+ * up to k_write and k_cand_keys on each device; the host merges the picks (the largest keys, ties
+ * by position: the picks of one device over every row) and every device merges them into its
+ * working set (k_merge, each the same). Only device 0 computes the set's matrix (k_gram, with
+ * renew: every window slot's entries from the set's vectors) and sends it; each device sends its
+ * heads, and a slot's gradient is taken from the device that owns its position. */
+#define RS_MAX 16
+typedef struct rsplit {
+    int nd;                  /* devices; 0 when the batch is not split */
+    gs_solver *s[RS_MAX];    /* [0] is the batch's solver */
+    int ch[RS_MAX + 1];      /* each device's chunks */
+    int nvch;                /* chunks per device's table: the largest slice (the others padded with
+                              * an empty chunk), so the round table is the same for all */
+    int nvc[RS_MAX];         /* clusters in each device's table */
+    int *vc[RS_MAX], *vch[RS_MAX]; /* [2 nvc[d]], [2 nvch] */
+    double *heads[RS_MAX];   /* [rb_head(q)] devices 1.. read their heads here */
+    uint32_t *picks;         /* [nd (8 + 4q)]: each device's state, cand (2q) and keys (2q) */
+    uint32_t mstate[8];      /* the merged picks: state (counts at [3] and [7]) */
+    int32_t *mcand;          /* [2q] and the lists */
+    uint64_t *sortb;         /* [nd q] scratch: (key, position) of one list's picks */
+} rsplit;
+
 /* What a round's enqueueing needs (see solve_batch). The loop writes it while no job is pending;
  * the jobs read it, on the courier thread when there is one. */
 typedef struct round_jobs {
     gs_solver *s;
+    rsplit *rs;                /* the batch's split over devices (rs->nd > 1), else NULL */
     gs_dev_prof *pf;
     int one_group, split, nact, nvc, nvch, q, q_new;
     int late_update;           /* split: the second parts' changes go through k_heads and k_update */
@@ -552,11 +590,37 @@ typedef struct round_jobs {
 
 enum { RB_KWS = 1, RB_HEAD = 2, RB_ALL = 3 }; /* k_readback's parts */
 
+/* The multi-kernel selection over nvch virtual chunks of nact problems, up to k_write (the picks
+ * in cand, their counts in state). */
+static gs_status launch_chain(gs_solver *s, gs_dev_prof *pf, int nvch, int nact)
+{
+    gs_status st = GS_OK;
+    const int store = 0;
+    SETARG(K_HIST, 13, store);
+    for (int d = 0; d < 3; d++) {
+        SETARG(K_HIST, 8, d);
+        SETARG(K_PICK, 4, d);
+        if ((st = launch(s, pf, K_HIST, (size_t)nvch * s->wg * HSPLIT, 1, (size_t)s->wg)) ||
+            (st = launch(s, pf, K_PICK, (size_t)nact * s->wg, 1, (size_t)s->wg)))
+            goto cleanup;
+    }
+    if ((st = launch(s, pf, K_COUNT, (size_t)nvch * s->wg, 1, (size_t)s->wg)) ||
+        (st = launch(s, pf, K_SCAN, (size_t)nact * s->wg, 1, (size_t)s->wg)) ||
+        (st = launch(s, pf, K_WRITE, (size_t)nvch * s->wg, 1, (size_t)s->wg)))
+        goto cleanup;
+cleanup:
+    return st;
+}
+
+static gs_status rs_enqueue_select(round_jobs *r);
+static gs_status rs_enqueue_rows(round_jobs *r);
+
 /* The round up to the heads: the changes, k_update, the selection, the new members' data, their
  * matrix entries (split) or kernel rows, k_readback and (split) the matrices' read on xfer. */
 static gs_status enqueue_select(void *arg)
 {
     round_jobs *r = arg;
+    if (r->rs) return rs_enqueue_select(r);
     gs_solver *s = r->s;
     dev *const dp = &s->d;
     gs_status st = GS_OK;
@@ -571,21 +635,9 @@ static gs_status enqueue_select(void *arg)
         if ((st = launch(s, r->pf, K_HIST, (size_t)r->nvch * s->wg * HSPLIT, 1, (size_t)s->wg)) ||
             (st = launch(s, r->pf, K_SELECT, (size_t)r->nact * MWG, 1, MWG)))
             goto cleanup;
-    } else {
-        const int store = 0;
-        SETARG(K_HIST, 13, store);
-        for (int d = 0; d < 3; d++) {
-            SETARG(K_HIST, 8, d);
-            SETARG(K_PICK, 4, d);
-            if ((st = launch(s, r->pf, K_HIST, (size_t)r->nvch * s->wg * HSPLIT, 1, (size_t)s->wg)) ||
-                (st = launch(s, r->pf, K_PICK, (size_t)r->nact * s->wg, 1, (size_t)s->wg)))
-                goto cleanup;
-        }
-        if ((st = launch(s, r->pf, K_COUNT, (size_t)r->nvch * s->wg, 1, (size_t)s->wg)) ||
-            (st = launch(s, r->pf, K_SCAN, (size_t)r->nact * s->wg, 1, (size_t)s->wg)) ||
-            (st = launch(s, r->pf, K_WRITE, (size_t)r->nvch * s->wg, 1, (size_t)s->wg)) ||
-            (st = launch(s, r->pf, K_MERGE, (size_t)r->nact * MWG, 1, MWG)))
-            goto cleanup;
+    } else if ((st = launch_chain(s, r->pf, r->nvch, r->nact)) ||
+               (st = launch(s, r->pf, K_MERGE, (size_t)r->nact * MWG, 1, MWG))) {
+        goto cleanup;
     }
     /* split: the set's new matrix entries now, the full rows after the read; unsplit (one-vs-one
      * batches of small problems, where k_gram took longer than k_rows: letter 2.4 against 1.5
@@ -646,12 +698,192 @@ cleanup:
 static gs_status enqueue_rows(void *arg)
 {
     round_jobs *r = arg;
+    if (r->rs) return rs_enqueue_rows(r);
     gs_solver *s = r->s;
     gs_status st = GS_OK;
     if (r->late_update && (st = launch(s, r->pf, K_UPDATE, (size_t)r->nvc * s->wg * USPLIT, 1, (size_t)s->wg)))
         goto cleanup;
     if (r->split && (st = launch_rows(s, r->pf, r->nvc, r->q_new))) goto cleanup;
     GS_CL_CHECK(clFlush(s->queue));
+cleanup:
+    return st;
+}
+
+/* ---- a lone problem split by rows over devices (rsplit) ---------------------------------------- */
+
+/* The device whose slice holds the problem's local position t. */
+static int rs_owner(const rsplit *rs, int wg, int t)
+{
+    const int c = t / (wg * ITEMS);
+    int d = 0;
+    while (d + 1 < rs->nd && c >= rs->ch[d + 1]) d++;
+    return d;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The devices' picks (rs->picks) merged into one device's: per list the q_new / 2 (up) or the rest
+ * (low) largest keys, ties to the smaller position (k_pick's threshold, k_write's order), in
+ * position order, into rs->mcand and rs->mstate. Each device's picks are its slice's largest, so
+ * their union holds the set's. */
+static void rs_merge(rsplit *rs, int q, int q_new)
+{
+    const size_t per = 8 + 4 * (size_t)q;
+    const int want[2] = {q_new / 2, q_new - q_new / 2};
+    memset(rs->mstate, 0, sizeof rs->mstate);
+    for (int L = 0; L < 2; L++) {
+        size_t n = 0;
+        for (int d = 0; d < rs->nd; d++) {
+            const uint32_t *h = rs->picks + (size_t)d * per;
+            const int m = (int)h[4 * L + 3];
+            const uint32_t *cand = h + 8 + (size_t)L * q, *key = h + 8 + 2 * (size_t)q + (size_t)L * q;
+            for (int i = 0; i < m && i < q; i++) rs->sortb[n++] = (uint64_t)(~key[i]) << 32 | cand[i];
+        }
+        const int need = (size_t)want[L] < n ? want[L] : (int)n;
+        qsort(rs->sortb, n, sizeof *rs->sortb, cmp_u64);
+        int32_t *out = rs->mcand + (size_t)L * q;
+        for (int i = 0; i < need; i++) out[i] = (int32_t)(rs->sortb[i] & 0xFFFFFFFFu);
+        qsort(out, (size_t)need, sizeof *out, cmp_i32);
+        rs->mstate[4 * L + 3] = (uint32_t)need;
+    }
+}
+
+/* Row split, the round up to the heads: on every device the changes, k_update over its clusters
+ * and the selection over its chunks up to its picks and their keys, read back; the host's merge;
+ * then on every device the merged picks into its working set (k_merge, renewing kept slots) and
+ * the new members' vectors; on device 0 the set's matrix (k_gram) and its read on xfer. */
+static gs_status rs_enqueue_select(round_jobs *r)
+{
+    rsplit *rs = r->rs;
+    gs_status st = GS_OK;
+    const int q = r->q;
+    const size_t per = 8 + 4 * (size_t)q;
+    cl_event rd[RS_MAX] = {NULL}, kws_done = NULL;
+    for (int d = 0; d < rs->nd; d++) {
+        gs_solver *s = rs->s[d];
+        dev *const dp = &s->d;
+        gs_dev_prof *pf = d == 0 ? r->pf : NULL;
+        uint32_t *h = rs->picks + (size_t)d * per;
+        if (r->tables) {
+            GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vc.mem, CL_FALSE, 0, 2 * (size_t)rs->nvc[d] * sizeof(int),
+                                             rs->vc[d], 0, NULL, NULL));
+            GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vch.mem, CL_FALSE, 0, 2 * (size_t)rs->nvch * sizeof(int),
+                                             rs->vch[d], 0, NULL, NULL));
+        }
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd.mem, CL_FALSE, 0, r->upd_a_n * sizeof(double), r->upd_a,
+                                         0, NULL, NULL));
+        if ((st = launch(s, pf, K_UPDATE, (size_t)rs->nvc[d] * s->wg * USPLIT, 1, (size_t)s->wg)) ||
+            (st = launch_chain(s, pf, rs->nvch, r->nact)) ||
+            (st = launch(s, pf, K_CAND, (size_t)r->nact * MWG, 1, MWG)))
+            goto cleanup;
+        GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->state.mem, CL_FALSE, 0, 8 * sizeof(uint32_t), h, 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cand.mem, CL_FALSE, 0, 2 * (size_t)q * sizeof(int32_t), h + 8, 0,
+                                        NULL, NULL));
+        GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->ckey.mem, CL_FALSE, 0, 2 * (size_t)q * sizeof(uint32_t),
+                                        h + 8 + 2 * (size_t)q, 0, NULL, &rd[d]));
+        GS_CL_CHECK(clFlush(s->queue));
+    }
+    for (int d = 0; d < rs->nd; d++) GS_CL_CHECK(clWaitForEvents(1, &rd[d])); /* one context each */
+    rs_merge(rs, q, r->q_new);
+    for (int d = 0; d < rs->nd; d++) {
+        gs_solver *s = rs->s[d];
+        dev *const dp = &s->d;
+        gs_dev_prof *pf = d == 0 ? r->pf : NULL;
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->state.mem, CL_FALSE, 0, sizeof rs->mstate, rs->mstate, 0, NULL,
+                                         NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->cand.mem, CL_FALSE, 0, 2 * (size_t)q * sizeof(int32_t),
+                                         rs->mcand, 0, NULL, NULL));
+        if ((st = launch(s, pf, K_MERGE, (size_t)r->nact * MWG, 1, MWG)) ||
+            (st = launch(s, pf, K_GATHER, (size_t)r->q_new * s->wg, (size_t)r->nact, (size_t)s->wg)))
+            goto cleanup;
+        if (d == 0) {
+            if ((st = launch(s, pf, K_GRAM, (size_t)r->q * GRAM_WG, (size_t)r->nact, GRAM_WG)) ||
+                (st = gs_dev_launch(&s->dev, &s->ks, K_READBACK, pf, round_up((size_t)r->q * r->q / 4, 256),
+                                    (size_t)r->nact, 256, &kws_done)))
+                goto cleanup;
+            GS_CL_CHECK(clEnqueueReadBuffer(s->xfer, dp->rb.mem, CL_FALSE, r->nhd * sizeof(double),
+                                            r->rkd * (size_t)r->nact * sizeof(double), r->rbx + r->nhd, 1, &kws_done,
+                                            &r->kws_read));
+            GS_CL_CHECK(clFlush(s->xfer));
+        }
+        GS_CL_CHECK(clFlush(s->queue));
+    }
+    r->n_first = r->pf->n;
+cleanup:
+    for (int d = 0; d < rs->nd; d++)
+        if (rd[d]) clReleaseEvent(rd[d]);
+    if (kws_done) clReleaseEvent(kws_done);
+    return st;
+}
+
+/* Row split: every device's heads (with the second parts' changes when there are some), read into
+ * the round's readback (device 0) or rs->heads[d]; ev[d] their reads. */
+static gs_status rs_enqueue_heads(round_jobs *r, cl_event *ev)
+{
+    rsplit *rs = r->rs;
+    gs_status st = GS_OK;
+    for (int d = 0; d < rs->nd; d++) {
+        gs_solver *s = rs->s[d];
+        dev *const dp = &s->d;
+        gs_dev_prof *pf = d == 0 ? r->pf : NULL;
+        if (r->late_update) {
+            GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd.mem, CL_FALSE, 0, r->upd_b_n * sizeof(double), r->upd_b,
+                                             0, NULL, NULL));
+            if ((st = launch(s, pf, K_HEADS, round_up((size_t)r->q * USPLIT, 256), (size_t)r->nact, 256))) goto cleanup;
+        } else {
+            const int head_part = RB_HEAD, kws_part = RB_KWS;
+            SETARG(K_READBACK, 13, head_part);
+            st = launch(s, pf, K_READBACK, round_up((size_t)r->q, 256), (size_t)r->nact, 256);
+            SETARG(K_READBACK, 13, kws_part);
+            if (st) goto cleanup;
+        }
+        GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb.mem, CL_FALSE, 0, r->nhd * sizeof(double),
+                                        d == 0 ? r->rbx : rs->heads[d], 0, NULL, &ev[d]));
+        GS_CL_CHECK(clFlush(s->queue));
+    }
+cleanup:
+    return st;
+}
+
+/* Row split, after the heads' reads: the gap's two sides are the devices' largest, and each slot's
+ * gradient is its owner's (the other devices do not update that row). */
+static void rs_heads_merge(const rsplit *rs, double *h, int q, int wg)
+{
+    for (int d = 1; d < rs->nd; d++) {
+        h[0] = fmax(h[0], rs->heads[d][0]);
+        h[1] = fmax(h[1], rs->heads[d][1]);
+    }
+    for (int sl = 0; sl < q; sl++) {
+        const int t = (int)h[4 + q + sl];
+        const int d = t >= 0 ? rs_owner(rs, wg, t) : 0;
+        if (d > 0) h[4 + sl] = rs->heads[d][4 + sl];
+    }
+}
+
+/* Row split, after the heads' read: on every device the second parts' k_update and the new kernel
+ * rows over its clusters. */
+static gs_status rs_enqueue_rows(round_jobs *r)
+{
+    rsplit *rs = r->rs;
+    gs_status st = GS_OK;
+    for (int d = 0; d < rs->nd; d++) {
+        gs_solver *s = rs->s[d];
+        gs_dev_prof *pf = d == 0 ? r->pf : NULL;
+        if ((r->late_update && (st = launch(s, pf, K_UPDATE, (size_t)rs->nvc[d] * s->wg * USPLIT, 1, (size_t)s->wg))) ||
+            (st = launch_rows(s, pf, rs->nvc[d], r->q_new)))
+            goto cleanup;
+        GS_CL_CHECK(clFlush(s->queue));
+    }
 cleanup:
     return st;
 }
@@ -1090,6 +1322,7 @@ typedef struct batch {
     crew_arg *cargs;
     pthread_t *th;
     gs_courier *cour;      /* split rounds' enqueueing thread (see use_courier) */
+    rsplit rs;             /* a lone problem split by rows over devices (rs.nd > 1) */
     round_jobs rj;
     gs_dev_prof pf;
     /* the rounds */
@@ -1202,7 +1435,7 @@ static gs_status batch_layout(const gs_solver *s, batch *b, const int8_t *ysign,
 
 /* The pinned memory and the device buffers of the batch: the clustered data, the tables and the
  * solver's state uploaded or cleared; returns once the queue has done it. */
-static gs_status batch_upload(gs_solver *s, batch *b)
+static gs_status batch_upload(gs_solver *s, batch *b, double **rb, double **updp)
 {
     gs_status st = GS_OK;
     dev *const dp = &s->d;
@@ -1216,8 +1449,8 @@ static gs_status batch_upload(gs_solver *s, batch *b)
     if ((st = gs_dev_pinned_ensure(&s->dev, &s->pin[0], b->nbank * rb_prob * (size_t)np, &h0)) ||
         (st = gs_dev_pinned_ensure(&s->dev, &s->pin[1], b->nbank * (rtd + 4 * (size_t)q * np) * sizeof(double), &h1)))
         goto cleanup;
-    b->rb = h0;
-    b->updp = h1;
+    *rb = h0;
+    *updp = h1;
     b->t_pinned = gs_now() - b->t_pinned;
     neg = malloc(sizeof *neg * (size_t)np * q);
     if (!neg) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
@@ -1250,7 +1483,9 @@ static gs_status batch_upload(gs_solver *s, batch *b)
         (st = gs_dev_buf_ensure(&s->dev, &dp->rb, rb_prob * (size_t)np, NULL, "readback")) ||
         (st = gs_dev_buf_ensure(&s->dev, &dp->kws, (size_t)q * q * np * sizeof(float), NULL, "working-set kernel matrices")) ||
         (st = gs_dev_buf_ensure(&s->dev, &dp->keys, total * 2 * sizeof(cl_uint), NULL, "selection keys")) ||
-        (st = gs_dev_buf_ensure(&s->dev, &dp->fresh, (size_t)q * np, NULL, "new-row flags")))
+        (st = gs_dev_buf_ensure(&s->dev, &dp->fresh, (size_t)q * np, NULL, "new-row flags")) ||
+        (b->rs.nd > 1 &&
+         (st = gs_dev_buf_ensure(&s->dev, &dp->ckey, 2 * (size_t)q * np * sizeof(cl_uint), NULL, "pick keys"))))
         goto cleanup;
     if ((st = gs_dev_buf_fill(&s->dev, &dp->hist, 0, 2 * 2048 * (size_t)np * sizeof(cl_uint))) ||
         (ucols && (st = gs_dev_buf_fill(&s->dev, &dp->U, 0, ucols * (size_t)q * np * sizeof(float)))) ||
@@ -1279,6 +1514,7 @@ static gs_status batch_args(gs_solver *s, const batch *b)
      * each round; the chain sets both itself */
     const int zero = 0;
     const int part = b->split ? RB_KWS : RB_ALL; /* k_readback's part (enqueue_heads switches it) */
+    const int renew = b->rs.nd > 1; /* rsplit: kept slots' rows renewed */
     int skip0 = 1; /* k_gram may skip a dense row's zeros only if every value is finite (then every norm is) */
     for (int t = 0; t < cl->n_pos && skip0; t++) skip0 = isfinite(cl->norm2[t]) != 0;
     const gs_dev_karg a_init[] = {GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->alpha), GS_KARG_BUF(dp->in_ws),
@@ -1312,7 +1548,11 @@ static gs_status batch_args(gs_solver *s, const batch *b)
                                    GS_KARG_BUF(dp->ws_pos), GS_KARG_BUF(dp->slot_of), GS_KARG_BUF(dp->in_ws),
                                    GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->n_new), GS_KARG(q),
                                    GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->ws_row),
-                                   GS_KARG(nbank)};
+                                   GS_KARG(nbank), GS_KARG(renew)};
+    const gs_dev_karg a_cand[] = {GS_KARG_BUF(dp->y), GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->alpha),
+                                  GS_KARG_BUF(dp->ctab), GS_KARG_BUF(dp->in_ws), GS_KARG_BUF(dp->state),
+                                  GS_KARG_BUF(dp->cand), GS_KARG(qh), GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab),
+                                  GS_KARG_BUF(dp->ckey)};
     const gs_dev_karg a_gather[] = {GS_KARG_BUF(dp->ws_pos), GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->n_new),
                                     GS_KARG_BUF(dp->u_pos), GS_KARG_BUF(dp->data.col_off),
                                     GS_KARG_BUF(dp->data.cols), GS_KARG_BUF(dp->data.vals), GS_KARG_BUF(dp->U),
@@ -1353,6 +1593,7 @@ static gs_status batch_args(gs_solver *s, const batch *b)
                           (st = GS_DEV_ARGS(&s->ks, K_SCAN, a_scan)) ||
                           (st = GS_DEV_ARGS(&s->ks, K_WRITE, a_write)) ||
                           (st = GS_DEV_ARGS(&s->ks, K_MERGE, a_merge)))) ||
+        (renew && (st = GS_DEV_ARGS(&s->ks, K_CAND, a_cand))) ||
         (st = GS_DEV_ARGS(&s->ks, K_GATHER, a_gather)) ||
         (st = GS_DEV_ARGS(&s->ks, K_ROWS, a_rows)) ||
         (st = GS_DEV_ARGS(&s->ks, K_READBACK, a_readback)) ||
@@ -1471,6 +1712,10 @@ static void round_tables(const gs_solver *s, batch *b, int q_new)
         r->k_low = q_new - q_new / 2;
         r->sel = p->nu ? p->sel : 0;
     }
+    if (b->rs.nd > 1) { /* every device's chunk table has rs.nvch entries (rsplit) */
+        rt[0].ch0 = 0;
+        rt[0].nch = b->rs.nvch;
+    }
 }
 
 /* One round of the active problems: their changes, the selection and kernel rows queued (on the
@@ -1510,9 +1755,10 @@ static gs_status batch_round(gs_solver *s, batch *b)
     }
     if ((st = gs_courier_drain(b->cour))) goto cleanup;
     const int n_first = rj->n_first; /* kernels queued before the second parts */
-    cl_event ev[2] = {NULL, rj->kws_read};
+    cl_event ev[2] = {NULL, rj->kws_read}, evd[RS_MAX] = {NULL}; /* evd: a row split's other heads */
     rj->kws_read = NULL;
-    st = enqueue_heads(rj, &ev[0]);
+    st = rj->rs ? rs_enqueue_heads(rj, evd) : enqueue_heads(rj, &ev[0]);
+    if (rj->rs) { ev[0] = evd[0]; evd[0] = NULL; }
     for (int a = 0; a < nact; a++) {
         prob *p = &b->pr[b->act[a]];
         p->rb = rj->rbx + rb_head(q) * (size_t)a;
@@ -1524,7 +1770,11 @@ static gs_status batch_round(gs_solver *s, batch *b)
     /* wait for the heads (and the matrices: unsplit in the same read, split on xfer) */
     if (st == GS_OK) st = gs_courier_post(b->cour, enqueue_rows, rj);
     {
-        const cl_int e = st == GS_OK ? clWaitForEvents(b->split ? 2 : 1, ev) : CL_SUCCESS;
+        cl_int e = st == GS_OK ? clWaitForEvents(b->split ? 2 : 1, ev) : CL_SUCCESS;
+        for (int d = 1; rj->rs && d < rj->rs->nd; d++) { /* one context each */
+            if (e == CL_SUCCESS && st == GS_OK) e = clWaitForEvents(1, &evd[d]);
+            if (evd[d]) clReleaseEvent(evd[d]);
+        }
         if (ev[0]) clReleaseEvent(ev[0]);
         if (ev[1]) clReleaseEvent(ev[1]);
         if (st != GS_OK) goto cleanup;
@@ -1537,6 +1787,7 @@ static gs_status batch_round(gs_solver *s, batch *b)
             GS_CL_CHECK(clFinish(s->queue));
         }
     }
+    if (rj->rs) rs_heads_merge(rj->rs, rj->rbx, q, s->wg);
     const double ta = gs_now();
     b->t_wait += ta - tw;
     if (s->dev.profile) {
@@ -1577,15 +1828,27 @@ static gs_status batch_rounds(gs_solver *s, batch *b)
     b->nact = b->np;
     b->tables_dirty = 1;
     const size_t upd_region = b->rtd + 4 * (size_t)q * b->np;
-    b->rj = (round_jobs){.s = s, .pf = &b->pf, .one_group = b->one_group, .split = b->split, .q = q, .vc = b->vc,
+    b->rj = (round_jobs){.s = s, .rs = b->rs.nd > 1 ? &b->rs : NULL, .pf = &b->pf, .one_group = b->one_group,
+                         .split = b->split, .q = q, .vc = b->vc,
                          .vch = b->vch, .upd_a = b->updp, .upd_b = b->updp + upd_region, .rkd = rb_kws(q),
                          .rbd = rb_doubles(q)};
     for (int i = 0; i < b->np; i++) b->act[i] = i;
     while (b->nact > 0)
         if ((st = batch_round(s, b))) goto cleanup;
     if ((st = gs_courier_drain(b->cour))) goto cleanup; /* the last k_update is queued */
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, s->d.G.mem, CL_TRUE, 0, (size_t)b->total * sizeof(double), b->Gh, 0, NULL,
-                                    NULL));
+    if (b->rs.nd > 1) { /* each slice from its device (one problem: positions from 0) */
+        const size_t chunk = (size_t)s->wg * ITEMS;
+        for (int d = 0; d < b->rs.nd; d++) {
+            const size_t t0 = (size_t)b->rs.ch[d] * chunk;
+            size_t t1 = (size_t)b->rs.ch[d + 1] * chunk;
+            if (t1 > (size_t)b->total) t1 = (size_t)b->total;
+            GS_CL_CHECK(clEnqueueReadBuffer(b->rs.s[d]->queue, b->rs.s[d]->d.G.mem, CL_TRUE, t0 * sizeof(double),
+                                            (t1 - t0) * sizeof(double), b->Gh + t0, 0, NULL, NULL));
+        }
+    } else {
+        GS_CL_CHECK(clEnqueueReadBuffer(s->queue, s->d.G.mem, CL_TRUE, 0, (size_t)b->total * sizeof(double), b->Gh, 0,
+                                        NULL, NULL));
+    }
 cleanup:
     return st;
 }
@@ -1678,6 +1941,112 @@ static void batch_report(const gs_solver *s, const batch *b, double t_cert, gs_t
     stats->update_bytes += b->bytes_rows + b->bytes_update;
 }
 
+/* Row split (rsplit): the problem's chunks dealt to the devices in position order by the work
+ * they carry (a cluster's stored values and its rows), each device's cluster and chunk tables, and
+ * the host's buffers. One problem (np == 1); every device gets a chunk or more. */
+static gs_status rs_layout(gs_solver *s, batch *b, gs_solver *const *peers, int npeers)
+{
+    rsplit *rs = &b->rs;
+    const gs_clustered *cl = b->cl;
+    const gs_binary_spec *sp = b->pr[0].spec;
+    const int wg = s->wg, q = s->q, ncp = sp->na + sp->nb, nd = npeers + 1;
+    const int nch = (b->pr[0].npos + wg * ITEMS - 1) / (wg * ITEMS);
+    rs->nd = nd;
+    rs->s[0] = s;
+    for (int d = 1; d < nd; d++) rs->s[d] = peers[d - 1];
+    double *w = calloc((size_t)nch, sizeof *w);
+    if (!w) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    double total = 0;
+    for (int lc = 0; lc < ncp; lc++) {
+        const int c = lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na);
+        double v = (double)(cl->col_off[c + 1] - cl->col_off[c]) * wg + wg;
+        if (cl->ell_w[c] > 0)
+            v += cl->wide ? (double)(cl->ell_off[(size_t)(c + 1) * wg] - cl->ell_off[(size_t)c * wg])
+                          : (double)(cl->ell_off[c + 1] - cl->ell_off[c]);
+        w[lc / ITEMS] += v;
+        total += v;
+    }
+    rs->ch[0] = 0;
+    double run = 0;
+    int j = 0;
+    for (int d = 1; d < nd; d++) { /* the first chunk where the running work reaches d / nd of it */
+        while (j < nch - (nd - d) && (j < rs->ch[d - 1] + 1 || run + w[j] <= total * d / nd)) run += w[j++];
+        rs->ch[d] = j;
+    }
+    rs->ch[nd] = nch;
+    free(w);
+    rs->nvch = 0;
+    for (int d = 0; d < nd; d++)
+        if (rs->ch[d + 1] - rs->ch[d] > rs->nvch) rs->nvch = rs->ch[d + 1] - rs->ch[d];
+    for (int d = 0; d < nd; d++) {
+        const int c0 = rs->ch[d] * ITEMS, c1 = rs->ch[d + 1] * ITEMS < ncp ? rs->ch[d + 1] * ITEMS : ncp;
+        rs->vc[d] = malloc(sizeof(int) * 2 * (size_t)(c1 - c0 + 1));
+        rs->vch[d] = malloc(sizeof(int) * 2 * (size_t)rs->nvch);
+        if (!rs->vc[d] || !rs->vch[d]) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+        int n = 0;
+        if (d > 0) { rs->vc[d][0] = 0; rs->vc[d][1] = 0; n = 1; } /* cluster 0: the alphas and the state */
+        for (int c = c0; c < c1; c++) { rs->vc[d][2 * n] = 0; rs->vc[d][2 * n + 1] = c; n++; }
+        rs->nvc[d] = n;
+        for (int k = 0; k < rs->nvch; k++) { /* past the slice: a chunk beyond the problem's, empty */
+            const int jc = rs->ch[d] + k < rs->ch[d + 1] ? rs->ch[d] + k : nch;
+            rs->vch[d][2 * k] = 0;
+            rs->vch[d][2 * k + 1] = jc;
+        }
+        if (d > 0 && !(rs->heads[d] = malloc(sizeof(double) * rb_head(q))))
+            return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    }
+    rs->picks = malloc(sizeof *rs->picks * (size_t)nd * (8 + 4 * (size_t)q));
+    rs->mcand = calloc(2 * (size_t)q, sizeof *rs->mcand);
+    rs->sortb = malloc(sizeof *rs->sortb * (size_t)nd * q);
+    if (!rs->picks || !rs->mcand || !rs->sortb) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    b->one_group = 0; /* the chain, whose picks each device can send (the same sets as k_select) */
+    b->pr[0].renew = 1;
+    char line[256];
+    int o = snprintf(line, sizeof line, "gpusvm: one problem split by rows over %d devices, chunks of %d rows:", nd,
+                     wg * ITEMS);
+    for (int d = 0; d < nd && o > 0 && (size_t)o < sizeof line; d++)
+        o += snprintf(line + o, sizeof line - (size_t)o, " %d", rs->ch[d + 1] - rs->ch[d]);
+    gs_log_verbose(s->log, "%s\n", line);
+    return GS_OK;
+}
+
+/* Row split: the other devices' buffers, arguments and starting point (device 0's, which batch_start
+ * and warm_start left in b->Gh and b->ahb when a problem starts from a given point). */
+static gs_status rs_setup(batch *b)
+{
+    gs_status st = GS_OK;
+    int warm = 0;
+    for (int i = 0; i < b->np; i++) warm |= b->pr[i].spec->g_init != NULL;
+    for (int d = 1; d < b->rs.nd; d++) {
+        gs_solver *s = b->rs.s[d];
+        double *rb = NULL, *updp = NULL;
+        if ((st = batch_upload(s, b, &rb, &updp)) || (st = batch_args(s, b)) ||
+            (st = launch(s, NULL, K_INIT, round_up((size_t)b->total, (size_t)s->wg), 1, (size_t)s->wg)))
+            goto cleanup;
+        if (warm) {
+            GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, s->d.G.mem, CL_TRUE, 0, (size_t)b->total * sizeof(double), b->Gh, 0,
+                                             NULL, NULL));
+            GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, s->d.alpha.mem, CL_TRUE, 0, (size_t)b->total * sizeof(double),
+                                             b->ahb, 0, NULL, NULL));
+        }
+    }
+cleanup:
+    return st;
+}
+
+/* Row split: the host buffers (the devices' queues are drained by batch_free). */
+static void rs_free(rsplit *rs)
+{
+    for (int d = 0; d < RS_MAX; d++) {
+        free(rs->vc[d]);
+        free(rs->vch[d]);
+        free(rs->heads[d]);
+    }
+    free(rs->picks);
+    free(rs->mcand);
+    free(rs->sortb);
+}
+
 /* Releases what the batch holds; on an error path (failed) first waits for the queues, whose
  * transfers may still read the host arrays. */
 static void batch_free(gs_solver *s, batch *b, int failed)
@@ -1687,6 +2056,7 @@ static void batch_free(gs_solver *s, batch *b, int failed)
     if (failed) {
         clFinish(s->queue);
         clFinish(s->xfer);
+        for (int d = 1; d < b->rs.nd; d++) clFinish(b->rs.s[d]->queue);
     }
     if (b->rj.kws_read) clReleaseEvent(b->rj.kws_read);
     crew_stop(b);
@@ -1694,13 +2064,14 @@ static void batch_free(gs_solver *s, batch *b, int failed)
     free(b->pr); free(b->ptab); free(b->koff); free(b->ctab); free(b->act); free(b->rt);
     free(b->yb); free(b->ahb); free(b->a0b); free(b->Gh); free(b->wsps); free(b->rowmap); free(b->upds); free(b->subs);
     free(b->ysubs); free(b->vc); free(b->vch);
+    rs_free(&b->rs);
 }
 
 /* Solves specs[0..np) (one batch: they fit the device together), in split rounds if split: lays
  * the problems out, uploads, runs the rounds, then computes the answers and (for the problems
  * that ask) the certification's exact gradients. */
 static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ysign, gs_binary_spec *specs,
-                             int np, int split, gs_train_stats *stats)
+                             int np, int split, gs_solver *const *peers, int npeers, gs_train_stats *stats)
 {
     gs_status st = GS_OK;
     batch b;
@@ -1712,13 +2083,14 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     b.nbank = split ? 2 : 1;
     double ts[6]; /* --verbose: the set-up's steps */
     ts[0] = gs_now();
-    if ((st = batch_layout(s, &b, ysign, specs))) goto cleanup;
+    if ((st = batch_layout(s, &b, ysign, specs)) || (npeers > 0 && (st = rs_layout(s, &b, peers, npeers))))
+        goto cleanup;
     ts[1] = gs_now();
-    if ((st = batch_upload(s, &b))) goto cleanup;
+    if ((st = batch_upload(s, &b, &b.rb, &b.updp))) goto cleanup;
     ts[2] = gs_now();
     if ((st = batch_args(s, &b))) goto cleanup;
     ts[3] = gs_now();
-    if ((st = batch_start(s, &b))) goto cleanup;
+    if ((st = batch_start(s, &b)) || (npeers > 0 && (st = rs_setup(&b)))) goto cleanup;
     ts[4] = gs_now();
     if ((st = crew_start(s, &b))) goto cleanup;
     b.t_loop0 = ts[5] = gs_now();
@@ -1753,11 +2125,17 @@ double gs_solver_float_error(const gs_param *param, const gs_clustered *cl, int3
     return fabs(param->gamma) * n2 * sqrt((double)max_row_nnz) * ldexp(1.0, -24);
 }
 
-gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ysign, gs_binary_spec *specs,
-                          int nspec, int whole, gs_train_stats *stats)
+/* The budgets of a batch on s (what gs_solver_batch decides before solving): the round form
+ * (*split), the device, pinned and host bytes a batch may take, and the clustered data's device
+ * bytes (*data_b). Refuses, with the figures, data and a largest problem that cannot fit. */
+typedef struct batch_plan {
+    int split;
+    size_t dev_cap, pin_cap, host_cap, data_b;
+} batch_plan;
+
+static gs_status plan_batches(const gs_solver *s, const gs_clustered *cl, const gs_binary_spec *specs, int nspec,
+                              int whole, batch_plan *plan)
 {
-    gs_status st = GS_OK;
-    if (nspec <= 0) return GS_OK;
     if (cl->wide != s->wide)
         return GS_FAIL(GS_ERR_INTERNAL, "solver built for %s data given %s data", s->wide ? "wide" : "narrow",
                        cl->wide ? "wide" : "narrow");
@@ -1819,7 +2197,6 @@ gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ys
         prob_bytes(s, (size_t)(specs[0].na + specs[0].nb) * s->wg, (size_t)cl->n_ucols + 1, 2, &d2, &p2, &h2);
         split = d2 <= dev_cap && p2 <= pin_cap && h2 <= host_cap && data_b + d2 <= (size_t)s->ocl->global_mem;
     }
-    const size_t nbank = split ? 2 : 1;
     /* Batches of several problems (the choice of split above stays the device's, so models do not
      * depend on these caps): what the data leaves of the device's memory, and on a CPU device,
      * whose device memory is the host's, about what the data itself takes (16 MiB at least, 4 for wide data), so
@@ -1833,6 +2210,21 @@ gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ys
         const size_t host_share = data_b > floor_b ? data_b : floor_b;
         if (dev_cap > host_share) dev_cap = host_share;
     }
+    *plan = (batch_plan){.split = split, .dev_cap = dev_cap, .pin_cap = pin_cap, .host_cap = host_cap,
+                         .data_b = data_b};
+    return GS_OK;
+}
+
+gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ysign, gs_binary_spec *specs,
+                          int nspec, int whole, gs_train_stats *stats)
+{
+    gs_status st = GS_OK;
+    if (nspec <= 0) return GS_OK;
+    batch_plan pl;
+    if ((st = plan_batches(s, cl, specs, nspec, whole, &pl))) return st;
+    const size_t ucols = u_cols(s, cl), nbank = pl.split ? 2 : 1;
+    const size_t dev_cap = pl.dev_cap, pin_cap = pl.pin_cap, host_cap = pl.host_cap;
+    const int split = pl.split;
     int i = 0, nbatch = 0;
     while (i < nspec) {
         size_t db = 0, pb = 0, hb = 0;
@@ -1844,10 +2236,32 @@ gs_status gs_solver_batch(gs_solver *s, const gs_clustered *cl, const int8_t *ys
             db += d1; pb += p1; hb += h1;
             j++;
         }
-        if ((st = solve_batch(s, cl, ysign, specs + i, j - i, split, stats))) return st;
+        if ((st = solve_batch(s, cl, ysign, specs + i, j - i, split, NULL, 0, stats))) return st;
         nbatch++;
         i = j;
     }
     if (nbatch > 1) gs_log_verbose(s->log, "gpusvm: %d problems in %d batches\n", nspec, nbatch);
     return GS_OK;
+}
+
+gs_status gs_solver_batch_rows(gs_solver *const *ss, int nd, const gs_clustered *cl, const int8_t *ysign,
+                               gs_binary_spec *spec, gs_train_stats *stats)
+{
+    gs_status st = GS_OK;
+    gs_solver *s = ss[0];
+    batch_plan pl;
+    if ((st = plan_batches(s, cl, spec, 1, 1, &pl))) return st;
+    const size_t npos = (size_t)(spec->na + spec->nb) * s->wg, chunk = (size_t)s->wg * ITEMS;
+    size_t d2, p2, h2;
+    prob_bytes(s, npos, u_cols(s, cl), 2, &d2, &p2, &h2);
+    /* the split round form (only device 0 computes the set's matrix), a chunk for each device, and
+     * on each device the same program and room for the data and the problem */
+    int ok = nd > 1 && nd <= RS_MAX && pl.split && (npos + chunk - 1) / chunk >= (size_t)nd;
+    for (int d = 0; d < nd && ok; d++) {
+        const gs_solver *t = ss[d];
+        ok = t->multi_sel && t->wide == s->wide && t->q == s->q && t->keep == s->keep && t->wg == s->wg &&
+             pl.data_b + d2 <= (size_t)t->ocl->global_mem && (!t->ocl->max_alloc || d2 <= (size_t)t->ocl->max_alloc);
+    }
+    if (!ok) return gs_solver_batch(s, cl, ysign, spec, 1, 1, stats);
+    return solve_batch(s, cl, ysign, spec, 1, 1, ss + 1, nd - 1, stats);
 }

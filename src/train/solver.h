@@ -110,4 +110,13 @@ typedef struct gs_binary_spec {
 gs_status gs_solver_batch(gs_solver *s, const struct gs_clustered *cl, const int8_t *ysign,
                           gs_binary_spec *specs, int nspec, int whole, gs_train_stats *stats);
 
+/* One problem (*spec) split by rows over the nd solvers ss, each on its own device and built from
+ * the same parameters: every device holds the clustered data and computes its slice of every
+ * kernel row, gradient update and selection; the host merges the devices' picks into the ones a
+ * single device makes, so the answer is gs_solver_batch's on ss[0] alone, byte for byte. A problem
+ * that would not take split rounds on ss[0] (the nu rule, memory), has fewer chunks of rows than
+ * devices, or does not fit a device, runs on ss[0] alone. @return GS_OK or the error */
+gs_status gs_solver_batch_rows(gs_solver *const *ss, int nd, const struct gs_clustered *cl, const int8_t *ysign,
+                               gs_binary_spec *spec, gs_train_stats *stats);
+
 #endif

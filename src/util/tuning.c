@@ -7,6 +7,7 @@ void gs_tuning_init(gs_tuning *t)
 {
     memset(t, 0, sizeof *t);
     t->split = GS_TUNE_AUTO;
+    t->rowsplit = GS_TUNE_AUTO;
     t->cv_device = GS_TUNE_AUTO;
     t->courier = GS_TUNE_AUTO;
     t->select = GS_SELECT_AUTO;

@@ -22,6 +22,9 @@ typedef struct gs_tuning {
                         rows), 0 never; GS_TUNE_AUTO (default): split lone problems that fit */
     int courier;     /* GPUSVM_COURIER=0|1: split rounds enqueue their first part on a courier
                         thread (1) or not (0); GS_TUNE_AUTO (default): on a GPU with 4+ cores */
+    int rowsplit;    /* GPUSVM_ROWSPLIT=0|1: with several devices, a lone problem split by rows over
+                        them (1, whenever the solver can) or never (0); GS_TUNE_AUTO (default): from
+                        GS_ROWSPLIT_MIN rows (src/train/run.c) */
     int select;      /* GPUSVM_SELECT=one|multi: GS_SELECT_ONE forces the one-work-group
                         selection, GS_SELECT_MULTI the multi-work-group chain; GS_SELECT_AUTO
                         (default) picks by problem size */

@@ -61,6 +61,35 @@ else
     skip "../shared/datasets absent: dna not run on two devices"
 fi
 
+# one problem split by rows over the two devices (GPUSVM_ROWSPLIT=1: the solver's chunks of 2,048
+# rows, one or more each): the same bytes as one device, with every kernel, the resumes, an
+# epsilon-SVR's two ranges over the same rows, one-class's starting point, shrinking's stages and
+# row-wise clusters; --verbose says the split happened
+awk 'BEGIN { srand(7); for (i = 0; i < 4500; i++) { y = rand() < 0.45 ? 1 : -1; l = y > 0 ? "+1" : "-1";
+    for (j = 1; j <= 8; j++) l = l " " j ":" sprintf("%.3f", rand() * 2 - 1 + (j <= 3 ? y * 0.3 : 0)); print l } }' \
+    > "$TMPD/r4k"
+awk 'BEGIN { srand(11); for (i = 0; i < 4200; i++) { y = rand() < 0.4 ? 1 : -1; l = y > 0 ? "+1" : "-1";
+    for (j = 1; j <= 1500; j++) if (rand() < 0.012) l = l " " j ":" sprintf("%.3f", rand() + (j % 7 == 0 ? y * 0.5 : 0));
+    print l } }' > "$TMPD/s4k"
+rows_same() {
+    name=$1; data=$2; shift 2
+    (cd "$TMPD" && GPUSVM_ROWSPLIT=1 POCL_DEVICES="$TWO" "$TRAIN" --device 0 "$@" "$data" one.model > one.out 2> one.err); r1=$?
+    (cd "$TMPD" && GPUSVM_ROWSPLIT=1 POCL_DEVICES="$TWO" "$TRAIN" --verbose --device 0,1 "$@" "$data" two.model > two.out 2> two.err); r2=$?
+    check_eq "rows $name: exit (one device, two)" "0 0" "$r1 $r2"
+    check_file_eq "rows $name: model" "$TMPD/one.model" "$TMPD/two.model"
+    check_eq "rows $name: training lines" "$(grep -v '^gpusvm' "$TMPD/one.out")" "$(grep -v '^gpusvm' "$TMPD/two.out")"
+    check_eq "rows $name: split over two devices" "yes" \
+        "$(grep -q '^gpusvm: one problem split by rows over 2 devices' "$TMPD/two.err" && echo yes || echo no)"
+}
+rows_same "rbf -c 100" "$TMPD/r4k" -c 100 -g 2
+rows_same "linear" "$TMPD/r4k" -t 0 -c 2
+rows_same "polynomial" "$TMPD/r4k" -t 1 -d 3 -c 1
+rows_same "epsilon-SVR" "$TMPD/r4k" -s 3 -p 0.1
+rows_same "one-class" "$TMPD/r4k" -s 2 -n 0.3
+rows_same "row-wise clusters" "$TMPD/s4k" -c 10
+GPUSVM_CERT_RESUME=1 rows_same "resumed" "$TMPD/r4k" -c 10 -g 2
+GPUSVM_SHRINK_MIN=1 rows_same "shrunk" "$TMPD/r4k" -c 10
+
 # the second device is used: --verbose says so, and lists both
 (cd "$TMPD" && POCL_DEVICES="$TWO" "$TRAIN" --verbose --device all -v 5 h3 > /dev/null 2> v.err)
 check_eq "--device all: two devices used" "1" "$(grep -c '^gpusvm: 2 devices$' "$TMPD/v.err")"
