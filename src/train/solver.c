@@ -806,7 +806,12 @@ static gs_status rs_enqueue_select(round_jobs *r)
         if ((st = launch(s, pf, K_MERGE, (size_t)r->nact * MWG, 1, MWG)) ||
             (st = launch(s, pf, K_GATHER, (size_t)r->q_new * s->wg, (size_t)r->nact, (size_t)s->wg)))
             goto cleanup;
-        if (d == 0) {
+        if (!r->split) { /* unsplit: the matrix's new entries (device 0), the rows, then the whole readback */
+            if ((d == 0 && (st = launch(s, pf, K_GRAM, (size_t)r->q * GRAM_WG, (size_t)r->nact, GRAM_WG))) ||
+                (st = launch_rows(s, pf, rs->nvc[d], r->q_new)) ||
+                (st = launch(s, pf, K_READBACK, round_up((size_t)r->q * r->q / 4, 256), (size_t)r->nact, 256)))
+                goto cleanup;
+        } else if (d == 0) {
             if ((st = launch(s, pf, K_GRAM, (size_t)r->q * GRAM_WG, (size_t)r->nact, GRAM_WG)) ||
                 (st = gs_dev_launch(&s->dev, &s->ks, K_READBACK, pf, round_up((size_t)r->q * r->q / 4, 256),
                                     (size_t)r->nact, 256, &kws_done)))
@@ -840,14 +845,16 @@ static gs_status rs_enqueue_heads(round_jobs *r, cl_event *ev)
             GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd.mem, CL_FALSE, 0, r->upd_b_n * sizeof(double), r->upd_b,
                                              0, NULL, NULL));
             if ((st = launch(s, pf, K_HEADS, round_up((size_t)r->q * USPLIT, 256), (size_t)r->nact, 256))) goto cleanup;
-        } else {
+        } else if (r->split) {
             const int head_part = RB_HEAD, kws_part = RB_KWS;
             SETARG(K_READBACK, 13, head_part);
             st = launch(s, pf, K_READBACK, round_up((size_t)r->q, 256), (size_t)r->nact, 256);
             SETARG(K_READBACK, 13, kws_part);
             if (st) goto cleanup;
         }
-        GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb.mem, CL_FALSE, 0, r->nhd * sizeof(double),
+        /* unsplit, device 0's read holds the matrices too */
+        const size_t n = d == 0 && !r->split ? r->rbd * (size_t)r->nact : r->nhd;
+        GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb.mem, CL_FALSE, 0, n * sizeof(double),
                                         d == 0 ? r->rbx : rs->heads[d], 0, NULL, &ev[d]));
         GS_CL_CHECK(clFlush(s->queue));
     }
@@ -880,7 +887,7 @@ static gs_status rs_enqueue_rows(round_jobs *r)
         gs_solver *s = rs->s[d];
         gs_dev_prof *pf = d == 0 ? r->pf : NULL;
         if ((r->late_update && (st = launch(s, pf, K_UPDATE, (size_t)rs->nvc[d] * s->wg * USPLIT, 1, (size_t)s->wg))) ||
-            (st = launch_rows(s, pf, rs->nvc[d], r->q_new)))
+            (r->split && (st = launch_rows(s, pf, rs->nvc[d], r->q_new))))
             goto cleanup;
         GS_CL_CHECK(clFlush(s->queue));
     }
@@ -1157,23 +1164,25 @@ static gs_status cert_args(gs_solver *s, const gs_clustered *cl, int gstride)
     return GS_OK;
 }
 
-/* Every pass's launches: its offsets, then k_cert_gather, k_cert, k_cert_sum. */
-static gs_status cert_passes(gs_solver *s, const cert *c, gs_dev_prof *pf, double *ph, double *per_kernel)
+/* Every pass's launches: its offsets, then k_cert_gather, k_cert, k_cert_sum over the pass's
+ * pass_nvc[pass] virtual clusters (c->pass_nvc, or a row split's device's share). */
+static gs_status cert_passes(gs_solver *s, const cert *c, const int *pass_nvc, gs_dev_prof *pf, double *ph,
+                             double *per_kernel)
 {
     gs_status st = GS_OK;
     const int q = s->q, wg = s->wg;
     int sb = 0, vb = 0;
     for (int ci = 0; ci < c->maxch; ci++) {
-        const int na = c->pass_na[ci], nvc = c->pass_nvc[ci];
+        const int na = c->pass_na[ci], nvc = pass_nvc[ci];
         const int ngrp = c->pass_g[ci];
         SETARG(K_CERT_GATHER, 13, sb);
         SETARG(K_CERT, 21, sb); SETARG(K_CERT, 22, vb);
         SETARG(K_CERT_SUM, 7, sb); SETARG(K_CERT_SUM, 8, vb);
-        if ((st = launch(s, pf, K_CERT_GATHER, (size_t)q * wg, (size_t)na, (size_t)wg)) ||
-            (st = launch(s, pf, K_CERT, (size_t)nvc * wg, (size_t)ngrp, (size_t)wg)) ||
-            (st = launch(s, pf, K_CERT_SUM, (size_t)nvc * wg, 1, (size_t)wg)))
+        if ((na > 0 && (st = launch(s, pf, K_CERT_GATHER, (size_t)q * wg, (size_t)na, (size_t)wg))) ||
+            (nvc > 0 && ((st = launch(s, pf, K_CERT, (size_t)nvc * wg, (size_t)ngrp, (size_t)wg)) ||
+                         (st = launch(s, pf, K_CERT_SUM, (size_t)nvc * wg, 1, (size_t)wg)))))
             goto cleanup;
-        if (s->dev.profile) {
+        if (s->dev.profile && pf) {
             GS_CL_CHECK(clFinish(s->queue));
             gs_dev_prof_collect(pf, k_phase, ph, per_kernel, 0);
         }
@@ -1215,6 +1224,75 @@ static void *cert_out(void *arg)
     return NULL;
 }
 
+/* One device's certification: the passes' tables uploaded (vcc / pass_nvc: the virtual clusters
+ * it sums, vslots of them), the passes queued, and the sums of positions [t0, t1) read into c->gx
+ * and c->mx behind them (the caller waits for the queue). */
+static gs_status cert_device(gs_solver *s, const gs_clustered *cl, const cert *c, const int *vcc, const int *pass_nvc,
+                             size_t vslots, size_t total, size_t t0, size_t t1, gs_dev_prof *pf, double *ph,
+                             double *per_kernel)
+{
+    gs_status st = GS_OK;
+    dev *const dp = &s->d;
+    const gs_dev *d = &s->dev;
+    const size_t q = (size_t)s->q;
+    if ((st = gs_dev_buf_ensure(d, &dp->cold, c->slots * q * sizeof(int), c->cold, "certification positions")) ||
+        (st = gs_dev_buf_ensure(d, &dp->cnew, c->slots * q * sizeof(int), c->cnew, "certification positions")) ||
+        (st = gs_dev_buf_ensure(d, &dp->ccoef, c->slots * q * sizeof(double), c->ccoef, "certification coefficients")) ||
+        (st = gs_dev_buf_ensure(d, &dp->certtab, c->slots * sizeof *c->ctab, c->ctab, "certification table")) ||
+        (st = gs_dev_buf_ensure(d, &dp->cvcc, 2 * (vslots ? vslots : 1) * sizeof(int), vcc, "certification clusters")) ||
+        (st = gs_dev_buf_ensure(d, &dp->cpart, 2 * (size_t)c->gmax * total * sizeof(double), NULL,
+                                "certification sums")) ||
+        (st = cert_args(s, cl, c->gmax)) || (st = cert_passes(s, c, pass_nvc, pf, ph, per_kernel)))
+        goto cleanup;
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cgx.mem, CL_FALSE, t0 * sizeof(double), (t1 - t0) * sizeof(double),
+                                    c->gx + t0, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cmx.mem, CL_FALSE, t0 * sizeof(double), (t1 - t0) * sizeof(double),
+                                    c->mx + t0, 0, NULL, NULL));
+cleanup:
+    return st;
+}
+
+/* Row split (one problem): each device sums the rows of its own clusters (every pass's virtual
+ * clusters filtered to its slice) and sends their sums; a row's groups and their order are the
+ * problem's (ngrp), so the sums are one device's. */
+static gs_status rs_certify(const rsplit *rs, const gs_clustered *cl, const cert *c, size_t total, gs_dev_prof *pf,
+                            double *ph, double *per_kernel)
+{
+    gs_status st = GS_OK;
+    const int wg = rs->s[0]->wg;
+    int *vcc = malloc(sizeof(int) * 2 * (c->vslots ? c->vslots : 1) * (size_t)rs->nd);
+    int *pnvc = malloc(sizeof(int) * (size_t)(c->maxch ? c->maxch : 1) * (size_t)rs->nd);
+    if (!vcc || !pnvc) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    for (int d = 0; d < rs->nd; d++) {
+        const int lo = rs->ch[d] * ITEMS, hi = rs->ch[d + 1] * ITEMS;
+        int *const v = vcc + 2 * c->vslots * (size_t)d, *const pn = pnvc + (size_t)c->maxch * d;
+        size_t vb = 0, o = 0;
+        for (int ci = 0; ci < c->maxch; ci++) {
+            pn[ci] = 0;
+            for (size_t k = vb; k < vb + (size_t)c->pass_nvc[ci]; k++) {
+                const int cc = c->vcc[2 * k + 1];
+                if (cc < lo || cc >= hi) continue;
+                v[2 * o] = c->vcc[2 * k];
+                v[2 * o + 1] = cc;
+                o++;
+                pn[ci]++;
+            }
+            vb += (size_t)c->pass_nvc[ci];
+        }
+        size_t t1 = (size_t)hi * wg;
+        if (t1 > total) t1 = total;
+        if ((st = cert_device(rs->s[d], cl, c, v, pn, o, total, (size_t)lo * wg, t1, d == 0 ? pf : NULL, ph,
+                              per_kernel)))
+            goto cleanup;
+        GS_CL_CHECK(clFlush(rs->s[d]->queue));
+    }
+    for (int d = 0; d < rs->nd; d++) GS_CL_CHECK(clFinish(rs->s[d]->queue)); /* the tables are freed below */
+cleanup:
+    free(vcc);
+    free(pnvc);
+    return st;
+}
+
 /* The exact gradients (kernels/solver.cl k_cert) of the batch's problems that ask for them, at
  * their final alphas, into spec->g_exact / spec->g_err (alpha order): each problem's support
  * vectors q at a time in its U block (free once the rounds are over), all problems in the same
@@ -1223,24 +1301,27 @@ static void *cert_out(void *arg)
  * gx and mx (total doubles each) receive the sums: the batch's gradients and alphas, no longer
  * needed once the SV lists are built, and already in memory (fresh pages cost letter's 325
  * problems 5 ms of page faults there). */
-static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob *pr, int np, size_t total,
-                               double *gx, double *mx, gs_dev_prof *pf, double *ph, double *per_kernel)
+static gs_status certify_batch(gs_solver *s, const rsplit *rs, const gs_clustered *cl, const prob *pr, int np,
+                               size_t total, double *gx, double *mx, gs_dev_prof *pf, double *ph, double *per_kernel)
 {
     gs_status st = GS_OK;
     dev *const dp = &s->d;
-    const gs_dev *d = &s->dev;
     const int q = s->q;
     cert c;
     memset(&c, 0, sizeof c);
     /* --verbose: start, lists built, buffers ready, tables built, uploaded, passes enqueued */
     double tm[6] = {gs_now(), 0, 0, 0, 0, 0};
     /* the sums' buffers cleared on the device while the host builds the SV lists */
-    if ((st = gs_dev_buf_ensure(d, &dp->cgx, total * sizeof(double), NULL, "exact gradients")) ||
-        (st = gs_dev_buf_ensure(d, &dp->cmx, total * sizeof(double), NULL, "gradient bounds")) ||
-        (st = gs_dev_buf_fill(d, &dp->cgx, 0, total * sizeof(double))) ||
-        (st = gs_dev_buf_fill(d, &dp->cmx, 0, total * sizeof(double))))
-        goto cleanup;
-    GS_CL_CHECK(clFlush(s->queue));
+    for (int k = 0; k < (rs ? rs->nd : 1); k++) { /* (a row split: every device's) */
+        gs_solver *sk = rs ? rs->s[k] : s;
+        const gs_dev *dk = &sk->dev;
+        if ((st = gs_dev_buf_ensure(dk, &sk->d.cgx, total * sizeof(double), NULL, "exact gradients")) ||
+            (st = gs_dev_buf_ensure(dk, &sk->d.cmx, total * sizeof(double), NULL, "gradient bounds")) ||
+            (st = gs_dev_buf_fill(dk, &sk->d.cgx, 0, total * sizeof(double))) ||
+            (st = gs_dev_buf_fill(dk, &sk->d.cmx, 0, total * sizeof(double))))
+            goto cleanup;
+        GS_CL_CHECK(clFlush(sk->queue));
+    }
     /* The sums are read into the rounds' pinned readback memory where it holds them (free now that
      * the rounds are over; letter's 325 pairs' 8 MB came back in 1.2 ms through the driver's
      * staging copy), else into gx / mx (the alphas, p->ah, are not read after cert_lists); the
@@ -1265,21 +1346,15 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
     /* every pass's tables first (host), then one upload, then the passes' launches */
     cert_tables(s, pr, np, &c);
     tm[3] = gs_now();
-    if ((st = gs_dev_buf_ensure(d, &dp->cold, c.slots * q * sizeof(int), c.cold, "certification positions")) ||
-        (st = gs_dev_buf_ensure(d, &dp->cnew, c.slots * q * sizeof(int), c.cnew, "certification positions")) ||
-        (st = gs_dev_buf_ensure(d, &dp->ccoef, c.slots * q * sizeof(double), c.ccoef, "certification coefficients")) ||
-        (st = gs_dev_buf_ensure(d, &dp->certtab, c.slots * sizeof *c.ctab, c.ctab, "certification table")) ||
-        (st = gs_dev_buf_ensure(d, &dp->cvcc, 2 * c.vslots * sizeof(int), c.vcc, "certification clusters")) ||
-        (st = gs_dev_buf_ensure(d, &dp->cpart, 2 * (size_t)c.gmax * total * sizeof(double), NULL,
-                                "certification sums")))
-        goto cleanup;
     tm[4] = gs_now();
-    if ((st = cert_args(s, cl, c.gmax)) || (st = cert_passes(s, &c, pf, ph, per_kernel))) goto cleanup;
-    /* the sums' reads queued behind the passes: one wait for both */
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cgx.mem, CL_FALSE, 0, sizeof(double) * total, c.gx, 0, NULL, NULL));
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cmx.mem, CL_FALSE, 0, sizeof(double) * total, c.mx, 0, NULL, NULL));
+    if (!rs) {
+        if ((st = cert_device(s, cl, &c, c.vcc, c.pass_nvc, c.vslots, total, 0, total, pf, ph, per_kernel)))
+            goto cleanup;
+    } else if ((st = rs_certify(rs, cl, &c, total, pf, ph, per_kernel))) {
+        goto cleanup;
+    }
     tm[5] = gs_now();
-    GS_CL_CHECK(clFinish(s->queue));
+    for (int k = 0; k < (rs ? rs->nd : 1); k++) GS_CL_CHECK(clFinish(rs ? rs->s[k]->queue : s->queue));
     const double t_read = gs_now();
     cert_parallel(s, cl, pr, np, total, &c, cert_out);
     gs_log_verbose(s->log, "gpusvm: certification of %d problem(s): SV lists %.4f s, buffers %.4f s, tables %.4f s, "
@@ -1288,7 +1363,8 @@ static gs_status certify_batch(gs_solver *s, const gs_clustered *cl, const prob 
                    t_read - tm[5], c.gx == gx ? "read into plain memory" : "read into pinned memory",
                    gs_now() - t_read);
 cleanup:
-    clFinish(s->queue); /* the writes read the tables freed below (done already when all went well) */
+    /* the writes read the tables freed below (done already when all went well) */
+    for (int k = 0; k < (rs ? rs->nd : 1); k++) clFinish(rs ? rs->s[k]->queue : s->queue);
     cert_free(&c);
     return st;
 }
@@ -1513,7 +1589,8 @@ static gs_status batch_args(gs_solver *s, const batch *b)
     /* k_hist's digit and store flag: the one-group path's first histogram (digit 0, storing the keys)
      * each round; the chain sets both itself */
     const int zero = 0;
-    const int part = b->split ? RB_KWS : RB_ALL; /* k_readback's part (enqueue_heads switches it) */
+    /* k_readback's part (enqueue_heads switches it); a row split's other devices send heads only */
+    const int part = b->split ? RB_KWS : b->rs.nd > 1 && s != b->rs.s[0] ? RB_HEAD : RB_ALL;
     const int renew = b->rs.nd > 1; /* rsplit: kept slots' rows renewed */
     int skip0 = 1; /* k_gram may skip a dense row's zeros only if every value is finite (then every norm is) */
     for (int t = 0; t < cl->n_pos && skip0; t++) skip0 = isfinite(cl->norm2[t]) != 0;
@@ -2105,7 +2182,8 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     batch_results(s, &b, stats);
     /* the certification's exact gradients, for the problems that ask for them (spec->g_exact) */
     double t_cert = gs_now();
-    if ((st = certify_batch(s, cl, b.pr, np, (size_t)b.total, b.Gh, b.ahb, &b.pf, b.ph, b.per_kernel)))
+    if ((st = certify_batch(s, b.rs.nd > 1 ? &b.rs : NULL, cl, b.pr, np, (size_t)b.total, b.Gh, b.ahb, &b.pf, b.ph,
+                            b.per_kernel)))
         goto cleanup;
     t_cert = gs_now() - t_cert;
     if (stats) stats->certify += t_cert;
@@ -2253,15 +2331,15 @@ gs_status gs_solver_batch_rows(gs_solver *const *ss, int nd, const gs_clustered 
     if ((st = plan_batches(s, cl, spec, 1, 1, &pl))) return st;
     const size_t npos = (size_t)(spec->na + spec->nb) * s->wg, chunk = (size_t)s->wg * ITEMS;
     size_t d2, p2, h2;
-    prob_bytes(s, npos, u_cols(s, cl), 2, &d2, &p2, &h2);
-    /* the split round form (only device 0 computes the set's matrix), a chunk for each device, and
-     * on each device the same program and room for the data and the problem */
-    int ok = nd > 1 && nd <= RS_MAX && pl.split && (npos + chunk - 1) / chunk >= (size_t)nd;
+    prob_bytes(s, npos, u_cols(s, cl), pl.split ? 2 : 1, &d2, &p2, &h2);
+    /* a chunk for each device, and on each device the same program and room for the data and the
+     * problem (either round form: only device 0 computes the set's matrix, k_gram) */
+    int ok = nd > 1 && nd <= RS_MAX && (npos + chunk - 1) / chunk >= (size_t)nd;
     for (int d = 0; d < nd && ok; d++) {
         const gs_solver *t = ss[d];
         ok = t->multi_sel && t->wide == s->wide && t->q == s->q && t->keep == s->keep && t->wg == s->wg &&
              pl.data_b + d2 <= (size_t)t->ocl->global_mem && (!t->ocl->max_alloc || d2 <= (size_t)t->ocl->max_alloc);
     }
     if (!ok) return gs_solver_batch(s, cl, ysign, spec, 1, 1, stats);
-    return solve_batch(s, cl, ysign, spec, 1, 1, ss + 1, nd - 1, stats);
+    return solve_batch(s, cl, ysign, spec, 1, pl.split, ss + 1, nd - 1, stats);
 }
