@@ -555,6 +555,12 @@ static size_t pack_changes(prob *pr, const int *act, int nact, gs_abi_round *rt,
  * renew: every window slot's entries from the set's vectors) and sends it; each device sends its
  * heads, and a slot's gradient is taken from the device that owns its position. */
 #define RS_MAX 16
+struct round_jobs;
+/* One device's share of a row split round's enqueueing (the rs_*_job functions). */
+typedef struct rs_job {
+    struct round_jobs *r;
+    int d;
+} rs_job;
 typedef struct rsplit {
     int nd;                  /* devices; 0 when the batch is not split */
     gs_solver *s[RS_MAX];    /* [0] is the batch's solver */
@@ -568,6 +574,12 @@ typedef struct rsplit {
     uint32_t mstate[8];      /* the merged picks: state (counts at [3] and [7]) */
     int32_t *mcand;          /* [2q] and the lists */
     uint64_t *sortb;         /* [nd q] scratch: (key, position) of one list's picks */
+    /* devices 1..: each one's enqueueing on a thread of its own where the batch has a courier (on
+     * a GPU each kernel launch costs the host ~17 us; the devices' launches go at once), else NULL
+     * (run in turn on the calling thread); device 0's runs on the calling thread */
+    gs_courier *cour[RS_MAX];
+    rs_job job[RS_MAX];
+    cl_event hev[RS_MAX];    /* each device's heads read (rs_heads_job) */
 } rsplit;
 
 /* What a round's enqueueing needs (see solve_batch). The loop writes it while no job is pending;
@@ -758,107 +770,160 @@ static void rs_merge(rsplit *rs, int q, int q_new)
     }
 }
 
-/* Row split, the round up to the heads: on every device the changes, k_update over its clusters
- * and the selection over its chunks up to its picks and their keys, read back; the host's merge;
- * then on every device the merged picks into its working set (k_merge, renewing kept slots) and
- * the new members' vectors; on device 0 the set's matrix (k_gram) and its read on xfer. */
-static gs_status rs_enqueue_select(round_jobs *r)
+/* Row split: fn for every device, devices 1.. on their couriers, device 0 on this thread; with
+ * drain, returns once all have run. @return GS_OK or the first failure */
+static gs_status rs_each(rsplit *rs, gs_courier_fn fn, int drain)
 {
-    rsplit *rs = r->rs;
     gs_status st = GS_OK;
-    const int q = r->q;
-    const size_t per = 8 + 4 * (size_t)q;
-    cl_event rd[RS_MAX] = {NULL}, kws_done = NULL;
-    for (int d = 0; d < rs->nd; d++) {
-        gs_solver *s = rs->s[d];
-        dev *const dp = &s->d;
-        gs_dev_prof *pf = d == 0 ? r->pf : NULL;
-        uint32_t *h = rs->picks + (size_t)d * per;
-        if (r->tables) {
-            GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vc.mem, CL_FALSE, 0, 2 * (size_t)rs->nvc[d] * sizeof(int),
-                                             rs->vc[d], 0, NULL, NULL));
-            GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vch.mem, CL_FALSE, 0, 2 * (size_t)rs->nvch * sizeof(int),
-                                             rs->vch[d], 0, NULL, NULL));
-        }
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd.mem, CL_FALSE, 0, r->upd_a_n * sizeof(double), r->upd_a,
-                                         0, NULL, NULL));
-        if ((st = launch(s, pf, K_UPDATE, (size_t)rs->nvc[d] * s->wg * USPLIT, 1, (size_t)s->wg)) ||
-            (st = launch_chain(s, pf, rs->nvch, r->nact)) ||
-            (st = launch(s, pf, K_CAND, (size_t)r->nact * MWG, 1, MWG)))
-            goto cleanup;
-        GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->state.mem, CL_FALSE, 0, 8 * sizeof(uint32_t), h, 0, NULL, NULL));
-        GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cand.mem, CL_FALSE, 0, 2 * (size_t)q * sizeof(int32_t), h + 8, 0,
-                                        NULL, NULL));
-        GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->ckey.mem, CL_FALSE, 0, 2 * (size_t)q * sizeof(uint32_t),
-                                        h + 8 + 2 * (size_t)q, 0, NULL, &rd[d]));
-        GS_CL_CHECK(clFlush(s->queue));
+    for (int d = 1; d < rs->nd && st == GS_OK; d++) st = gs_courier_post(rs->cour[d], fn, &rs->job[d]);
+    const gs_status s0 = st == GS_OK ? fn(&rs->job[0]) : GS_OK;
+    for (int d = 1; d < rs->nd && drain; d++) {
+        const gs_status sd = gs_courier_drain(rs->cour[d]);
+        if (st == GS_OK) st = sd;
     }
-    for (int d = 0; d < rs->nd; d++) GS_CL_CHECK(clWaitForEvents(1, &rd[d])); /* one context each */
-    rs_merge(rs, q, r->q_new);
-    for (int d = 0; d < rs->nd; d++) {
-        gs_solver *s = rs->s[d];
-        dev *const dp = &s->d;
-        gs_dev_prof *pf = d == 0 ? r->pf : NULL;
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->state.mem, CL_FALSE, 0, sizeof rs->mstate, rs->mstate, 0, NULL,
-                                         NULL));
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->cand.mem, CL_FALSE, 0, 2 * (size_t)q * sizeof(int32_t),
-                                         rs->mcand, 0, NULL, NULL));
-        if ((st = launch(s, pf, K_MERGE, (size_t)r->nact * MWG, 1, MWG)) ||
-            (st = launch(s, pf, K_GATHER, (size_t)r->q_new * s->wg, (size_t)r->nact, (size_t)s->wg)))
-            goto cleanup;
-        if (!r->split) { /* unsplit: the matrix's new entries (device 0), the rows, then the whole readback */
-            if ((d == 0 && (st = launch(s, pf, K_GRAM, (size_t)r->q * GRAM_WG, (size_t)r->nact, GRAM_WG))) ||
-                (st = launch_rows(s, pf, rs->nvc[d], r->q_new)) ||
-                (st = launch(s, pf, K_READBACK, round_up((size_t)r->q * r->q / 4, 256), (size_t)r->nact, 256)))
-                goto cleanup;
-        } else if (d == 0) {
-            if ((st = launch(s, pf, K_GRAM, (size_t)r->q * GRAM_WG, (size_t)r->nact, GRAM_WG)) ||
-                (st = gs_dev_launch(&s->dev, &s->ks, K_READBACK, pf, round_up((size_t)r->q * r->q / 4, 256),
-                                    (size_t)r->nact, 256, &kws_done)))
-                goto cleanup;
-            GS_CL_CHECK(clEnqueueReadBuffer(s->xfer, dp->rb.mem, CL_FALSE, r->nhd * sizeof(double),
-                                            r->rkd * (size_t)r->nact * sizeof(double), r->rbx + r->nhd, 1, &kws_done,
-                                            &r->kws_read));
-            GS_CL_CHECK(clFlush(s->xfer));
-        }
-        GS_CL_CHECK(clFlush(s->queue));
+    return st != GS_OK ? st : s0;
+}
+
+/* Waits for every device's courier (its jobs read the round's fields). */
+static gs_status rs_drain(rsplit *rs)
+{
+    gs_status st = GS_OK;
+    for (int d = 1; rs && d < rs->nd; d++) {
+        const gs_status sd = gs_courier_drain(rs->cour[d]);
+        if (st == GS_OK) st = sd;
     }
-    r->n_first = r->pf->n;
+    return st;
+}
+
+/* Row split, one device: the changes, k_update over its clusters and the selection over its
+ * chunks up to its picks and their keys, read into rs->picks; returns once they are there. */
+static gs_status rs_pick_job(void *arg)
+{
+    const rs_job *j = arg;
+    round_jobs *r = j->r;
+    rsplit *rs = r->rs;
+    const int d = j->d, q = r->q;
+    gs_solver *s = rs->s[d];
+    dev *const dp = &s->d;
+    gs_dev_prof *pf = d == 0 ? r->pf : NULL;
+    uint32_t *h = rs->picks + (size_t)d * (8 + 4 * (size_t)q);
+    gs_status st = GS_OK;
+    cl_event rd = NULL;
+    if (r->tables) {
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vc.mem, CL_FALSE, 0, 2 * (size_t)rs->nvc[d] * sizeof(int),
+                                         rs->vc[d], 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vch.mem, CL_FALSE, 0, 2 * (size_t)rs->nvch * sizeof(int),
+                                         rs->vch[d], 0, NULL, NULL));
+    }
+    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd.mem, CL_FALSE, 0, r->upd_a_n * sizeof(double), r->upd_a, 0,
+                                     NULL, NULL));
+    if ((st = launch(s, pf, K_UPDATE, (size_t)rs->nvc[d] * s->wg * USPLIT, 1, (size_t)s->wg)) ||
+        (st = launch_chain(s, pf, rs->nvch, r->nact)) || (st = launch(s, pf, K_CAND, (size_t)r->nact * MWG, 1, MWG)))
+        goto cleanup;
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->state.mem, CL_FALSE, 0, 8 * sizeof(uint32_t), h, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cand.mem, CL_FALSE, 0, 2 * (size_t)q * sizeof(int32_t), h + 8, 0,
+                                    NULL, NULL));
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->ckey.mem, CL_FALSE, 0, 2 * (size_t)q * sizeof(uint32_t),
+                                    h + 8 + 2 * (size_t)q, 0, NULL, &rd));
+    GS_CL_CHECK(clWaitForEvents(1, &rd));
 cleanup:
-    for (int d = 0; d < rs->nd; d++)
-        if (rd[d]) clReleaseEvent(rd[d]);
+    if (rd) clReleaseEvent(rd);
+    return st;
+}
+
+/* Row split, one device: the merged picks into its working set (k_merge, renewing kept slots), the
+ * new members' vectors; unsplit, device 0's matrix entries (k_gram), the rows and the readback;
+ * split, device 0's matrix entries and their read on xfer (r->kws_read). */
+static gs_status rs_place_job(void *arg)
+{
+    const rs_job *j = arg;
+    round_jobs *r = j->r;
+    rsplit *rs = r->rs;
+    const int d = j->d, q = r->q;
+    gs_solver *s = rs->s[d];
+    dev *const dp = &s->d;
+    gs_dev_prof *pf = d == 0 ? r->pf : NULL;
+    gs_status st = GS_OK;
+    cl_event kws_done = NULL;
+    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->state.mem, CL_FALSE, 0, sizeof rs->mstate, rs->mstate, 0, NULL,
+                                     NULL));
+    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->cand.mem, CL_FALSE, 0, 2 * (size_t)q * sizeof(int32_t), rs->mcand,
+                                     0, NULL, NULL));
+    if ((st = launch(s, pf, K_MERGE, (size_t)r->nact * MWG, 1, MWG)) ||
+        (st = launch(s, pf, K_GATHER, (size_t)r->q_new * s->wg, (size_t)r->nact, (size_t)s->wg)))
+        goto cleanup;
+    if (!r->split) { /* unsplit: the matrix's new entries (device 0), the rows, then the whole readback */
+        if ((d == 0 && (st = launch(s, pf, K_GRAM, (size_t)q * GRAM_WG, (size_t)r->nact, GRAM_WG))) ||
+            (st = launch_rows(s, pf, rs->nvc[d], r->q_new)) ||
+            (st = launch(s, pf, K_READBACK, round_up((size_t)q * q / 4, 256), (size_t)r->nact, 256)))
+            goto cleanup;
+    } else if (d == 0) {
+        if ((st = launch(s, pf, K_GRAM, (size_t)q * GRAM_WG, (size_t)r->nact, GRAM_WG)) ||
+            (st = gs_dev_launch(&s->dev, &s->ks, K_READBACK, pf, round_up((size_t)q * q / 4, 256), (size_t)r->nact,
+                                256, &kws_done)))
+            goto cleanup;
+        GS_CL_CHECK(clEnqueueReadBuffer(s->xfer, dp->rb.mem, CL_FALSE, r->nhd * sizeof(double),
+                                        r->rkd * (size_t)r->nact * sizeof(double), r->rbx + r->nhd, 1, &kws_done,
+                                        &r->kws_read));
+        GS_CL_CHECK(clFlush(s->xfer));
+    }
+    GS_CL_CHECK(clFlush(s->queue));
+cleanup:
     if (kws_done) clReleaseEvent(kws_done);
     return st;
 }
 
-/* Row split: every device's heads (with the second parts' changes when there are some), read into
- * the round's readback (device 0) or rs->heads[d]; ev[d] their reads. */
+/* Row split, the round up to the heads: every device's picks (rs_pick_job), the host's merge, then
+ * every device's placing (rs_place_job). */
+static gs_status rs_enqueue_select(round_jobs *r)
+{
+    rsplit *rs = r->rs;
+    gs_status st = rs_each(rs, rs_pick_job, 1);
+    if (st != GS_OK) return st;
+    rs_merge(rs, r->q, r->q_new);
+    if ((st = rs_each(rs, rs_place_job, 0))) return st;
+    r->n_first = r->pf->n;
+    return GS_OK;
+}
+
+/* Row split, one device: its heads (with the second parts' changes when there are some), read into
+ * the round's readback (device 0, unsplit with the matrices) or rs->heads[d]; rs->hev[d] the read. */
+static gs_status rs_heads_job(void *arg)
+{
+    const rs_job *j = arg;
+    round_jobs *r = j->r;
+    rsplit *rs = r->rs;
+    const int d = j->d;
+    gs_solver *s = rs->s[d];
+    dev *const dp = &s->d;
+    gs_dev_prof *pf = d == 0 ? r->pf : NULL;
+    gs_status st = GS_OK;
+    if (r->late_update) {
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd.mem, CL_FALSE, 0, r->upd_b_n * sizeof(double), r->upd_b, 0,
+                                         NULL, NULL));
+        if ((st = launch(s, pf, K_HEADS, round_up((size_t)r->q * USPLIT, 256), (size_t)r->nact, 256))) goto cleanup;
+    } else if (r->split) {
+        const int head_part = RB_HEAD, kws_part = RB_KWS;
+        SETARG(K_READBACK, 13, head_part);
+        st = launch(s, pf, K_READBACK, round_up((size_t)r->q, 256), (size_t)r->nact, 256);
+        SETARG(K_READBACK, 13, kws_part);
+        if (st) goto cleanup;
+    }
+    const size_t n = d == 0 && !r->split ? r->rbd * (size_t)r->nact : r->nhd;
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb.mem, CL_FALSE, 0, n * sizeof(double),
+                                    d == 0 ? r->rbx : rs->heads[d], 0, NULL, &rs->hev[d]));
+    GS_CL_CHECK(clFlush(s->queue));
+cleanup:
+    return st;
+}
+
+/* Row split: every device's heads; ev[d] their reads (the caller releases them). */
 static gs_status rs_enqueue_heads(round_jobs *r, cl_event *ev)
 {
     rsplit *rs = r->rs;
-    gs_status st = GS_OK;
-    for (int d = 0; d < rs->nd; d++) {
-        gs_solver *s = rs->s[d];
-        dev *const dp = &s->d;
-        gs_dev_prof *pf = d == 0 ? r->pf : NULL;
-        if (r->late_update) {
-            GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd.mem, CL_FALSE, 0, r->upd_b_n * sizeof(double), r->upd_b,
-                                             0, NULL, NULL));
-            if ((st = launch(s, pf, K_HEADS, round_up((size_t)r->q * USPLIT, 256), (size_t)r->nact, 256))) goto cleanup;
-        } else if (r->split) {
-            const int head_part = RB_HEAD, kws_part = RB_KWS;
-            SETARG(K_READBACK, 13, head_part);
-            st = launch(s, pf, K_READBACK, round_up((size_t)r->q, 256), (size_t)r->nact, 256);
-            SETARG(K_READBACK, 13, kws_part);
-            if (st) goto cleanup;
-        }
-        /* unsplit, device 0's read holds the matrices too */
-        const size_t n = d == 0 && !r->split ? r->rbd * (size_t)r->nact : r->nhd;
-        GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb.mem, CL_FALSE, 0, n * sizeof(double),
-                                        d == 0 ? r->rbx : rs->heads[d], 0, NULL, &ev[d]));
-        GS_CL_CHECK(clFlush(s->queue));
-    }
-cleanup:
+    for (int d = 0; d < rs->nd; d++) rs->hev[d] = NULL;
+    const gs_status st = rs_each(rs, rs_heads_job, 1);
+    for (int d = 0; d < rs->nd; d++) ev[d] = rs->hev[d];
     return st;
 }
 
@@ -877,23 +942,26 @@ static void rs_heads_merge(const rsplit *rs, double *h, int q, int wg)
     }
 }
 
-/* Row split, after the heads' read: on every device the second parts' k_update and the new kernel
- * rows over its clusters. */
-static gs_status rs_enqueue_rows(round_jobs *r)
+/* Row split, one device, after the heads' read: the second parts' k_update and (split) the new
+ * kernel rows over its clusters. */
+static gs_status rs_rows_job(void *arg)
 {
+    const rs_job *j = arg;
+    round_jobs *r = j->r;
     rsplit *rs = r->rs;
+    const int d = j->d;
+    gs_solver *s = rs->s[d];
+    gs_dev_prof *pf = d == 0 ? r->pf : NULL;
     gs_status st = GS_OK;
-    for (int d = 0; d < rs->nd; d++) {
-        gs_solver *s = rs->s[d];
-        gs_dev_prof *pf = d == 0 ? r->pf : NULL;
-        if ((r->late_update && (st = launch(s, pf, K_UPDATE, (size_t)rs->nvc[d] * s->wg * USPLIT, 1, (size_t)s->wg))) ||
-            (r->split && (st = launch_rows(s, pf, rs->nvc[d], r->q_new))))
-            goto cleanup;
-        GS_CL_CHECK(clFlush(s->queue));
-    }
+    if ((r->late_update && (st = launch(s, pf, K_UPDATE, (size_t)rs->nvc[d] * s->wg * USPLIT, 1, (size_t)s->wg))) ||
+        (r->split && (st = launch_rows(s, pf, rs->nvc[d], r->q_new))))
+        goto cleanup;
+    GS_CL_CHECK(clFlush(s->queue));
 cleanup:
     return st;
 }
+
+static gs_status rs_enqueue_rows(round_jobs *r) { return rs_each(r->rs, rs_rows_job, 0); }
 
 /* Index of position t of problem sp in its alpha array (range A's rows first, then range B's), or
  * -1 for a padding position. */
@@ -1521,13 +1589,13 @@ static gs_status batch_upload(gs_solver *s, batch *b, double **rb, double **updp
     const size_t rb_prob = rb_doubles(q) * sizeof(double);
     int *neg = NULL;
     void *h0 = NULL, *h1 = NULL;
-    b->t_pinned = gs_now();
+    const double t_pin0 = gs_now();
     if ((st = gs_dev_pinned_ensure(&s->dev, &s->pin[0], b->nbank * rb_prob * (size_t)np, &h0)) ||
         (st = gs_dev_pinned_ensure(&s->dev, &s->pin[1], b->nbank * (rtd + 4 * (size_t)q * np) * sizeof(double), &h1)))
         goto cleanup;
     *rb = h0;
     *updp = h1;
-    b->t_pinned = gs_now() - b->t_pinned;
+    if (rb == &b->rb) b->t_pinned = gs_now() - t_pin0; /* the batch's own device (a row split's others: threads) */
     neg = malloc(sizeof *neg * (size_t)np * q);
     if (!neg) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
     for (size_t k = 0; k < (size_t)np * q; k++) neg[k] = -1;
@@ -1727,6 +1795,11 @@ static gs_status crew_start(gs_solver *s, batch *b)
             if (pthread_create(&b->th[cw->nstarted + 1], NULL, crew_run, &b->cargs[i]) == 0) cw->nstarted++;
         }
     }
+    if (b->rs.nd > 1 && use_courier(s)) /* a row split's other devices: a thread each */
+        for (int d = 1; d < b->rs.nd; d++) {
+            const gs_status st = gs_courier_create(&b->rs.cour[d]);
+            if (st != GS_OK) return st;
+        }
     if (b->split && use_courier(s)) return gs_courier_create(&b->cour);
     return GS_OK;
 }
@@ -1804,8 +1877,8 @@ static gs_status batch_round(gs_solver *s, batch *b)
     round_jobs *const rj = &b->rj;
     const int q = s->q, nact = b->nact;
     double te = gs_now();
-    /* the last round's enqueue_rows read rj */
-    if ((st = gs_courier_drain(b->cour))) goto cleanup;
+    /* the last round's enqueue_rows read rj (and a row split's devices' jobs) */
+    if ((st = gs_courier_drain(b->cour)) || (st = rs_drain(rj->rs))) goto cleanup;
     const int q_new = b->round == 0 ? q : q - s->keep;
     round_tables(s, b, q_new);
     rj->nact = nact;
@@ -1912,7 +1985,8 @@ static gs_status batch_rounds(gs_solver *s, batch *b)
     for (int i = 0; i < b->np; i++) b->act[i] = i;
     while (b->nact > 0)
         if ((st = batch_round(s, b))) goto cleanup;
-    if ((st = gs_courier_drain(b->cour))) goto cleanup; /* the last k_update is queued */
+    /* the last k_update is queued */
+    if ((st = gs_courier_drain(b->cour)) || (st = rs_drain(b->rj.rs))) goto cleanup;
     if (b->rs.nd > 1) { /* each slice from its device (one problem: positions from 0) */
         const size_t chunk = (size_t)s->wg * ITEMS;
         for (int d = 0; d < b->rs.nd; d++) {
@@ -2031,6 +2105,7 @@ static gs_status rs_layout(gs_solver *s, batch *b, gs_solver *const *peers, int 
     rs->nd = nd;
     rs->s[0] = s;
     for (int d = 1; d < nd; d++) rs->s[d] = peers[d - 1];
+    for (int d = 0; d < nd; d++) rs->job[d] = (rs_job){.r = &b->rj, .d = d};
     double *w = calloc((size_t)nch, sizeof *w);
     if (!w) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     double total = 0;
@@ -2087,28 +2162,49 @@ static gs_status rs_layout(gs_solver *s, batch *b, gs_solver *const *peers, int 
     return GS_OK;
 }
 
-/* Row split: the other devices' buffers, arguments and starting point (device 0's, which batch_start
- * and warm_start left in b->Gh and b->ahb when a problem starts from a given point). */
-static gs_status rs_setup(batch *b)
+/* Row split: one other device's buffers, arguments and starting point (device 0's, which
+ * batch_start and warm_start left in b->Gh and b->ahb when a problem starts from a given point);
+ * the devices are set up at once, one thread each. */
+typedef struct rs_setup_job {
+    batch *b;
+    int d, warm;
+    gs_status st;
+    char err[1024];
+} rs_setup_job;
+
+static void *rs_setup_one(void *arg)
 {
+    rs_setup_job *j = arg;
+    batch *b = j->b;
+    gs_solver *s = b->rs.s[j->d];
     gs_status st = GS_OK;
-    int warm = 0;
-    for (int i = 0; i < b->np; i++) warm |= b->pr[i].spec->g_init != NULL;
-    for (int d = 1; d < b->rs.nd; d++) {
-        gs_solver *s = b->rs.s[d];
-        double *rb = NULL, *updp = NULL;
-        if ((st = batch_upload(s, b, &rb, &updp)) || (st = batch_args(s, b)) ||
-            (st = launch(s, NULL, K_INIT, round_up((size_t)b->total, (size_t)s->wg), 1, (size_t)s->wg)))
-            goto cleanup;
-        if (warm) {
-            GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, s->d.G.mem, CL_TRUE, 0, (size_t)b->total * sizeof(double), b->Gh, 0,
-                                             NULL, NULL));
-            GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, s->d.alpha.mem, CL_TRUE, 0, (size_t)b->total * sizeof(double),
-                                             b->ahb, 0, NULL, NULL));
-        }
+    double *rb = NULL, *updp = NULL;
+    if ((st = batch_upload(s, b, &rb, &updp)) || (st = batch_args(s, b)) ||
+        (st = launch(s, NULL, K_INIT, round_up((size_t)b->total, (size_t)s->wg), 1, (size_t)s->wg)))
+        goto cleanup;
+    if (j->warm) {
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, s->d.G.mem, CL_TRUE, 0, (size_t)b->total * sizeof(double), b->Gh, 0,
+                                         NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, s->d.alpha.mem, CL_TRUE, 0, (size_t)b->total * sizeof(double),
+                                         b->ahb, 0, NULL, NULL));
     }
 cleanup:
-    return st;
+    j->st = st;
+    if (st != GS_OK) snprintf(j->err, sizeof j->err, "%s", gs_last_error());
+    return NULL;
+}
+
+static gs_status rs_setup(batch *b)
+{
+    rs_setup_job jobs[RS_MAX];
+    int warm = 0;
+    for (int i = 0; i < b->np; i++) warm |= b->pr[i].spec->g_init != NULL;
+    const int n = b->rs.nd - 1;
+    for (int k = 0; k < n; k++) jobs[k] = (rs_setup_job){.b = b, .d = k + 1, .warm = warm};
+    gs_parallel_run(jobs, sizeof *jobs, n, rs_setup_one);
+    for (int k = 0; k < n; k++) /* the first failure, its message re-recorded here */
+        if (jobs[k].st != GS_OK) return GS_FAIL(jobs[k].st, "%s", jobs[k].err);
+    return GS_OK;
 }
 
 /* Row split: the host buffers (the devices' queues are drained by batch_free). */
@@ -2130,6 +2226,10 @@ static void batch_free(gs_solver *s, batch *b, int failed)
 {
     gs_courier_free(b->cour); /* before anything its jobs use goes */
     b->cour = NULL;
+    for (int d = 1; d < b->rs.nd; d++) {
+        gs_courier_free(b->rs.cour[d]);
+        b->rs.cour[d] = NULL;
+    }
     if (failed) {
         clFinish(s->queue);
         clFinish(s->xfer);
