@@ -1331,7 +1331,7 @@ static gs_status rs_certify(const rsplit *rs, const gs_clustered *cl, const cert
     int *vcc = malloc(sizeof(int) * 2 * (c->vslots ? c->vslots : 1) * (size_t)rs->nd);
     int *pnvc = malloc(sizeof(int) * (size_t)(c->maxch ? c->maxch : 1) * (size_t)rs->nd);
     if (!vcc || !pnvc) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
-    for (int d = 0; d < rs->nd; d++) {
+    for (int d = rs->nd - 1; d >= 0; d--) { /* device 0 last: profiled, it waits for each pass */
         const int lo = rs->ch[d] * ITEMS, hi = rs->ch[d + 1] * ITEMS;
         int *const v = vcc + 2 * c->vslots * (size_t)d, *const pn = pnvc + (size_t)c->maxch * d;
         size_t vb = 0, o = 0;
