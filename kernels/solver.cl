@@ -737,7 +737,8 @@ void pick_bins(__local const uint *h, __local uint *part, __local uint *res, int
 __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global const double *gmax,
                        __global double *gap, __global int *ws_pos, __global int *slot_of,
                        __global uchar *in_ws, __global int *new_slots, __global int *n_new, int q,
-                       __global const gs_abi_round *rt, __global const gs_abi_problem *ptab, __global int *ws_row, int nbank)
+                       __global const gs_abi_round *rt, __global const gs_abi_problem *ptab, __global int *ws_row, int nbank,
+                       int t_lo, int t_hi, int cand_out, __global int *cand, __global uint *state, __global uint *ckeys)
 {
     /* one pool, reused by the phases: 2 * MWG doubles for the gap, 2 * NBINS + 2 * MWG + 6 uints
      * for the digits, 4 * MWG for the compaction's scans, 6 * QMAX + MWG ints for the merge */
@@ -748,6 +749,9 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
     const int pid = r->pid, ch0 = r->ch0, nch = r->nch;
     __global const gs_abi_problem *pt = ptab + pid;
     const int npos = pt->npos, poff = pt->poff;
+    /* the positions [lo, hi) selected over: all, or a row split's slice (cand_out: the picks and
+     * their keys go to cand / ckeys / state for the host's merge, not into the working set) */
+    const int lo = t_lo, hi = min(t_hi, npos);
     keys += poff;
     hist += 2 * NBINS * pid;
     gap_reduce(gmax, gap, ch0 * HSPLIT, nch * HSPLIT, pid, (__local double *)pool, lid, MWG);
@@ -771,9 +775,9 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
             for (int i = lid; i < 2 * NBINS; i += MWG) h[i] = 0;
             barrier(CLK_LOCAL_MEM_FENCE);
             run ru = {0u, 0u}, rl = {0u, 0u};
-            for (int t0 = lid; t0 < npos; t0 += KB * MWG) {
+            for (int t0 = lo + lid; t0 < hi; t0 += KB * MWG) {
                 uint2 kb[KB]; /* KB keys loaded before any is counted: one memory latency per KB */
-                for (int i = 0; i < KB; i++) kb[i] = t0 + i * MWG < npos ? keys[t0 + i * MWG] : (uint2)(EXCLUDED);
+                for (int i = 0; i < KB; i++) kb[i] = t0 + i * MWG < hi ? keys[t0 + i * MWG] : (uint2)(EXCLUDED);
                 for (int i = 0; i < KB; i++) {
                     const uint2 k = kb[i];
                     if (act[0] > 0 && k.x != EXCLUDED && (k.x & msk[0]) == pre[0]) run_add(h, &ru, (k.x >> shift) & dmask);
@@ -806,10 +810,10 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
     __local uchar *fl = (__local uchar *)pool;
     __local ulong *sc = pool + MWG * KB / 8;
     uint base[4] = {0u, 0u, 0u, 0u};
-    for (int t0 = 0; t0 < npos; t0 += MWG * KB) {
+    for (int t0 = lo; t0 < hi; t0 += MWG * KB) {
         for (int i = 0; i < KB; i++) {
             const int t = t0 + i * MWG + lid;
-            const uint2 k = t < npos ? keys[t] : (uint2)(EXCLUDED);
+            const uint2 k = t < hi ? keys[t] : (uint2)(EXCLUDED);
             uint f = 0u;
             const uint kx = k.x & msk[0], ky = k.y & msk[1];
             if (k.x != EXCLUDED) f = (uint)(kx > pre[0]) | (uint)(kx == pre[0]) << 1;
@@ -844,6 +848,18 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
         }
         for (int j = 0; j < 4; j++) base[j] += (uint)(tot >> (16 * j) & 0xFFFFu);
         barrier(CLK_LOCAL_MEM_FENCE); /* fl and sc are rewritten by the next tile; lcand is read next */
+    }
+    if (cand_out) {
+        for (int e = lid; e < (int)taken[0]; e += MWG) {
+            cand[2 * q * pid + e] = lcand[e];
+            ckeys[2 * q * pid + e] = keys[lcand[e]].x;
+        }
+        for (int e = lid; e < (int)taken[1]; e += MWG) {
+            cand[2 * q * pid + q + e] = lcand[QMAX + e];
+            ckeys[2 * q * pid + q + e] = keys[lcand[QMAX + e]].y;
+        }
+        if (lid == 0) { state[8 * pid + 3] = taken[0]; state[8 * pid + 7] = taken[1]; }
+        return;
     }
     ws_merge(lcand, QMAX, (int)taken[0], (int)taken[1], (__local int *)pool, lid, r->head, r->q_new,
              r->q_next, q, ws_pos + q * pid, slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid,

@@ -817,9 +817,16 @@ static gs_status rs_pick_job(void *arg)
     }
     GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd.mem, CL_FALSE, 0, r->upd_a_n * sizeof(double), r->upd_a, 0,
                                      NULL, NULL));
-    if ((st = launch(s, pf, K_UPDATE, (size_t)rs->nvc[d] * s->wg * USPLIT, 1, (size_t)s->wg)) ||
-        (st = launch_chain(s, pf, rs->nvch, r->nact)) || (st = launch(s, pf, K_CAND, (size_t)r->nact * MWG, 1, MWG)))
+    if ((st = launch(s, pf, K_UPDATE, (size_t)rs->nvc[d] * s->wg * USPLIT, 1, (size_t)s->wg)))
         goto cleanup;
+    if (r->one_group) { /* k_hist (keys stored) and k_select with its picks sent */
+        if ((st = launch(s, pf, K_HIST, (size_t)rs->nvch * s->wg * HSPLIT, 1, (size_t)s->wg)) ||
+            (st = launch(s, pf, K_SELECT, (size_t)r->nact * MWG, 1, MWG)))
+            goto cleanup;
+    } else if ((st = launch_chain(s, pf, rs->nvch, r->nact)) ||
+               (st = launch(s, pf, K_CAND, (size_t)r->nact * MWG, 1, MWG))) {
+        goto cleanup;
+    }
     GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->state.mem, CL_FALSE, 0, 8 * sizeof(uint32_t), h, 0, NULL, NULL));
     GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cand.mem, CL_FALSE, 0, 2 * (size_t)q * sizeof(int32_t), h + 8, 0,
                                     NULL, NULL));
@@ -852,9 +859,10 @@ static gs_status rs_place_job(void *arg)
     if ((st = launch(s, pf, K_MERGE, (size_t)r->nact * MWG, 1, MWG)) ||
         (st = launch(s, pf, K_GATHER, (size_t)r->q_new * s->wg, (size_t)r->nact, (size_t)s->wg)))
         goto cleanup;
-    if (!r->split) { /* unsplit: the matrix's new entries (device 0), the rows, then the whole readback */
+    if (!r->split) { /* unsplit: the matrix's new entries (device 0) and the whole readback, which reads
+                      * no kernel row (every window slot's entries are k_gram's: renew), so the rows
+                      * follow the read (rs_rows_job) and run while the host solves */
         if ((d == 0 && (st = launch(s, pf, K_GRAM, (size_t)q * GRAM_WG, (size_t)r->nact, GRAM_WG))) ||
-            (st = launch_rows(s, pf, rs->nvc[d], r->q_new)) ||
             (st = launch(s, pf, K_READBACK, round_up((size_t)q * q / 4, 256), (size_t)r->nact, 256)))
             goto cleanup;
     } else if (d == 0) {
@@ -942,8 +950,8 @@ static void rs_heads_merge(const rsplit *rs, double *h, int q, int wg)
     }
 }
 
-/* Row split, one device, after the heads' read: the second parts' k_update and (split) the new
- * kernel rows over its clusters. */
+/* Row split, one device, after the heads' read: the second parts' k_update and the new kernel rows
+ * over its clusters (either round form: the next k_update is the first to need them). */
 static gs_status rs_rows_job(void *arg)
 {
     const rs_job *j = arg;
@@ -954,7 +962,7 @@ static gs_status rs_rows_job(void *arg)
     gs_dev_prof *pf = d == 0 ? r->pf : NULL;
     gs_status st = GS_OK;
     if ((r->late_update && (st = launch(s, pf, K_UPDATE, (size_t)rs->nvc[d] * s->wg * USPLIT, 1, (size_t)s->wg))) ||
-        (r->split && (st = launch_rows(s, pf, rs->nvc[d], r->q_new))))
+        (st = launch_rows(s, pf, rs->nvc[d], r->q_new)))
         goto cleanup;
     GS_CL_CHECK(clFlush(s->queue));
 cleanup:
@@ -1660,6 +1668,11 @@ static gs_status batch_args(gs_solver *s, const batch *b)
     /* k_readback's part (enqueue_heads switches it); a row split's other devices send heads only */
     const int part = b->split ? RB_KWS : b->rs.nd > 1 && s != b->rs.s[0] ? RB_HEAD : RB_ALL;
     const int renew = b->rs.nd > 1; /* rsplit: kept slots' rows renewed */
+    /* k_select's positions (a row split: this device's slice, its picks sent to the host) */
+    int t_lo = 0, t_hi = INT32_MAX;
+    const cl_mem ckey_mem = renew ? dp->ckey.mem : dp->cand.mem; /* (unused unless renew) */
+    for (int d = 0; d < b->rs.nd && renew; d++)
+        if (b->rs.s[d] == s) { t_lo = b->rs.ch[d] * s->wg * ITEMS; t_hi = b->rs.ch[d + 1] * s->wg * ITEMS; }
     int skip0 = 1; /* k_gram may skip a dense row's zeros only if every value is finite (then every norm is) */
     for (int t = 0; t < cl->n_pos && skip0; t++) skip0 = isfinite(cl->norm2[t]) != 0;
     const gs_dev_karg a_init[] = {GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->alpha), GS_KARG_BUF(dp->in_ws),
@@ -1677,7 +1690,9 @@ static gs_status batch_args(gs_solver *s, const batch *b)
                                     GS_KARG_BUF(dp->gap), GS_KARG_BUF(dp->ws_pos), GS_KARG_BUF(dp->slot_of),
                                     GS_KARG_BUF(dp->in_ws), GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->n_new),
                                     GS_KARG(q), GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->ws_row),
-                                    GS_KARG(nbank)};
+                                    GS_KARG(nbank), GS_KARG(t_lo), GS_KARG(t_hi), GS_KARG(renew),
+                                    GS_KARG_BUF(dp->cand), GS_KARG_BUF(dp->state),
+                                    GS_KARG(ckey_mem)};
     const gs_dev_karg a_pick[] = {GS_KARG_BUF(dp->state), GS_KARG_BUF(dp->hist), GS_KARG_BUF(dp->gmax),
                                   GS_KARG_BUF(dp->gap), GS_KARG(zero), GS_KARG_BUF(dp->upd)};
     const gs_dev_karg a_count[] = {GS_KARG_BUF(dp->y), GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->alpha),
@@ -2151,7 +2166,10 @@ static gs_status rs_layout(gs_solver *s, batch *b, gs_solver *const *peers, int 
     rs->mcand = calloc(2 * (size_t)q, sizeof *rs->mcand);
     rs->sortb = malloc(sizeof *rs->sortb * (size_t)nd * q);
     if (!rs->picks || !rs->mcand || !rs->sortb) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
-    b->one_group = 0; /* the chain, whose picks each device can send (the same sets as k_select) */
+    /* the selection over each slice: k_select where the slices are small enough (as for one device's
+     * problems, ONE_GROUP_MAX), else the chain; either sends its picks (the same sets) */
+    const int sel = s->tuning.select;
+    b->one_group = sel == GS_SELECT_ONE || (sel == GS_SELECT_AUTO && (int64_t)rs->nvch * wg * ITEMS <= ONE_GROUP_MAX);
     b->pr[0].renew = 1;
     char line[256];
     int o = snprintf(line, sizeof line, "gpusvm: one problem split by rows over %d devices, chunks of %d rows:", nd,

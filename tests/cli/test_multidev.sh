@@ -93,6 +93,9 @@ GPUSVM_SPLIT=0 rows_same "unsplit rounds" "$TMPD/r4k" -c 100 -g 2
 rows_same "nu-SVC (unsplit)" "$TMPD/r4k" -s 1 -n 0.3
 # each device's enqueueing on a thread of its own, as on a GPU
 GPUSVM_COURIER=1 rows_same "couriers" "$TMPD/r4k" -c 10 -g 2
+# each slice selected by the multi-kernel chain (large slices) instead of k_select
+GPUSVM_SELECT=multi rows_same "chain selection" "$TMPD/r4k" -c 10 -g 2
+GPUSVM_SELECT=multi GPUSVM_SPLIT=0 rows_same "chain selection, unsplit" "$TMPD/s4k" -c 10
 
 # the second device is used: --verbose says so, and lists both
 (cd "$TMPD" && POCL_DEVICES="$TWO" "$TRAIN" --verbose --device all -v 5 h3 > /dev/null 2> v.err)
