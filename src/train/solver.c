@@ -555,6 +555,11 @@ static size_t pack_changes(prob *pr, const int *act, int nact, gs_abi_round *rt,
  * renew: every window slot's entries from the set's vectors) and sends it; each device sends its
  * heads, and a slot's gradient is taken from the device that owns its position. */
 #define RS_MAX 16
+/* A row split's slices are selected by k_select (one work-group each) up to this many positions,
+ * by the chain above: on four H200s covtype-gen's 250,000-position slices trained in 8.5-9.1 s
+ * whole process by the chain against 9.6-11.5 s by k_select, interleaved (docs/performance.md, M12);
+ * text-gen's 51,000 took the same either way. */
+#define RS_ONE_GROUP_MAX (1 << 16)
 struct round_jobs;
 /* One device's share of a row split round's enqueueing (the rs_*_job functions). */
 typedef struct rs_job {
@@ -2166,10 +2171,10 @@ static gs_status rs_layout(gs_solver *s, batch *b, gs_solver *const *peers, int 
     rs->mcand = calloc(2 * (size_t)q, sizeof *rs->mcand);
     rs->sortb = malloc(sizeof *rs->sortb * (size_t)nd * q);
     if (!rs->picks || !rs->mcand || !rs->sortb) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
-    /* the selection over each slice: k_select where the slices are small enough (as for one device's
-     * problems, ONE_GROUP_MAX), else the chain; either sends its picks (the same sets) */
+    /* the selection over each slice: k_select where the slices are small (RS_ONE_GROUP_MAX), else the
+     * chain; either sends its picks (the same sets) */
     const int sel = s->tuning.select;
-    b->one_group = sel == GS_SELECT_ONE || (sel == GS_SELECT_AUTO && (int64_t)rs->nvch * wg * ITEMS <= ONE_GROUP_MAX);
+    b->one_group = sel == GS_SELECT_ONE || (sel == GS_SELECT_AUTO && (int64_t)rs->nvch * wg * ITEMS <= RS_ONE_GROUP_MAX);
     b->pr[0].renew = 1;
     char line[256];
     int o = snprintf(line, sizeof line, "gpusvm: one problem split by rows over %d devices, chunks of %d rows:", nd,
