@@ -31,6 +31,7 @@
 #include "kernels/abi.h" /* the problem, round and certification tables (gs_abi_*) */
 #include "util/courier.h"
 #include "util/parallel.h"
+#include "train/rowsplit.h"
 #include "train/subproblem.h"
 
 #define ITEMS 8 /* positions per work-item in the compaction kernels (H100: 8 a little ahead of 16, 4, 2) */
@@ -737,44 +738,6 @@ static int rs_owner(const rsplit *rs, int wg, int t)
     return d;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static int cmp_i32(const void *a, const void *b)
-{
-    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* The devices' picks (rs->picks) merged into one device's: per list the q_new / 2 (up) or the rest
- * (low) largest keys, ties to the smaller position (k_pick's threshold, k_write's order), in
- * position order, into rs->mcand and rs->mstate. Each device's picks are its slice's largest, so
- * their union holds the set's. */
-static void rs_merge(rsplit *rs, int q, int q_new)
-{
-    const size_t per = 8 + 4 * (size_t)q;
-    const int want[2] = {q_new / 2, q_new - q_new / 2};
-    memset(rs->mstate, 0, sizeof rs->mstate);
-    for (int L = 0; L < 2; L++) {
-        size_t n = 0;
-        for (int d = 0; d < rs->nd; d++) {
-            const uint32_t *h = rs->picks + (size_t)d * per;
-            const int m = (int)h[4 * L + 3];
-            const uint32_t *cand = h + 8 + (size_t)L * q, *key = h + 8 + 2 * (size_t)q + (size_t)L * q;
-            for (int i = 0; i < m && i < q; i++) rs->sortb[n++] = (uint64_t)(~key[i]) << 32 | cand[i];
-        }
-        const int need = (size_t)want[L] < n ? want[L] : (int)n;
-        qsort(rs->sortb, n, sizeof *rs->sortb, cmp_u64);
-        int32_t *out = rs->mcand + (size_t)L * q;
-        for (int i = 0; i < need; i++) out[i] = (int32_t)(rs->sortb[i] & 0xFFFFFFFFu);
-        qsort(out, (size_t)need, sizeof *out, cmp_i32);
-        rs->mstate[4 * L + 3] = (uint32_t)need;
-    }
-}
-
 /* Row split: fn for every device, devices 1.. on their couriers, device 0 on this thread; with
  * drain, returns once all have run. @return GS_OK or the first failure */
 static gs_status rs_each(rsplit *rs, gs_courier_fn fn, int drain)
@@ -811,7 +774,7 @@ static gs_status rs_pick_job(void *arg)
     gs_solver *s = rs->s[d];
     dev *const dp = &s->d;
     gs_dev_prof *pf = d == 0 ? r->pf : NULL;
-    uint32_t *h = rs->picks + (size_t)d * (8 + 4 * (size_t)q);
+    uint32_t *h = rs->picks + (size_t)d * GS_ROWSPLIT_PICK_WORDS(q);
     gs_status st = GS_OK;
     cl_event rd = NULL;
     if (r->tables) {
@@ -893,7 +856,8 @@ static gs_status rs_enqueue_select(round_jobs *r)
     rsplit *rs = r->rs;
     gs_status st = rs_each(rs, rs_pick_job, 1);
     if (st != GS_OK) return st;
-    rs_merge(rs, r->q, r->q_new);
+    const int want[2] = {r->q_new / 2, r->q_new - r->q_new / 2}; /* k_up, k_low (round_tables) */
+    gs_rowsplit_merge(rs->picks, rs->nd, r->q, want, rs->mstate, rs->mcand, rs->sortb);
     if ((st = rs_each(rs, rs_place_job, 0))) return st;
     r->n_first = r->pf->n;
     return GS_OK;
@@ -2128,7 +2092,6 @@ static gs_status rs_layout(gs_solver *s, batch *b, gs_solver *const *peers, int 
     for (int d = 0; d < nd; d++) rs->job[d] = (rs_job){.r = &b->rj, .d = d};
     double *w = calloc((size_t)nch, sizeof *w);
     if (!w) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
-    double total = 0;
     for (int lc = 0; lc < ncp; lc++) {
         const int c = lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na);
         double v = (double)(cl->col_off[c + 1] - cl->col_off[c]) * wg + wg;
@@ -2136,16 +2099,8 @@ static gs_status rs_layout(gs_solver *s, batch *b, gs_solver *const *peers, int 
             v += cl->wide ? (double)(cl->ell_off[(size_t)(c + 1) * wg] - cl->ell_off[(size_t)c * wg])
                           : (double)(cl->ell_off[c + 1] - cl->ell_off[c]);
         w[lc / ITEMS] += v;
-        total += v;
     }
-    rs->ch[0] = 0;
-    double run = 0;
-    int j = 0;
-    for (int d = 1; d < nd; d++) { /* the first chunk where the running work reaches d / nd of it */
-        while (j < nch - (nd - d) && (j < rs->ch[d - 1] + 1 || run + w[j] <= total * d / nd)) run += w[j++];
-        rs->ch[d] = j;
-    }
-    rs->ch[nd] = nch;
+    gs_rowsplit_deal(w, nch, nd, rs->ch);
     free(w);
     rs->nvch = 0;
     for (int d = 0; d < nd; d++)
@@ -2167,7 +2122,7 @@ static gs_status rs_layout(gs_solver *s, batch *b, gs_solver *const *peers, int 
         if (d > 0 && !(rs->heads[d] = malloc(sizeof(double) * rb_head(q))))
             return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     }
-    rs->picks = malloc(sizeof *rs->picks * (size_t)nd * (8 + 4 * (size_t)q));
+    rs->picks = malloc(sizeof *rs->picks * (size_t)nd * GS_ROWSPLIT_PICK_WORDS(q));
     rs->mcand = calloc(2 * (size_t)q, sizeof *rs->mcand);
     rs->sortb = malloc(sizeof *rs->sortb * (size_t)nd * q);
     if (!rs->picks || !rs->mcand || !rs->sortb) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
