@@ -763,43 +763,59 @@ static gs_status rs_drain(rsplit *rs)
     return st;
 }
 
+/* What a row split's job works with: its round, its device's solver and buffers, and the
+ * profiling (device 0's only). */
+typedef struct rs_ctx {
+    round_jobs *r;
+    rsplit *rs;
+    int d, q;
+    gs_solver *s;
+    dev *dp;
+    gs_dev_prof *pf;
+} rs_ctx;
+
+static rs_ctx rs_ctx_of(const void *arg)
+{
+    const rs_job *j = arg;
+    rsplit *rs = j->r->rs;
+    gs_solver *s = rs->s[j->d];
+    return (rs_ctx){.r = j->r, .rs = rs, .d = j->d, .q = j->r->q, .s = s, .dp = &s->d,
+                    .pf = j->d == 0 ? j->r->pf : NULL};
+}
+
 /* Row split, one device: the changes, k_update over its clusters and the selection over its
  * chunks up to its picks and their keys, read into rs->picks; returns once they are there. */
 static gs_status rs_pick_job(void *arg)
 {
-    const rs_job *j = arg;
-    round_jobs *r = j->r;
-    rsplit *rs = r->rs;
-    const int d = j->d, q = r->q;
-    gs_solver *s = rs->s[d];
-    dev *const dp = &s->d;
-    gs_dev_prof *pf = d == 0 ? r->pf : NULL;
-    uint32_t *h = rs->picks + (size_t)d * GS_ROWSPLIT_PICK_WORDS(q);
+    const rs_ctx c = rs_ctx_of(arg);
+    const round_jobs *r = c.r;
+    const cl_command_queue cq = c.s->queue;
+    uint32_t *h = c.rs->picks + (size_t)c.d * GS_ROWSPLIT_PICK_WORDS(c.q);
+    const size_t wg = (size_t)c.s->wg;
     gs_status st = GS_OK;
     cl_event rd = NULL;
     if (r->tables) {
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vc.mem, CL_FALSE, 0, 2 * (size_t)rs->nvc[d] * sizeof(int),
-                                         rs->vc[d], 0, NULL, NULL));
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vch.mem, CL_FALSE, 0, 2 * (size_t)rs->nvch * sizeof(int),
-                                         rs->vch[d], 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(cq, c.dp->vc.mem, CL_FALSE, 0, 2 * (size_t)c.rs->nvc[c.d] * sizeof(int),
+                                         c.rs->vc[c.d], 0, NULL, NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(cq, c.dp->vch.mem, CL_FALSE, 0, 2 * (size_t)c.rs->nvch * sizeof(int),
+                                         c.rs->vch[c.d], 0, NULL, NULL));
     }
-    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd.mem, CL_FALSE, 0, r->upd_a_n * sizeof(double), r->upd_a, 0,
-                                     NULL, NULL));
-    if ((st = launch(s, pf, K_UPDATE, (size_t)rs->nvc[d] * s->wg * USPLIT, 1, (size_t)s->wg)))
-        goto cleanup;
+    GS_CL_CHECK(clEnqueueWriteBuffer(cq, c.dp->upd.mem, CL_FALSE, 0, r->upd_a_n * sizeof(double), r->upd_a, 0, NULL,
+                                     NULL));
+    if ((st = launch(c.s, c.pf, K_UPDATE, (size_t)c.rs->nvc[c.d] * wg * USPLIT, 1, wg))) goto cleanup;
     if (r->one_group) { /* k_hist (keys stored) and k_select with its picks sent */
-        if ((st = launch(s, pf, K_HIST, (size_t)rs->nvch * s->wg * HSPLIT, 1, (size_t)s->wg)) ||
-            (st = launch(s, pf, K_SELECT, (size_t)r->nact * MWG, 1, MWG)))
+        if ((st = launch(c.s, c.pf, K_HIST, (size_t)c.rs->nvch * wg * HSPLIT, 1, wg)) ||
+            (st = launch(c.s, c.pf, K_SELECT, (size_t)r->nact * MWG, 1, MWG)))
             goto cleanup;
-    } else if ((st = launch_chain(s, pf, rs->nvch, r->nact)) ||
-               (st = launch(s, pf, K_CAND, (size_t)r->nact * MWG, 1, MWG))) {
+    } else if ((st = launch_chain(c.s, c.pf, c.rs->nvch, r->nact)) ||
+               (st = launch(c.s, c.pf, K_CAND, (size_t)r->nact * MWG, 1, MWG))) {
         goto cleanup;
     }
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->state.mem, CL_FALSE, 0, 8 * sizeof(uint32_t), h, 0, NULL, NULL));
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cand.mem, CL_FALSE, 0, 2 * (size_t)q * sizeof(int32_t), h + 8, 0,
+    GS_CL_CHECK(clEnqueueReadBuffer(cq, c.dp->state.mem, CL_FALSE, 0, 8 * sizeof(uint32_t), h, 0, NULL, NULL));
+    GS_CL_CHECK(clEnqueueReadBuffer(cq, c.dp->cand.mem, CL_FALSE, 0, 2 * (size_t)c.q * sizeof(int32_t), h + 8, 0,
                                     NULL, NULL));
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->ckey.mem, CL_FALSE, 0, 2 * (size_t)q * sizeof(uint32_t),
-                                    h + 8 + 2 * (size_t)q, 0, NULL, &rd));
+    GS_CL_CHECK(clEnqueueReadBuffer(cq, c.dp->ckey.mem, CL_FALSE, 0, 2 * (size_t)c.q * sizeof(uint32_t),
+                                    h + 8 + 2 * (size_t)c.q, 0, NULL, &rd));
     GS_CL_CHECK(clWaitForEvents(1, &rd));
 cleanup:
     if (rd) clReleaseEvent(rd);
@@ -811,39 +827,33 @@ cleanup:
  * split, device 0's matrix entries and their read on xfer (r->kws_read). */
 static gs_status rs_place_job(void *arg)
 {
-    const rs_job *j = arg;
-    round_jobs *r = j->r;
-    rsplit *rs = r->rs;
-    const int d = j->d, q = r->q;
-    gs_solver *s = rs->s[d];
-    dev *const dp = &s->d;
-    gs_dev_prof *pf = d == 0 ? r->pf : NULL;
+    const rs_ctx c = rs_ctx_of(arg);
+    round_jobs *r = c.r;
+    const cl_command_queue cq = c.s->queue;
+    const size_t q = (size_t)c.q, na = (size_t)r->nact;
     gs_status st = GS_OK;
     cl_event kws_done = NULL;
-    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->state.mem, CL_FALSE, 0, sizeof rs->mstate, rs->mstate, 0, NULL,
+    GS_CL_CHECK(clEnqueueWriteBuffer(cq, c.dp->state.mem, CL_FALSE, 0, sizeof c.rs->mstate, c.rs->mstate, 0, NULL,
                                      NULL));
-    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->cand.mem, CL_FALSE, 0, 2 * (size_t)q * sizeof(int32_t), rs->mcand,
-                                     0, NULL, NULL));
-    if ((st = launch(s, pf, K_MERGE, (size_t)r->nact * MWG, 1, MWG)) ||
-        (st = launch(s, pf, K_GATHER, (size_t)r->q_new * s->wg, (size_t)r->nact, (size_t)s->wg)))
+    GS_CL_CHECK(clEnqueueWriteBuffer(cq, c.dp->cand.mem, CL_FALSE, 0, 2 * q * sizeof(int32_t), c.rs->mcand, 0, NULL,
+                                     NULL));
+    if ((st = launch(c.s, c.pf, K_MERGE, na * MWG, 1, MWG)) ||
+        (st = launch(c.s, c.pf, K_GATHER, (size_t)r->q_new * c.s->wg, na, (size_t)c.s->wg)) ||
+        (c.d == 0 && (st = launch(c.s, c.pf, K_GRAM, q * GRAM_WG, na, GRAM_WG))))
         goto cleanup;
-    if (!r->split) { /* unsplit: the matrix's new entries (device 0) and the whole readback, which reads
-                      * no kernel row (every window slot's entries are k_gram's: renew), so the rows
-                      * follow the read (rs_rows_job) and run while the host solves */
-        if ((d == 0 && (st = launch(s, pf, K_GRAM, (size_t)q * GRAM_WG, (size_t)r->nact, GRAM_WG))) ||
-            (st = launch(s, pf, K_READBACK, round_up((size_t)q * q / 4, 256), (size_t)r->nact, 256)))
+    /* unsplit: the whole readback, which reads no kernel row (every window slot's entries are
+     * k_gram's: renew), so the rows follow the read (rs_rows_job) and run while the host solves;
+     * split: device 0's matrices, read on xfer */
+    if (!r->split) {
+        if ((st = launch(c.s, c.pf, K_READBACK, round_up(q * q / 4, 256), na, 256))) goto cleanup;
+    } else if (c.d == 0) {
+        if ((st = gs_dev_launch(&c.s->dev, &c.s->ks, K_READBACK, c.pf, round_up(q * q / 4, 256), na, 256, &kws_done)))
             goto cleanup;
-    } else if (d == 0) {
-        if ((st = launch(s, pf, K_GRAM, (size_t)q * GRAM_WG, (size_t)r->nact, GRAM_WG)) ||
-            (st = gs_dev_launch(&s->dev, &s->ks, K_READBACK, pf, round_up((size_t)q * q / 4, 256), (size_t)r->nact,
-                                256, &kws_done)))
-            goto cleanup;
-        GS_CL_CHECK(clEnqueueReadBuffer(s->xfer, dp->rb.mem, CL_FALSE, r->nhd * sizeof(double),
-                                        r->rkd * (size_t)r->nact * sizeof(double), r->rbx + r->nhd, 1, &kws_done,
-                                        &r->kws_read));
-        GS_CL_CHECK(clFlush(s->xfer));
+        GS_CL_CHECK(clEnqueueReadBuffer(c.s->xfer, c.dp->rb.mem, CL_FALSE, r->nhd * sizeof(double),
+                                        r->rkd * na * sizeof(double), r->rbx + r->nhd, 1, &kws_done, &r->kws_read));
+        GS_CL_CHECK(clFlush(c.s->xfer));
     }
-    GS_CL_CHECK(clFlush(s->queue));
+    GS_CL_CHECK(clFlush(cq));
 cleanup:
     if (kws_done) clReleaseEvent(kws_done);
     return st;
@@ -867,28 +877,25 @@ static gs_status rs_enqueue_select(round_jobs *r)
  * the round's readback (device 0, unsplit with the matrices) or rs->heads[d]; rs->hev[d] the read. */
 static gs_status rs_heads_job(void *arg)
 {
-    const rs_job *j = arg;
-    round_jobs *r = j->r;
-    rsplit *rs = r->rs;
-    const int d = j->d;
-    gs_solver *s = rs->s[d];
-    dev *const dp = &s->d;
-    gs_dev_prof *pf = d == 0 ? r->pf : NULL;
+    const rs_ctx c = rs_ctx_of(arg);
+    const round_jobs *r = c.r;
+    gs_solver *s = c.s; /* (SETARG's) */
+    const size_t na = (size_t)r->nact;
     gs_status st = GS_OK;
     if (r->late_update) {
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd.mem, CL_FALSE, 0, r->upd_b_n * sizeof(double), r->upd_b, 0,
-                                         NULL, NULL));
-        if ((st = launch(s, pf, K_HEADS, round_up((size_t)r->q * USPLIT, 256), (size_t)r->nact, 256))) goto cleanup;
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, c.dp->upd.mem, CL_FALSE, 0, r->upd_b_n * sizeof(double), r->upd_b,
+                                         0, NULL, NULL));
+        if ((st = launch(s, c.pf, K_HEADS, round_up((size_t)c.q * USPLIT, 256), na, 256))) goto cleanup;
     } else if (r->split) {
         const int head_part = RB_HEAD, kws_part = RB_KWS;
         SETARG(K_READBACK, 13, head_part);
-        st = launch(s, pf, K_READBACK, round_up((size_t)r->q, 256), (size_t)r->nact, 256);
+        st = launch(s, c.pf, K_READBACK, round_up((size_t)c.q, 256), na, 256);
         SETARG(K_READBACK, 13, kws_part);
         if (st) goto cleanup;
     }
-    const size_t n = d == 0 && !r->split ? r->rbd * (size_t)r->nact : r->nhd;
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb.mem, CL_FALSE, 0, n * sizeof(double),
-                                    d == 0 ? r->rbx : rs->heads[d], 0, NULL, &rs->hev[d]));
+    const size_t n = c.d == 0 && !r->split ? r->rbd * na : r->nhd;
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, c.dp->rb.mem, CL_FALSE, 0, n * sizeof(double),
+                                    c.d == 0 ? r->rbx : c.rs->heads[c.d], 0, NULL, &c.rs->hev[c.d]));
     GS_CL_CHECK(clFlush(s->queue));
 cleanup:
     return st;
@@ -923,17 +930,13 @@ static void rs_heads_merge(const rsplit *rs, double *h, int q, int wg)
  * over its clusters (either round form: the next k_update is the first to need them). */
 static gs_status rs_rows_job(void *arg)
 {
-    const rs_job *j = arg;
-    round_jobs *r = j->r;
-    rsplit *rs = r->rs;
-    const int d = j->d;
-    gs_solver *s = rs->s[d];
-    gs_dev_prof *pf = d == 0 ? r->pf : NULL;
+    const rs_ctx c = rs_ctx_of(arg);
+    const size_t wg = (size_t)c.s->wg, nvc = (size_t)c.rs->nvc[c.d];
     gs_status st = GS_OK;
-    if ((r->late_update && (st = launch(s, pf, K_UPDATE, (size_t)rs->nvc[d] * s->wg * USPLIT, 1, (size_t)s->wg))) ||
-        (st = launch_rows(s, pf, rs->nvc[d], r->q_new)))
+    if ((c.r->late_update && (st = launch(c.s, c.pf, K_UPDATE, nvc * wg * USPLIT, 1, wg))) ||
+        (st = launch_rows(c.s, c.pf, (int)nvc, c.r->q_new)))
         goto cleanup;
-    GS_CL_CHECK(clFlush(s->queue));
+    GS_CL_CHECK(clFlush(c.s->queue));
 cleanup:
     return st;
 }
