@@ -19,7 +19,6 @@ gs_status gs_devset_open(gs_devset *s, const char *spec, const gs_tuning *tuning
             char one[16];
             snprintf(one, sizeof one, "%d", index[k]);
             if ((st = gs_ocl_open(&s->dev[k], one, tuning)) != GS_OK) goto cleanup;
-            s->dev[k].set_index = k;
             s->n = k + 1;
         }
     }

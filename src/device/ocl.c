@@ -837,16 +837,13 @@ static gs_status build_locked(gs_ocl *o, const char *name, const char *options, 
 
     if (!options)
         options = "";
-    /* a CPU device past the first of a list: a program of its own (see gs_ocl.set_index) */
-    const int own = o->set_index > 0 && (o->device_type & CL_DEVICE_TYPE_CPU);
-    size_t olen = strlen(options) + sizeof " -cl-std=CL1.2" + 32;
+    size_t olen = strlen(options) + sizeof " -cl-std=CL1.2";
     opts = malloc(olen);
     if (!opts) {
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory building OpenCL program '%s'", name);
         goto cleanup;
     }
-    if (own) snprintf(opts, olen, "%s%s-DGS_SET_INDEX=%d -cl-std=CL1.2", options, *options ? " " : "", o->set_index);
-    else snprintf(opts, olen, "%s%s-cl-std=CL1.2", options, *options ? " " : "");
+    snprintf(opts, olen, "%s%s-cl-std=CL1.2", options, *options ? " " : "");
 
     /* The prelude (common.cl, then abi.h, whose structs may hold doubles once common.cl enabled
      * them) and the program. No "#line 1" before the kernel file: NVIDIA's compiler ignores it

@@ -32,11 +32,6 @@ typedef struct gs_ocl {
     size_t max_wg;             /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
     cl_uint compute_units;
     int has_fp64;              /* cl_khr_fp64 (or a non-zero CL_DEVICE_DOUBLE_FP_CONFIG) */
-    int set_index;             /* its place in a --device list (devset.h), 0 otherwise; a CPU device
-                                * past the first builds with -DGS_SET_INDEX=k: PoCL keys its cache of
-                                * compiled work-group functions by the program's hash, and two of its
-                                * devices compiling one entry at once (a cold cache) could abort in
-                                * pocl_release_dlhandle_cache (PoCL 3.1, a lone problem split by rows) */
     double peak_gbps;          /* nominal memory bandwidth in GB/s (0 when unknown) */
     int profiling;             /* queue made with CL_QUEUE_PROFILING_ENABLE (gs_tuning.profile 1) */
     char *kernel_dir;          /* gs_tuning.kernel_dir copied (owned; NULL: embedded kernels) */

@@ -586,6 +586,11 @@ typedef struct rsplit {
     gs_courier *cour[RS_MAX];
     rs_job job[RS_MAX];
     cl_event hev[RS_MAX];    /* each device's heads read (rs_heads_job) */
+    int serial;              /* CPU devices (PoCL): one device's commands at a time, each finished
+                              * before the next device's start. PoCL 3.1 keeps one cache of compiled
+                              * work-group functions for all its devices, keyed by the program, and
+                              * two devices compiling one kernel at once (a cold cache) aborted in
+                              * pocl_release_dlhandle_cache about one run in six */
 } rsplit;
 
 /* What a round's enqueueing needs (see solve_batch). The loop writes it while no job is pending;
@@ -743,6 +748,15 @@ static int rs_owner(const rsplit *rs, int wg, int t)
 static gs_status rs_each(rsplit *rs, gs_courier_fn fn, int drain)
 {
     gs_status st = GS_OK;
+    if (rs->serial) { /* (see rsplit.serial) */
+        for (int d = 0; d < rs->nd && st == GS_OK; d++) {
+            if (d == 0) st = fn(&rs->job[0]);
+            else if ((st = gs_courier_post(rs->cour[d], fn, &rs->job[d])) == GS_OK) st = gs_courier_drain(rs->cour[d]);
+            const cl_int e = clFinish(rs->s[d]->queue);
+            if (st == GS_OK && e != CL_SUCCESS) st = GS_FAIL(GS_ERR_OCL, "clFinish failed: %s", gs_cl_error_name(e));
+        }
+        return st;
+    }
     for (int d = 1; d < rs->nd && st == GS_OK; d++) st = gs_courier_post(rs->cour[d], fn, &rs->job[d]);
     const gs_status s0 = st == GS_OK ? fn(&rs->job[0]) : GS_OK;
     for (int d = 1; d < rs->nd && drain; d++) {
@@ -1332,7 +1346,8 @@ static gs_status rs_certify(const rsplit *rs, const gs_clustered *cl, const cert
         if ((st = cert_device(rs->s[d], cl, c, v, pn, o, total, (size_t)lo * wg, t1, d == 0 ? pf : NULL, ph,
                               per_kernel)))
             goto cleanup;
-        GS_CL_CHECK(clFlush(rs->s[d]->queue));
+        if (rs->serial) GS_CL_CHECK(clFinish(rs->s[d]->queue)); /* (see rsplit.serial) */
+        else GS_CL_CHECK(clFlush(rs->s[d]->queue));
     }
     for (int d = 0; d < rs->nd; d++) GS_CL_CHECK(clFinish(rs->s[d]->queue)); /* the tables are freed below */
 cleanup:
@@ -1368,7 +1383,8 @@ static gs_status certify_batch(gs_solver *s, const rsplit *rs, const gs_clustere
             (st = gs_dev_buf_fill(dk, &sk->d.cgx, 0, total * sizeof(double))) ||
             (st = gs_dev_buf_fill(dk, &sk->d.cmx, 0, total * sizeof(double))))
             goto cleanup;
-        GS_CL_CHECK(clFlush(sk->queue));
+        if (rs && rs->serial) GS_CL_CHECK(clFinish(sk->queue)); /* (see rsplit.serial) */
+        else GS_CL_CHECK(clFlush(sk->queue));
     }
     /* The sums are read into the rounds' pinned readback memory where it holds them (free now that
      * the rounds are over; letter's 325 pairs' 8 MB came back in 1.2 ms through the driver's
@@ -2092,7 +2108,10 @@ static gs_status rs_layout(gs_solver *s, batch *b, gs_solver *const *peers, int 
     rs->nd = nd;
     rs->s[0] = s;
     for (int d = 1; d < nd; d++) rs->s[d] = peers[d - 1];
-    for (int d = 0; d < nd; d++) rs->job[d] = (rs_job){.r = &b->rj, .d = d};
+    for (int d = 0; d < nd; d++) {
+        rs->job[d] = (rs_job){.r = &b->rj, .d = d};
+        rs->serial |= !(rs->s[d]->ocl->device_type & CL_DEVICE_TYPE_GPU);
+    }
     double *w = calloc((size_t)nch, sizeof *w);
     if (!w) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     for (int lc = 0; lc < ncp; lc++) {
@@ -2182,7 +2201,15 @@ static gs_status rs_setup(batch *b)
     for (int i = 0; i < b->np; i++) warm |= b->pr[i].spec->g_init != NULL;
     const int n = b->rs.nd - 1;
     for (int k = 0; k < n; k++) jobs[k] = (rs_setup_job){.b = b, .d = k + 1, .warm = warm};
-    gs_parallel_run(jobs, sizeof *jobs, n, rs_setup_one);
+    if (b->rs.serial) { /* one device at a time (see rsplit.serial) */
+        clFinish(b->rs.s[0]->queue);
+        for (int k = 0; k < n; k++) {
+            rs_setup_one(&jobs[k]);
+            clFinish(b->rs.s[k + 1]->queue);
+        }
+    } else {
+        gs_parallel_run(jobs, sizeof *jobs, n, rs_setup_one);
+    }
     for (int k = 0; k < n; k++) /* the first failure, its message re-recorded here */
         if (jobs[k].st != GS_OK) return GS_FAIL(jobs[k].st, "%s", jobs[k].err);
     return GS_OK;
