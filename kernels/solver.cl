@@ -28,6 +28,11 @@
  *   k_rows    : after the read: kernel rows K[ws_row[slot]][t] for the new slots over every row
  *               (Algorithm 1's staging), needed from the next round's k_update on
  * The host reads the buffer, solves the subproblems (while k_rows runs) and starts the next round.
+ * One problem split by rows over several devices (src/train/solver.c, rsplit): each device runs
+ * k_update, k_rows and the selection over its slice only; k_select (over positions [t_lo, t_hi),
+ * cand_out) or the chain and k_cand_keys send the slice's picks and their keys to the host, which
+ * merges them and writes them back for k_merge (renew: kept slots' rows computed again, so that
+ * k_gram, on device 0, gives every window entry of the set's matrix).
  * Split rounds (src/train/solver.c): the host sends the first part of a subproblem's changes, the device
  * updates and selects the next set and sends its kernel matrix while the host finishes the
  * subproblem; then k_heads reads the set's gradients with the rest of the changes added, and the

@@ -13,7 +13,8 @@
  * which only the next round's k_update needs) follow the read; the kernel matrices come on a second
  * queue (xfer), so the heads' kernel and read run while the matrices are copied; the host waits for
  * both. On a GPU the split rounds' enqueueing runs on a courier thread (courier.h) beside the
- * second part of the subproblem. */
+ * second part of the subproblem. A lone large problem may be split by rows over several devices
+ * (gs_solver_batch_rows, rsplit below): the same rounds, each device over its slice of the rows. */
 #include "train/solver.h"
 
 #include <math.h>
