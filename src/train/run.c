@@ -25,7 +25,8 @@
  * (gs_solver_batch_rows; GPUSVM_ROWSPLIT forces either way): below it the devices' extra round
  * trip each round costs more than the divided kernel rows gain (on four H200s a9a's 32,561 rows
  * forced to split trained in 0.42 s on one GPU, 0.47 s on two, 0.67-0.72 s on four; covtype-gen's
- * 344,475-row shrinking stage was about even on four, its 1,000,000-row stage 1.6x faster). */
+ * shrinking stages on four, docs/performance.md M13: 1,000,000 rows 4.36 -> 2.58 s, 344,475 rows
+ * 3.08 -> 2.65 s). */
 #define GS_ROWSPLIT_MIN 200000
 
 struct gs_run_pool {
