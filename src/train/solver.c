@@ -550,8 +550,9 @@ static size_t pack_changes(prob *pr, const int *act, int nact, gs_abi_round *rt,
  * indexed as on one device), but device d updates the gradients, computes the kernel rows and
  * selects only over its slice, the problem's chunks [ch[d], ch[d+1]) (chunks of WG * ITEMS
  * positions, in position order); every device also keeps local cluster 0, whose k_update group
- * writes the alphas and resets the selection's state. The selection runs the multi-kernel chain
- * up to k_write and k_cand_keys on each device; the host merges the picks (the largest keys, ties
+ * writes the alphas and resets the selection's state. Each device selects over its slice (k_select
+ * over [t_lo, t_hi), or the multi-kernel chain up to k_write and k_cand_keys) and sends its picks
+ * with their keys instead of placing them; the host merges the picks (the largest keys, ties
  * by position: the picks of one device over every row) and every device merges them into its
  * working set (k_merge, each the same). Only device 0 computes the set's matrix (k_gram, with
  * renew: every window slot's entries from the set's vectors) and sends it; each device sends its
