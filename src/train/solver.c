@@ -917,14 +917,11 @@ cleanup:
     return st;
 }
 
-/* Row split: every device's heads; ev[d] their reads (the caller releases them). */
-static gs_status rs_enqueue_heads(round_jobs *r, cl_event *ev)
+/* Row split: every device's heads; rs->hev[d] their reads (the caller waits for and releases them). */
+static gs_status rs_enqueue_heads(round_jobs *r)
 {
-    rsplit *rs = r->rs;
-    for (int d = 0; d < rs->nd; d++) rs->hev[d] = NULL;
-    const gs_status st = rs_each(rs, rs_heads_job, 1);
-    for (int d = 0; d < rs->nd; d++) ev[d] = rs->hev[d];
-    return st;
+    for (int d = 0; d < r->rs->nd; d++) r->rs->hev[d] = NULL;
+    return rs_each(r->rs, rs_heads_job, 1);
 }
 
 /* Row split, after the heads' reads: the gap's two sides are the devices' largest, and each slot's
@@ -1910,10 +1907,10 @@ static gs_status batch_round(gs_solver *s, batch *b)
     }
     if ((st = gs_courier_drain(b->cour))) goto cleanup;
     const int n_first = rj->n_first; /* kernels queued before the second parts */
-    cl_event ev[2] = {NULL, rj->kws_read}, evd[RS_MAX] = {NULL}; /* evd: a row split's other heads */
+    cl_event ev[2] = {NULL, rj->kws_read}; /* a row split's other devices' heads: rs->hev[1..] */
     rj->kws_read = NULL;
-    st = rj->rs ? rs_enqueue_heads(rj, evd) : enqueue_heads(rj, &ev[0]);
-    if (rj->rs) { ev[0] = evd[0]; evd[0] = NULL; }
+    st = rj->rs ? rs_enqueue_heads(rj) : enqueue_heads(rj, &ev[0]);
+    if (rj->rs) { ev[0] = rj->rs->hev[0]; rj->rs->hev[0] = NULL; }
     for (int a = 0; a < nact; a++) {
         prob *p = &b->pr[b->act[a]];
         p->rb = rj->rbx + rb_head(q) * (size_t)a;
@@ -1927,8 +1924,10 @@ static gs_status batch_round(gs_solver *s, batch *b)
     {
         cl_int e = st == GS_OK ? clWaitForEvents(b->split ? 2 : 1, ev) : CL_SUCCESS;
         for (int d = 1; rj->rs && d < rj->rs->nd; d++) { /* one context each */
-            if (e == CL_SUCCESS && st == GS_OK) e = clWaitForEvents(1, &evd[d]);
-            if (evd[d]) clReleaseEvent(evd[d]);
+            cl_event *h = &rj->rs->hev[d];
+            if (e == CL_SUCCESS && st == GS_OK) e = clWaitForEvents(1, h);
+            if (*h) clReleaseEvent(*h);
+            *h = NULL;
         }
         if (ev[0]) clReleaseEvent(ev[0]);
         if (ev[1]) clReleaseEvent(ev[1]);
