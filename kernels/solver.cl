@@ -60,6 +60,11 @@
 #ifndef CCH
 #define CCH 16
 #endif
+/* CERT_CB: k_cert's SVs a pass over a row-wise cluster's row (a multiple of WCH; the host builds
+ * GPUs' programs with 64: each of the row's values then serves 64 SVs, not WCH) */
+#ifndef CERT_CB
+#define CERT_CB WCH
+#endif
 #ifndef ITEMS
 #define ITEMS 8
 #endif
@@ -1298,6 +1303,8 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
  * kernel in double, and the magnitude |coef_w| (|K_w| + s_w (n_t + n_w)) for the error bound,
  * s_w the kernel's sensitivity to the dot product (RBF gamma K, linear 1, polynomial
  * d gamma |base|^(d-1), sigmoid gamma), into part[(poff + t) * 2 ngrp + grp] and [.. + ngrp + grp].
+ * A row-wise cluster's rows take the group's SVs CERT_CB at a time (gs_ell_dots_cb): the same
+ * dot products, and the same sums, as WCH at a time (the group's range stays on WCH's grid).
  * k_cert_sum adds a row's ngrp groups in order to its running sums gx and mx. ngrp is the
  * problem's (ctab), so its sums are the same whichever problems share the launch; the launch has
  * the pass's largest ngrp and a row's partials are gstride apart. */
@@ -1316,6 +1323,46 @@ __kernel void k_cert_gather(__global const int *cold, __global const int *cnew, 
     if (k < ct->n) gs_put_row(cnew[a * q + k], 0, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, k);
 }
 
+#if CERT_CB > WCH && !GS_WIDE && KTYPE != 4
+/* k_cert's dot products of row t of row-wise cluster c with the m (<= CERT_CB) vectors w0 .. of the
+ * block U, in double: each summed as gs_row_dots_d sums it (the row's values in order, exact
+ * products added by fma from 0), so the same bits, with one pass over the row for CERT_CB vectors. */
+void gs_ell_dots_cb(int c, int t, int w0, int m, __global const int *ell_w, __global const long *ell_off,
+                    __global const int *ell_idx, __global const float *ell_val, __global const float *U, int q,
+                    double *acc)
+{
+    double4 a4[CERT_CB / 4];
+    for (int w = 0; w < CERT_CB / 4; w++) a4[w] = (double4)(0.0);
+    const long b = GS_ROW_BASE(c, t), ne = GS_ROW_LEN(c, t, ell_w[c]);
+    const int full = m == CERT_CB && (q & 3) == 0;
+    for (long e = 0; e < ne; e++) {
+        const int col = ell_idx[b + e * GS_ROW_STEP];
+        if (col < 0) break; /* the row's end: ELL padding follows it */
+        const float xv = ell_val[b + e * GS_ROW_STEP];
+        if (xv == 0.0f) continue;
+        const double4 x4 = convert_double4((float4)(xv));
+        if (full) { /* 16-byte aligned: q a multiple of 4 and w0 one of WCH */
+            __global const float4 *u4 = (__global const float4 *)(U + (long)col * q + w0);
+            for (int w = 0; w < CERT_CB / 4; w++) a4[w] = fma(x4, convert_double4(u4[w]), a4[w]);
+        } else {
+            __global const float *u = U + (long)col * q + w0;
+            for (int w = 0; w < CERT_CB / 4; w++) {
+                const int k = 4 * w;
+                const float4 uv = (float4)(k < m ? u[k] : 0.0f, k + 1 < m ? u[k + 1] : 0.0f,
+                                           k + 2 < m ? u[k + 2] : 0.0f, k + 3 < m ? u[k + 3] : 0.0f);
+                a4[w] = fma(x4, convert_double4(uv), a4[w]);
+            }
+        }
+    }
+    for (int w = 0; w < CERT_CB / 4; w++) {
+        acc[4 * w] = a4[w].s0;
+        acc[4 * w + 1] = a4[w].s1;
+        acc[4 * w + 2] = a4[w].s2;
+        acc[4 * w + 3] = a4[w].s3;
+    }
+}
+#endif
+
 __kernel void k_cert(__global const long *col_off, __global const int *cols, __global const float *vals,
                      __global const double *norm2, __global const float *U, __global const int *cnew,
                      __global const double *ccoef, int q, double gamma, double coef0, int degree,
@@ -1331,8 +1378,8 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
 #else
     __local double4 lu[GS_LU_FLOAT4S]; /* U staged as double (as float4s by gs_row_dots_f) */
 #endif
-    __local double lc[WCH], ln[WCH];
-    __local int lp[WCH];
+    __local double lc[CERT_CB], ln[CERT_CB];
+    __local int lp[CERT_CB];
     const int v = vbase + get_group_id(0), t = get_local_id(0), grp = get_group_id(1);
     const int a = sbase + vcc[2 * v], lcl = vcc[2 * v + 1];
     __global const gs_abi_cert *ct = ctab + a;
@@ -1346,42 +1393,55 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
     const double ni = norm2[gp];
     double sum = 0.0, mag = 0.0;
     const int nb = (n + WCH - 1) / WCH, bpg = (nb + ngrp - 1) / ngrp;
-    /* this group's blocks of WCH vectors, one after the other (a fixed order: deterministic) */
-    for (int w0 = grp * bpg * WCH; w0 < min(n, (grp + 1) * bpg * WCH); w0 += WCH) {
+    const int g1 = min(n, (grp + 1) * bpg * WCH); /* the group's range ends on WCH's grid, or at n */
+#if CERT_CB > WCH && !GS_WIDE && KTYPE != 4
+    const int step = ell_w[c] > 0 ? CERT_CB : WCH; /* the same in every work-item of the group */
+#else
+    const int step = WCH;
+#endif
+    /* this group's blocks of step vectors, one after the other (a fixed order: deterministic) */
+    for (int w0 = grp * bpg * WCH; w0 < g1; w0 += step) {
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (t < WCH) {
-            const int ok = w0 + t < n;
+        if (t < step) {
+            const int ok = w0 + t < g1;
             lp[t] = ok ? cnew[w0 + t] : -1;
             lc[t] = ok ? ccoef[w0 + t] : 0.0;
             ln[t] = ok ? norm2[cnew[w0 + t]] : 0.0;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        double acc[WCH];
-#if KTYPE == 4
-        const int sr = gs_pre_serial(col_off, vals, c, t);
-        for (int w = 0; w < WCH; w++) acc[w] = (w0 + w < n && sr > 0) ? (double)U[(long)sr * q + w0 + w] : 0.0;
-#elif GS_WIDE /* no block U: the SVs looked up as k_rows does (the same in every work-item) */
-        if (fdots) {
-            float af[WCH];
-            gs_block_dots_wide_f(gp, min(WCH, n - w0), lp, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val,
-                                 ht, hv, hw, af);
-            for (int w = 0; w < WCH; w++) acc[w] = af[w];
-        } else {
-            gs_block_dots_wide_d(gp, min(WCH, n - w0), lp, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val,
-                                 ht, hv, hw, acc);
-        }
-#else
-        if (fdots) { /* the same in every work-item of the group */
-            float af[WCH];
-            gs_row_dots_f(c, t, w0, n, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q,
-                          (__local float4 *)lu, af);
-            for (int w = 0; w < WCH; w++) acc[w] = af[w];
-        } else {
-            gs_row_dots_dd(c, t, w0, n, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, lu, acc);
-        }
+        double acc[CERT_CB];
+#if CERT_CB > WCH && !GS_WIDE && KTYPE != 4
+        if (step > WCH) {
+            gs_ell_dots_cb(c, t, w0, min(CERT_CB, g1 - w0), ell_w, ell_off, ell_idx, ell_val, U, q, acc);
+        } else
 #endif
-        for (int w = 0; w < WCH; w++) {
-            if (w0 + w >= n) break;
+        {
+#if KTYPE == 4
+            const int sr = gs_pre_serial(col_off, vals, c, t);
+            for (int w = 0; w < WCH; w++) acc[w] = (w0 + w < n && sr > 0) ? (double)U[(long)sr * q + w0 + w] : 0.0;
+#elif GS_WIDE /* no block U: the SVs looked up as k_rows does (the same in every work-item) */
+            if (fdots) {
+                float af[WCH];
+                gs_block_dots_wide_f(gp, min(WCH, n - w0), lp, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val,
+                                     ht, hv, hw, af);
+                for (int w = 0; w < WCH; w++) acc[w] = af[w];
+            } else {
+                gs_block_dots_wide_d(gp, min(WCH, n - w0), lp, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val,
+                                     ht, hv, hw, acc);
+            }
+#else
+            if (fdots) { /* the same in every work-item of the group */
+                float af[WCH];
+                gs_row_dots_f(c, t, w0, n, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q,
+                              (__local float4 *)lu, af);
+                for (int w = 0; w < WCH; w++) acc[w] = af[w];
+            } else {
+                gs_row_dots_dd(c, t, w0, n, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, lu, acc);
+            }
+#endif
+        }
+        for (int w = 0; w < step; w++) {
+            if (w0 + w >= g1) break;
 #if KTYPE == 4
             const double k = acc[w], sens = 0.0; /* read, not computed: no rounding to bound */
 #else

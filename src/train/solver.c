@@ -37,6 +37,10 @@
 
 #define ITEMS 8 /* positions per work-item in the compaction kernels (H100: 8 a little ahead of 16, 4, 2) */
 #define WCH 16
+/* k_cert's SVs a pass over a row-wise (ELL) cluster's row on a GPU (kernels/solver.cl CERT_CB: the
+ * same sums as WCH at a time; GPUSVM_CERT_WIDE=0|1 forces WCH or this). A CPU device keeps WCH,
+ * wider blocks being slower there (PoCL). */
+#define CERT_CB_GPU 64
 #define USPLIT 4 /* work-groups per cluster in k_update (each sums a quarter of the updates) */
 #define GRAM_WG 256 /* k_gram's work-group: a slot's entries for 256 new slots at a time */
 /* k_merge's and k_select's work-group, one per problem. 256, not wider where the device allows:
@@ -179,11 +183,14 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int 
     if ((st = make_queue(s, (props & CL_QUEUE_PROFILING_ENABLE) != 0)) || (st = gs_dev_init(&s->dev, ocl, s->queue)))
         goto cleanup;
     double t0 = gs_now();
+    const int cert_wide = s->tuning.cert_wide != GS_TUNE_AUTO ? s->tuning.cert_wide == 1
+                                                              : (ocl->device_type & CL_DEVICE_TYPE_GPU) != 0;
     char opts[256];
     snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d -DMWG=%d -DUSPLIT=%d "
-             "-DHSPLIT=%d -DGRAM_WG=%d -DGS_PRECISE=%d -DGS_WIDE=%d -DGS_MULTI_SEL=%d",
+             "-DHSPLIT=%d -DGRAM_WG=%d -DGS_PRECISE=%d -DGS_WIDE=%d -DGS_MULTI_SEL=%d -DCERT_CB=%d",
              s->wg, s->kernel_type, WCH, CCH, ITEMS, (s->q + MWG - 1) / MWG * MWG, MWG, USPLIT,
-             HSPLIT, GRAM_WG, precise != 0, s->wide, s->multi_sel);
+             HSPLIT, GRAM_WG, precise != 0, s->wide, s->multi_sel,
+             cert_wide ? CERT_CB_GPU : WCH);
     if ((st = gs_dev_kernels_build(ocl, "solver", opts, s->multi_sel ? k_names : k_names_one, K_COUNT_ALL, &s->ks)))
         goto cleanup;
     size_t wm = MWG, ws = 0;

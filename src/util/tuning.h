@@ -33,6 +33,9 @@ typedef struct gs_tuning {
                         float sum's error for the kernel (gs_solver_float_error): float, double
                         from the start, or float with the certification's resumes in double
                         (src/train/run.c). The certification checks the answer either way */
+    int cert_wide;   /* GPUSVM_CERT_WIDE=0|1: the certification takes a row-wise cluster's SVs 64 at
+                        a time (1) or 16 (0), the same sums either way (kernels/solver.cl
+                        CERT_CB); GS_TUNE_AUTO (default): 64 on a GPU, 16 on a CPU device */
     long batch_mb;   /* GPUSVM_BATCH_MB=N: caps the device, pinned and host budget of one batch
                         of problems at N MB (to test several batches; gpusvm-grid's lanes share
                         the device's budget this way); 0 (default): no cap */
