@@ -1354,12 +1354,7 @@ void gs_ell_dots_cb(int c, int t, int w0, int m, __global const int *ell_w, __gl
             }
         }
     }
-    for (int w = 0; w < CERT_CB / 4; w++) {
-        acc[4 * w] = a4[w].s0;
-        acc[4 * w + 1] = a4[w].s1;
-        acc[4 * w + 2] = a4[w].s2;
-        acc[4 * w + 3] = a4[w].s3;
-    }
+    for (int w = 0; w < CERT_CB / 4; w++) vstore4(a4[w], w, acc);
 }
 #endif
 
