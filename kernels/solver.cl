@@ -977,11 +977,8 @@ GS_BLOCK_DOTS_WIDE_DEF(gs_block_dots_wide_d, double, gs_sparse_dot_d)
 #endif
 #endif
 
-/* Work-group (virtual cluster, block b of WCH new slots), work-item = row: the kernel rows of the
- * block's slots, for blocks get_group_id(1), then every get_num_groups(1)-th. On a large problem the
- * host launches fewer groups than blocks (launch_rows), so a group reads its cluster's rows again
- * for its later blocks from cache instead of memory; each kernel value is computed as it would be
- * in a group of its own, so the same bits. */
+/* Work-group (virtual cluster, block w0/WCH), work-item = row: the kernel rows of WCH new slots. The
+ * second dimension spreads the new slots over many work-groups so the whole device is busy. */
 __kernel void k_rows(__global const long *col_off, __global const int *cols,
                      __global const float *vals, __global const double *norm2,
                      __global const float *U, __global const int *ws_pos,
@@ -995,15 +992,12 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
 #if !GS_WIDE
     __local float4 lu[GS_LU_FLOAT4S];
 #endif
-#if GS_WIDE /* no block U: the new vectors read from the layout */
-    __local int ht[GS_HT];
-    __local float hv[GS_HT];
-    __local uchar hw[GS_HT];
-#endif
     const int v = get_group_id(0), t = get_local_id(0);
     const int pid = rt[vc[2 * v]].pid, lc = vc[2 * v + 1];
     __global const gs_abi_problem *pt = ptab + pid;
+    const int w0 = get_group_id(1) * WCH;
     const int nn = n_new[pid];
+    if (w0 >= nn) return;
     const int npos = pt->npos;
     const int c = gcl(pt, lc);
     ws_pos += qn * pid;
@@ -1012,40 +1006,40 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
     K += koff[pid];
     const int pos = lc * WG + t;
     const double ni = norm2[c * WG + t];
-    /* a block's kernel rows, positions and norms, looked up once for the group */
+    /* the block's kernel rows, positions and norms, looked up once for the group */
     __local int ls[WCH], lp[WCH], lg[WCH];
     __local double ln[WCH];
-    for (int w0 = get_group_id(1) * WCH; w0 < nn; w0 += get_num_groups(1) * WCH) {
-        barrier(CLK_LOCAL_MEM_FENCE); /* the last block's ls .. ln are read */
-        if (t < WCH && w0 + t < nn) {
-            const int sl = new_slots[w0 + t], p = ws_pos[sl];
-            ls[t] = ws_row[qn * pid + sl];
-            lp[t] = p;
-            lg[t] = gpos(pt, p);
-            ln[t] = norm2[lg[t]];
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-#if KTYPE == 4
-        const int sr = gs_pre_serial(col_off, vals, c, t);
-        for (int w = 0; w < WCH; w++) {
-            if (w0 + w >= nn) break;
-            K[(long)ls[w] * npos + pos] = sr > 0 ? U[(long)sr * qn + w0 + w] : 0.0f;
-        }
-#else
-        gs_acc_t acc[WCH];
-#if GS_WIDE
-        gs_block_dots_wide(c * WG + t, min(WCH, nn - w0), lg, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val,
-                           ht, hv, hw, acc);
-#else
-        gs_row_dots(c, t, w0, nn, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, qn, lu, acc);
-#endif
-        for (int w = 0; w < WCH; w++) {
-            if (w0 + w >= nn) break;
-            const double dot = pos == lp[w] ? ni : (double)acc[w];
-            K[(long)ls[w] * npos + pos] = (float)gs_kfun(dot, ni, ln[w], gamma, coef0, degree);
-        }
-#endif
+    if (t < WCH && w0 + t < nn) {
+        const int sl = new_slots[w0 + t], p = ws_pos[sl];
+        ls[t] = ws_row[qn * pid + sl];
+        lp[t] = p;
+        lg[t] = gpos(pt, p);
+        ln[t] = norm2[lg[t]];
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#if KTYPE == 4
+    const int sr = gs_pre_serial(col_off, vals, c, t);
+    for (int w = 0; w < WCH; w++) {
+        if (w0 + w >= nn) break;
+        K[(long)ls[w] * npos + pos] = sr > 0 ? U[(long)sr * qn + w0 + w] : 0.0f;
+    }
+#else
+    gs_acc_t acc[WCH];
+#if GS_WIDE /* no block U: the new vectors read from the layout */
+    __local int ht[GS_HT];
+    __local float hv[GS_HT];
+    __local uchar hw[GS_HT];
+    gs_block_dots_wide(c * WG + t, min(WCH, nn - w0), lg, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val,
+                       ht, hv, hw, acc);
+#else
+    gs_row_dots(c, t, w0, nn, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, qn, lu, acc);
+#endif
+    for (int w = 0; w < WCH; w++) {
+        if (w0 + w >= nn) break;
+        const double dot = pos == lp[w] ? ni : (double)acc[w];
+        K[(long)ls[w] * npos + pos] = (float)gs_kfun(dot, ni, ln[w], gamma, coef0, degree);
+    }
+#endif
 }
 
 #define RB_HEAD (4 + 3 * q)

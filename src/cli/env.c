@@ -59,8 +59,6 @@ void gs_tuning_from_env(gs_tuning *t)
     char *sm_end = NULL;
     const long sm_v = sm ? strtol(sm, &sm_end, 10) : -1;
     if (sm && *sm && !*sm_end && sm_v >= 0) t->shrink_min = sm_v;
-    const char *rg = getenv("GPUSVM_ROWS_GROUPS");
-    if (rg && atoi(rg) > 0) t->rows_groups = atoi(rg);
     const char *gl = getenv("GPUSVM_GRID_LANES");
     if (gl && atoi(gl) > 0) t->grid_lanes = atoi(gl) < 16 ? atoi(gl) : 16;
     const char *cr = getenv("GPUSVM_CERT_RESUME");

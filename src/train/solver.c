@@ -231,21 +231,10 @@ static gs_status launch(gs_solver *s, gs_dev_prof *pf, int k, size_t g0, size_t 
     return gs_dev_launch(&s->dev, &s->ks, k, pf, g0, g1, local, NULL);
 }
 
-/* k_rows over the nvc virtual clusters for up to q_new new slots: a work-group per cluster and
- * block of WCH slots; for dense clusters (dense: most of the data's clusters are) at most
- * ROWS_GROUPS groups (GPUSVM_ROWS_GROUPS=N: N, whatever the layout), each taking several blocks of its cluster, whose rows it then reads again
- * from cache (kernels/solver.cl k_rows; the same values either way). H100, k_rows' device time:
- * covtype-gen 5.98 s with a group per block, 5.10 s with 8192 groups, 5.41 with 2048, 5.62 with
- * 512; text-gen's row-wise clusters 5.37 s against 5.69 / 6.71 / 8.11 s (their gathers from the
- * block U, not their rows, bound them: more groups in flight help them). */
-#define ROWS_GROUPS 8192
-static gs_status launch_rows(gs_solver *s, gs_dev_prof *pf, int nvc, int q_new, int dense)
+/* k_rows over the nvc virtual clusters for up to q_new new slots (WCH a work-group). */
+static gs_status launch_rows(gs_solver *s, gs_dev_prof *pf, int nvc, int q_new)
 {
-    const size_t nblk = (size_t)(q_new + WCH - 1) / WCH;
-    const size_t cap = s->tuning.rows_groups > 0 ? (size_t)s->tuning.rows_groups : dense ? ROWS_GROUPS : 0;
-    size_t per = cap ? (size_t)nvc * nblk / cap : 1;
-    if (per < 1) per = 1;
-    return launch(s, pf, K_ROWS, (size_t)nvc * s->wg, (nblk + per - 1) / per, (size_t)s->wg);
+    return launch(s, pf, K_ROWS, (size_t)nvc * s->wg, (size_t)((q_new + WCH - 1) / WCH), (size_t)s->wg);
 }
 
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
@@ -620,7 +609,6 @@ typedef struct round_jobs {
     rsplit *rs;                /* the batch's split over devices (rs->nd > 1), else NULL */
     gs_dev_prof *pf;
     int one_group, split, nact, nvc, nvch, q, q_new;
-    int dense;                 /* most of the clustered data's clusters are dense (launch_rows) */
     int late_update;           /* split: the second parts' changes go through k_heads and k_update */
     int tables;                /* write the cluster and chunk tables first */
     const int *vc, *vch;
@@ -688,7 +676,7 @@ static gs_status enqueue_select(void *arg)
      * ms a run on the H100), the rows now and the matrix from them (fresh stays 0) */
     if ((st = launch(s, r->pf, K_GATHER, (size_t)r->q_new * s->wg, (size_t)r->nact, (size_t)s->wg)) ||
         (st = r->split ? launch(s, r->pf, K_GRAM, (size_t)r->q * GRAM_WG, (size_t)r->nact, GRAM_WG)
-                       : launch_rows(s, r->pf, r->nvc, r->q_new, r->dense)))
+                       : launch_rows(s, r->pf, r->nvc, r->q_new)))
         goto cleanup;
     /* both parts of the readback in one read later, or (split) the kernel matrices now (its part
      * argument set once: RB_ALL, or RB_KWS split) */
@@ -747,7 +735,7 @@ static gs_status enqueue_rows(void *arg)
     gs_status st = GS_OK;
     if (r->late_update && (st = launch(s, r->pf, K_UPDATE, (size_t)r->nvc * s->wg * USPLIT, 1, (size_t)s->wg)))
         goto cleanup;
-    if (r->split && (st = launch_rows(s, r->pf, r->nvc, r->q_new, r->dense))) goto cleanup;
+    if (r->split && (st = launch_rows(s, r->pf, r->nvc, r->q_new))) goto cleanup;
     GS_CL_CHECK(clFlush(s->queue));
 cleanup:
     return st;
@@ -966,7 +954,7 @@ static gs_status rs_rows_job(void *arg)
     const size_t wg = (size_t)c.s->wg, nvc = (size_t)c.rs->nvc[c.d];
     gs_status st = GS_OK;
     if ((c.r->late_update && (st = launch(c.s, c.pf, K_UPDATE, nvc * wg * USPLIT, 1, wg))) ||
-        (st = launch_rows(c.s, c.pf, (int)nvc, c.r->q_new, c.r->dense)))
+        (st = launch_rows(c.s, c.pf, (int)nvc, c.r->q_new)))
         goto cleanup;
     GS_CL_CHECK(clFlush(c.s->queue));
 cleanup:
@@ -2001,10 +1989,8 @@ static gs_status batch_rounds(gs_solver *s, batch *b)
     b->nact = b->np;
     b->tables_dirty = 1;
     const size_t upd_region = b->rtd + 4 * (size_t)q * b->np;
-    int n_ell = 0;
-    for (int c = 0; c < ncl; c++) n_ell += cl->ell_w[c] > 0;
     b->rj = (round_jobs){.s = s, .rs = b->rs.nd > 1 ? &b->rs : NULL, .pf = &b->pf, .one_group = b->one_group,
-                         .split = b->split, .q = q, .dense = 2 * n_ell <= ncl, .vc = b->vc,
+                         .split = b->split, .q = q, .vc = b->vc,
                          .vch = b->vch, .upd_a = b->updp, .upd_b = b->updp + upd_region, .rkd = rb_kws(q),
                          .rbd = rb_doubles(q)};
     for (int i = 0; i < b->np; i++) b->act[i] = i;

@@ -15,7 +15,6 @@ void gs_tuning_init(gs_tuning *t)
     t->shrink_min = GS_SHRINK_MIN_DEFAULT;
     t->precise = GS_TUNE_AUTO;
     t->cert_wide = GS_TUNE_AUTO;
-    t->rows_groups = 0;
     t->grid_lanes = GS_TUNE_AUTO;
     t->device = NULL;
     t->profile = GS_TUNE_AUTO;

@@ -36,9 +36,6 @@ typedef struct gs_tuning {
     int cert_wide;   /* GPUSVM_CERT_WIDE=0|1: the certification takes a row-wise cluster's SVs 64 at
                         a time (1) or 16 (0), the same sums either way (kernels/solver.cl
                         CERT_CB); GS_TUNE_AUTO (default): 64 on a GPU, 16 on a CPU device */
-    int rows_groups; /* GPUSVM_ROWS_GROUPS=N: k_rows launches at most N work-groups a round, each
-                        taking several blocks of working-set vectors, whatever the layout (tests:
-                        1); 0 (default): 8192 for mostly dense data, else one per block */
     long batch_mb;   /* GPUSVM_BATCH_MB=N: caps the device, pinned and host budget of one batch
                         of problems at N MB (to test several batches; gpusvm-grid's lanes share
                         the device's budget this way); 0 (default): no cap */

@@ -96,32 +96,6 @@ for a in "-c 1 -g 0.05" "-s 1 -n 0.3 -g 0.05" "-s 2 -n 0.2 -g 0.05" "-s 3 -p 0.1
     # shellcheck disable=SC2086
     cert_both "integer sparse rows, 3 classes, $a" "$TMPD/sparse3" $a
 done
-# k_rows with one work-group per cluster taking every block of working-set vectors in turn
-# (GPUSVM_ROWS_GROUPS=1; large dense problems take several blocks a group by default) computes the
-# same kernel rows: the same model and lines on dense, row-wise and wide data, for every kernel,
-# several classes, one-class, epsilon-SVR, both round forms and -v 5.
-rows_both() { # NAME DATA ARGS...
-    name=$1; data=$2; shift 2
-    "$TRAIN" "$@" "$data" "$TMPD/rg0.model" > "$TMPD/rg0.out" 2>&1 || { fail "$name: run failed"; return; }
-    GPUSVM_ROWS_GROUPS=1 "$TRAIN" "$@" "$data" "$TMPD/rg1.model" > "$TMPD/rg1.out" 2>&1 ||
-        { fail "$name: run with GPUSVM_ROWS_GROUPS=1 failed"; return; }
-    check_file_eq "$name: lines, GPUSVM_ROWS_GROUPS=1" "$TMPD/rg0.out" "$TMPD/rg1.out"
-    [ -f "$TMPD/rg0.model" ] && check_file_eq "$name: model, GPUSVM_ROWS_GROUPS=1" "$TMPD/rg0.model" "$TMPD/rg1.model"
-    rm -f "$TMPD/rg0.model" "$TMPD/rg1.model"
-}
-for t in 0 1 2 3; do rows_both "heart_scale -t $t" "$HS" -t "$t" -c 4; done
-export GPUSVM_SPLIT=0
-rows_both "heart_scale unsplit rounds" "$HS" -c 4
-unset GPUSVM_SPLIT
-rows_both "heart_scale -v 5" "$HS" -v 5 -c 4
-rows_both "sparse rows" "$TMPD/sparse" -c 1 -g 1
-rows_both "integer sparse rows, 3 classes" "$TMPD/sparse3" -c 1 -g 0.05
-rows_both "integer sparse rows, one-class" "$TMPD/sparse3" -s 2 -n 0.2 -g 0.05
-rows_both "integer sparse rows, epsilon-SVR" "$TMPD/sparse3" -s 3 -p 0.1 -g 0.05
-awk 'BEGIN { srand(3); for (i = 0; i < 600; i++) { printf "%d", rand() < 0.5 ? 1 : -1
-    for (j = 1; j <= 9000; j++) if (rand() < 0.004) printf " %d:%.3f", j, rand()
-    printf "\n" } }' > "$TMPD/wide"
-rows_both "wide sparse rows" "$TMPD/wide" -c 1 -g 1
 # a solver whose problems all fit one work-group's selection builds its program without the chain's
 # kernels (a shorter build); forcing either path builds the whole program (the models above: both
 # paths' runs share one build)
