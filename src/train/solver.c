@@ -37,9 +37,11 @@
 
 #define ITEMS 8 /* positions per work-item in the compaction kernels (H100: 8 a little ahead of 16, 4, 2) */
 #define WCH 16
-/* k_cert's SVs a pass over a row-wise (ELL) cluster's row on a GPU (kernels/solver.cl CERT_CB: the
- * same sums as WCH at a time; GPUSVM_CERT_WIDE=0|1 forces WCH or this). A CPU device keeps WCH,
- * wider blocks being slower there (PoCL). */
+/* k_cert's SVs a pass over a row-wise (ELL) cluster's row on a GPU, for data whose clusters are
+ * mostly row-wise and not wide (kernels/solver.cl CERT_CB: the same sums as WCH at a time;
+ * GPUSVM_CERT_WIDE=0|1 forces WCH or this). H100, k_cert: text-gen 3.72 -> 2.40 s; built for
+ * every layout it slowed dense data (covtype-gen 1.30 -> 2.18 s, year-gen 1.69 -> 2.03 s: the
+ * 64-entry accumulator array of the dense path). A CPU device keeps WCH (no gain on PoCL). */
 #define CERT_CB_GPU 64
 #define USPLIT 4 /* work-groups per cluster in k_update (each sums a quarter of the updates) */
 #define GRAM_WG 256 /* k_gram's work-group: a slot's entries for 256 new slots at a time */
@@ -145,8 +147,8 @@ void gs_solver_free(gs_solver *s)
 
 int gs_solver_cluster_size(const gs_solver *s) { return s->wg; }
 
-gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int wide, int64_t max_npos,
-                           const gs_log *log, gs_solver **out)
+gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int wide, int rowwise,
+                           int64_t max_npos, const gs_log *log, gs_solver **out)
 {
     gs_status st = GS_OK;
     gs_solver *s = calloc(1, sizeof *s);
@@ -183,8 +185,9 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int 
     if ((st = make_queue(s, (props & CL_QUEUE_PROFILING_ENABLE) != 0)) || (st = gs_dev_init(&s->dev, ocl, s->queue)))
         goto cleanup;
     double t0 = gs_now();
-    const int cert_wide = s->tuning.cert_wide != GS_TUNE_AUTO ? s->tuning.cert_wide == 1
-                                                              : (ocl->device_type & CL_DEVICE_TYPE_GPU) != 0;
+    const int cert_wide = s->tuning.cert_wide != GS_TUNE_AUTO
+                              ? s->tuning.cert_wide == 1
+                              : (ocl->device_type & CL_DEVICE_TYPE_GPU) && rowwise && !s->wide;
     char opts[256];
     snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d -DMWG=%d -DUSPLIT=%d "
              "-DHSPLIT=%d -DGRAM_WG=%d -DGS_PRECISE=%d -DGS_WIDE=%d -DGS_MULTI_SEL=%d -DCERT_CB=%d",

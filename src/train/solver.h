@@ -23,12 +23,13 @@ typedef struct gs_solver gs_solver;
 
 /* Builds the device program for param's kernel and working-set size; precise: kernel rows from
  * dot products summed in double (see gs_solver_float_error); wide: for a gs_clustered whose wide
- * flag is set (gs_solver_batch refuses the other kind); max_npos: the most positions (cluster slots
+ * flag is set (gs_solver_batch refuses the other kind); rowwise: most of its clusters are row-wise
+ * (on a GPU the certification then takes their SVs 64 at a time); max_npos: the most positions (cluster slots
  * of ranges A and B) any problem given to it will have, 0 when not known: a bound small enough lets
  * the program leave out the selection kernels of large problems, which shortens its build.
  * @return GS_OK or GS_ERR_OCL/GS_ERR_ARG */
-gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int wide, int64_t max_npos,
-                           const gs_log *log, gs_solver **out);
+gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int wide, int rowwise,
+                           int64_t max_npos, const gs_log *log, gs_solver **out);
 /* NULL is fine. */
 void gs_solver_free(gs_solver *s);
 /* The rows of a cluster (--cluster-size). */

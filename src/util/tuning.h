@@ -35,7 +35,8 @@ typedef struct gs_tuning {
                         (src/train/run.c). The certification checks the answer either way */
     int cert_wide;   /* GPUSVM_CERT_WIDE=0|1: the certification takes a row-wise cluster's SVs 64 at
                         a time (1) or 16 (0), the same sums either way (kernels/solver.cl
-                        CERT_CB); GS_TUNE_AUTO (default): 64 on a GPU, 16 on a CPU device */
+                        CERT_CB); GS_TUNE_AUTO (default): 64 on a GPU for data whose
+                        clusters are mostly row-wise and not wide, else 16 */
     long batch_mb;   /* GPUSVM_BATCH_MB=N: caps the device, pinned and host budget of one batch
                         of problems at N MB (to test several batches; gpusvm-grid's lanes share
                         the device's budget this way); 0 (default): no cap */

@@ -47,7 +47,7 @@ int main(void)
     CHECK(st == GS_OK, "heart_scale: %s", gs_last_error());
     const int32_t seg[2] = {0, prob.l};
     if (st == GS_OK) st = gs_solver_cluster(&p, prob.row_ptr, prob.idx, prob.val, prob.l, 1, seg, &cl);
-    if (st == GS_OK) st = gs_solver_create(&ocl, &p, 0, cl.wide, 0, &quiet, &s);
+    if (st == GS_OK) st = gs_solver_create(&ocl, &p, 0, cl.wide, 0, 0, &quiet, &s);
     CHECK(st == GS_OK, "cluster and solver: %s", gs_last_error());
     ysign = malloc((size_t)prob.l);
     if (st == GS_OK && ysign) {
