@@ -61,7 +61,7 @@
 #define CCH 16
 #endif
 /* CERT_CB: k_cert's SVs a pass over a row-wise cluster's row (a multiple of WCH; the host builds
- * GPUs' programs with 64: each of the row's values then serves 64 SVs, not WCH) */
+ * with 64 on a GPU for mostly row-wise data: each of a row's values then serves 64 SVs, not WCH) */
 #ifndef CERT_CB
 #define CERT_CB WCH
 #endif
