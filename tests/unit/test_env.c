@@ -95,12 +95,11 @@ static void check_values(void)
     setenv("GPUSVM_PRECISE", "1", 1);
     gs_tuning_from_env(&t);
     CHECK(t.precise == 1, "GPUSVM_PRECISE=1");
-    setenv("GPUSVM_CERT_WIDE", "1", 1);
-    gs_tuning_from_env(&t);
-    CHECK(t.cert_wide == 1, "GPUSVM_CERT_WIDE=1");
-    setenv("GPUSVM_CERT_WIDE", "0", 1);
-    gs_tuning_from_env(&t);
-    CHECK(t.cert_wide == 0, "GPUSVM_CERT_WIDE=0");
+    for (int v = 0; v <= 1; v++) {
+        setenv("GPUSVM_CERT_WIDE", v ? "1" : "0", 1);
+        gs_tuning_from_env(&t);
+        CHECK(t.cert_wide == v, "GPUSVM_CERT_WIDE=%d", v);
+    }
     CHECK(t.split == 0 && t.courier == 1 && t.select == GS_SELECT_ONE && t.batch_mb == 12 && t.cv_device == 1 &&
           t.cert_resume == 2 && t.grid_lanes == 3, "training knobs");
     CHECK(t.device && strcmp(t.device, "pocl") == 0 && t.profile == 1 && t.kernel_dir &&
