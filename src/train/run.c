@@ -352,9 +352,7 @@ gs_status gs_run_open_solver(const gs_device_provider *dev, const gs_param *para
     p->precise_from = forced || precise || ferr == 0 ? -1 : ferr > FLOAT_EXACT ? 0 : 1;
     p->sp = sp;
     p->wide = cl->wide;
-    int n_ell = 0;
-    for (int c = 0; c < cl->n_clusters; c++) n_ell += cl->ell_w[c] > 0;
-    p->rowwise = 2 * n_ell > cl->n_clusters;
+    p->rowwise = 2 * cl->n_ell > cl->n_clusters;
     p->max_npos = 2 * (int64_t)cl->n_clusters * cl->cluster_size; /* ranges A and B, each at most all */
     /* a split by rows needs the multi-kernel selection's kernels (k_merge places the merged picks,
      * and large slices take the chain), whatever the problem's size */
@@ -364,7 +362,7 @@ gs_status gs_run_open_solver(const gs_device_provider *dev, const gs_param *para
     gs_log_verbose(log, "gpusvm: kernel rows' dot products in %s%s (a float sum errs by %.2g)\n",
                    precise ? "double" : "float", p->precise_from == 0 ? ", resumes in double" : "", ferr);
     for (int d = 0; d < nd && st == GS_OK; d++)
-        if ((st = gs_solver_create(devs[d], &sp, precise, cl->wide, p->rowwise, p->max_npos, log, &p->s[d])) == GS_OK)
+        if ((st = gs_solver_create(devs[d], &sp, precise, p->wide, p->rowwise, p->max_npos, log, &p->s[d])) == GS_OK)
             p->n = d + 1;
     if (st != GS_OK) { gs_run_pool_free(p); return st; }
     if (nd > 1) gs_log_verbose(log, "gpusvm: %d devices\n", nd);

@@ -650,6 +650,70 @@ cleanup:
 static gs_status rs_enqueue_select(round_jobs *r);
 static gs_status rs_enqueue_rows(round_jobs *r);
 
+/* The round's start on solver s: its cluster and chunk tables when they changed (vc: nvc
+ * clusters, vch: nvch chunks), the alpha changes (part one's, or all) and k_update over its
+ * clusters. */
+static gs_status update_on(gs_solver *s, const round_jobs *r, gs_dev_prof *pf, const int *vc, int nvc,
+                           const int *vch, int nvch)
+{
+    gs_status st = GS_OK;
+    dev *const dp = &s->d;
+    if (r->tables) {
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vc.mem, CL_FALSE, 0, 2 * (size_t)nvc * sizeof(int), vc, 0, NULL,
+                                         NULL));
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vch.mem, CL_FALSE, 0, 2 * (size_t)nvch * sizeof(int), vch, 0,
+                                         NULL, NULL));
+    }
+    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd.mem, CL_FALSE, 0, r->upd_a_n * sizeof(double), r->upd_a, 0,
+                                     NULL, NULL));
+    st = launch(s, pf, K_UPDATE, (size_t)nvc * s->wg * USPLIT, 1, (size_t)s->wg);
+cleanup:
+    return st;
+}
+
+/* Split rounds: the set's kernel matrices (k_readback) read on the transfer queue, so the heads'
+ * kernel and read need not wait for them (device-to-host copies and kernels run side by side),
+ * into the other half of the pinned memory, as the second parts still read the last ones; the
+ * read's event goes to r->kws_read. */
+static gs_status kws_read_xfer(gs_solver *s, round_jobs *r, gs_dev_prof *pf)
+{
+    gs_status st = GS_OK;
+    cl_event done = NULL;
+    if ((st = gs_dev_launch(&s->dev, &s->ks, K_READBACK, pf, round_up((size_t)r->q * r->q / 4, 256), (size_t)r->nact,
+                            256, &done)))
+        goto cleanup;
+    GS_CL_CHECK(clEnqueueReadBuffer(s->xfer, s->d.rb.mem, CL_FALSE, r->nhd * sizeof(double),
+                                    r->rkd * (size_t)r->nact * sizeof(double), r->rbx + r->nhd, 1, &done,
+                                    &r->kws_read));
+    GS_CL_CHECK(clFlush(s->xfer));
+cleanup:
+    if (done) clReleaseEvent(done);
+    return st;
+}
+
+/* The heads on solver s (with the second parts' changes added to the set's gradients when there
+ * are some; the first split round's heads alone), then the read of n doubles of its readback into
+ * dst, whose event goes to *read. */
+static gs_status heads_on(gs_solver *s, const round_jobs *r, gs_dev_prof *pf, size_t n, double *dst,
+                          cl_event *read)
+{
+    gs_status st = GS_OK;
+    if (r->late_update) {
+        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, s->d.upd.mem, CL_FALSE, 0, r->upd_b_n * sizeof(double), r->upd_b,
+                                         0, NULL, NULL));
+        if ((st = launch(s, pf, K_HEADS, round_up((size_t)r->q * USPLIT, 256), (size_t)r->nact, 256))) goto cleanup;
+    } else if (r->split) { /* the first round: the heads alone, then back to the matrices */
+        const int head_part = RB_HEAD, kws_part = RB_KWS;
+        SETARG(K_READBACK, 13, head_part);
+        st = launch(s, pf, K_READBACK, round_up((size_t)r->q, 256), (size_t)r->nact, 256);
+        SETARG(K_READBACK, 13, kws_part);
+        if (st) goto cleanup;
+    }
+    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, s->d.rb.mem, CL_FALSE, 0, n * sizeof(double), dst, 0, NULL, read));
+cleanup:
+    return st;
+}
+
 /* The round up to the heads: the changes, k_update, the selection, the new members' data, their
  * matrix entries (split) or kernel rows, k_readback and (split) the matrices' read on xfer. */
 static gs_status enqueue_select(void *arg)
@@ -657,15 +721,8 @@ static gs_status enqueue_select(void *arg)
     round_jobs *r = arg;
     if (r->rs) return rs_enqueue_select(r);
     gs_solver *s = r->s;
-    dev *const dp = &s->d;
     gs_status st = GS_OK;
-    cl_event kws_done = NULL;
-    if (r->tables) {
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vc.mem, CL_FALSE, 0, 2 * (size_t)r->nvc * sizeof(int), r->vc, 0, NULL, NULL));
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vch.mem, CL_FALSE, 0, 2 * (size_t)r->nvch * sizeof(int), r->vch, 0, NULL, NULL));
-    }
-    GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd.mem, CL_FALSE, 0, r->upd_a_n * sizeof(double), r->upd_a, 0, NULL, NULL));
-    if ((st = launch(s, r->pf, K_UPDATE, (size_t)r->nvc * s->wg * USPLIT, 1, (size_t)s->wg))) goto cleanup;
+    if ((st = update_on(s, r, r->pf, r->vc, r->nvc, r->vch, r->nvch))) goto cleanup;
     if (r->one_group) { /* the top digit's histogram and the keys (arguments set once), then k_select */
         if ((st = launch(s, r->pf, K_HIST, (size_t)r->nvch * s->wg * HSPLIT, 1, (size_t)s->wg)) ||
             (st = launch(s, r->pf, K_SELECT, (size_t)r->nact * MWG, 1, MWG)))
@@ -683,22 +740,14 @@ static gs_status enqueue_select(void *arg)
         goto cleanup;
     /* both parts of the readback in one read later, or (split) the kernel matrices now (its part
      * argument set once: RB_ALL, or RB_KWS split) */
-    if ((st = gs_dev_launch(&s->dev, &s->ks, K_READBACK, r->pf, round_up((size_t)r->q * r->q / 4, 256),
-                            (size_t)r->nact, 256, r->split ? &kws_done : NULL)))
-        goto cleanup;
     if (r->split) {
-        /* on the transfer queue, so the heads' kernel and read need not wait for them (device-to-
-         * host copies and kernels run side by side); into the other half of the pinned memory, as
-         * the second parts still read the last ones */
-        GS_CL_CHECK(clEnqueueReadBuffer(s->xfer, dp->rb.mem, CL_FALSE, r->nhd * sizeof(double),
-                                        r->rkd * (size_t)r->nact * sizeof(double), r->rbx + r->nhd, 1, &kws_done,
-                                        &r->kws_read));
-        GS_CL_CHECK(clFlush(s->xfer));
+        if ((st = kws_read_xfer(s, r, r->pf))) goto cleanup;
         GS_CL_CHECK(clFlush(s->queue));
+    } else if ((st = launch(s, r->pf, K_READBACK, round_up((size_t)r->q * r->q / 4, 256), (size_t)r->nact, 256))) {
+        goto cleanup;
     }
     r->n_first = r->pf->n;
 cleanup:
-    if (kws_done) clReleaseEvent(kws_done);
     return st;
 }
 
@@ -706,25 +755,7 @@ cleanup:
  * and their read, whose event goes to *read. */
 static gs_status enqueue_heads(round_jobs *r, cl_event *read)
 {
-    gs_solver *s = r->s;
-    dev *const dp = &s->d;
-    gs_status st = GS_OK;
-    if (r->late_update) {
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->upd.mem, CL_FALSE, 0, r->upd_b_n * sizeof(double), r->upd_b, 0,
-                                         NULL, NULL));
-        if ((st = launch(s, r->pf, K_HEADS, round_up((size_t)r->q * USPLIT, 256), (size_t)r->nact, 256))) goto cleanup;
-    } else if (r->split) { /* the first round: the heads alone, then back to the matrices */
-        const int head_part = RB_HEAD, kws_part = RB_KWS;
-        SETARG(K_READBACK, 13, head_part);
-        st = launch(s, r->pf, K_READBACK, round_up((size_t)r->q, 256), (size_t)r->nact, 256);
-        SETARG(K_READBACK, 13, kws_part);
-        if (st) goto cleanup;
-    }
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->rb.mem, CL_FALSE, 0,
-                                    (r->split ? r->nhd : r->rbd * (size_t)r->nact) * sizeof(double), r->rbx, 0, NULL,
-                                    read));
-cleanup:
-    return st;
+    return heads_on(r->s, r, r->pf, r->split ? r->nhd : r->rbd * (size_t)r->nact, r->rbx, read);
 }
 
 /* Split, after the heads' read: the second parts' k_update over every row and this round's new
@@ -820,15 +851,7 @@ static gs_status rs_pick_job(void *arg)
     const size_t wg = (size_t)c.s->wg;
     gs_status st = GS_OK;
     cl_event rd = NULL;
-    if (r->tables) {
-        GS_CL_CHECK(clEnqueueWriteBuffer(cq, c.dp->vc.mem, CL_FALSE, 0, 2 * (size_t)c.rs->nvc[c.d] * sizeof(int),
-                                         c.rs->vc[c.d], 0, NULL, NULL));
-        GS_CL_CHECK(clEnqueueWriteBuffer(cq, c.dp->vch.mem, CL_FALSE, 0, 2 * (size_t)c.rs->nvch * sizeof(int),
-                                         c.rs->vch[c.d], 0, NULL, NULL));
-    }
-    GS_CL_CHECK(clEnqueueWriteBuffer(cq, c.dp->upd.mem, CL_FALSE, 0, r->upd_a_n * sizeof(double), r->upd_a, 0, NULL,
-                                     NULL));
-    if ((st = launch(c.s, c.pf, K_UPDATE, (size_t)c.rs->nvc[c.d] * wg * USPLIT, 1, wg))) goto cleanup;
+    if ((st = update_on(c.s, r, c.pf, c.rs->vc[c.d], c.rs->nvc[c.d], c.rs->vch[c.d], c.rs->nvch))) goto cleanup;
     if (r->one_group) { /* k_hist (keys stored) and k_select with its picks sent */
         if ((st = launch(c.s, c.pf, K_HIST, (size_t)c.rs->nvch * wg * HSPLIT, 1, wg)) ||
             (st = launch(c.s, c.pf, K_SELECT, (size_t)r->nact * MWG, 1, MWG)))
@@ -858,7 +881,6 @@ static gs_status rs_place_job(void *arg)
     const cl_command_queue cq = c.s->queue;
     const size_t q = (size_t)c.q, na = (size_t)r->nact;
     gs_status st = GS_OK;
-    cl_event kws_done = NULL;
     GS_CL_CHECK(clEnqueueWriteBuffer(cq, c.dp->state.mem, CL_FALSE, 0, sizeof c.rs->mstate, c.rs->mstate, 0, NULL,
                                      NULL));
     GS_CL_CHECK(clEnqueueWriteBuffer(cq, c.dp->cand.mem, CL_FALSE, 0, 2 * q * sizeof(int32_t), c.rs->mcand, 0, NULL,
@@ -872,16 +894,11 @@ static gs_status rs_place_job(void *arg)
      * split: device 0's matrices, read on xfer */
     if (!r->split) {
         if ((st = launch(c.s, c.pf, K_READBACK, round_up(q * q / 4, 256), na, 256))) goto cleanup;
-    } else if (c.d == 0) {
-        if ((st = gs_dev_launch(&c.s->dev, &c.s->ks, K_READBACK, c.pf, round_up(q * q / 4, 256), na, 256, &kws_done)))
-            goto cleanup;
-        GS_CL_CHECK(clEnqueueReadBuffer(c.s->xfer, c.dp->rb.mem, CL_FALSE, r->nhd * sizeof(double),
-                                        r->rkd * na * sizeof(double), r->rbx + r->nhd, 1, &kws_done, &r->kws_read));
-        GS_CL_CHECK(clFlush(c.s->xfer));
+    } else if (c.d == 0 && (st = kws_read_xfer(c.s, r, c.pf))) {
+        goto cleanup;
     }
     GS_CL_CHECK(clFlush(cq));
 cleanup:
-    if (kws_done) clReleaseEvent(kws_done);
     return st;
 }
 
@@ -905,24 +922,10 @@ static gs_status rs_heads_job(void *arg)
 {
     const rs_ctx c = rs_ctx_of(arg);
     const round_jobs *r = c.r;
-    gs_solver *s = c.s; /* (SETARG's) */
-    const size_t na = (size_t)r->nact;
     gs_status st = GS_OK;
-    if (r->late_update) {
-        GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, c.dp->upd.mem, CL_FALSE, 0, r->upd_b_n * sizeof(double), r->upd_b,
-                                         0, NULL, NULL));
-        if ((st = launch(s, c.pf, K_HEADS, round_up((size_t)c.q * USPLIT, 256), na, 256))) goto cleanup;
-    } else if (r->split) {
-        const int head_part = RB_HEAD, kws_part = RB_KWS;
-        SETARG(K_READBACK, 13, head_part);
-        st = launch(s, c.pf, K_READBACK, round_up((size_t)c.q, 256), na, 256);
-        SETARG(K_READBACK, 13, kws_part);
-        if (st) goto cleanup;
-    }
-    const size_t n = c.d == 0 && !r->split ? r->rbd * na : r->nhd;
-    GS_CL_CHECK(clEnqueueReadBuffer(s->queue, c.dp->rb.mem, CL_FALSE, 0, n * sizeof(double),
-                                    c.d == 0 ? r->rbx : c.rs->heads[c.d], 0, NULL, &c.rs->hev[c.d]));
-    GS_CL_CHECK(clFlush(s->queue));
+    const size_t n = c.d == 0 && !r->split ? r->rbd * (size_t)r->nact : r->nhd;
+    if ((st = heads_on(c.s, r, c.pf, n, c.d == 0 ? r->rbx : c.rs->heads[c.d], &c.rs->hev[c.d]))) goto cleanup;
+    GS_CL_CHECK(clFlush(c.s->queue));
 cleanup:
     return st;
 }
@@ -1323,6 +1326,17 @@ cleanup:
     return st;
 }
 
+/* Waits for the batch's queues: a row split's every device's, else s's. @return the first error */
+static cl_int finish_queues(gs_solver *s, const rsplit *rs)
+{
+    cl_int e = CL_SUCCESS;
+    for (int k = 0; k < (rs ? rs->nd : 1); k++) {
+        const cl_int ek = clFinish((rs ? rs->s[k] : s)->queue);
+        if (e == CL_SUCCESS) e = ek;
+    }
+    return e;
+}
+
 /* Row split (one problem): each device sums the rows of its own clusters (every pass's virtual
  * clusters filtered to its slice) and sends their sums; a row's groups and their order are the
  * problem's (ngrp), so the sums are one device's. */
@@ -1358,8 +1372,12 @@ static gs_status rs_certify(const rsplit *rs, const gs_clustered *cl, const cert
         if (rs->serial) GS_CL_CHECK(clFinish(rs->s[d]->queue)); /* (see rsplit.serial) */
         else GS_CL_CHECK(clFlush(rs->s[d]->queue));
     }
-    for (int d = 0; d < rs->nd; d++) GS_CL_CHECK(clFinish(rs->s[d]->queue)); /* the tables are freed below */
 cleanup:
+    /* the tables' writes read vcc and pnvc, freed here (on an error path too) */
+    {
+        const cl_int e = finish_queues(rs->s[0], rs);
+        if (e != CL_SUCCESS && st == GS_OK) st = GS_FAIL(GS_ERR_OCL, "clFinish failed: %s", gs_cl_error_name(e));
+    }
     free(vcc);
     free(pnvc);
     return st;
@@ -1427,7 +1445,7 @@ static gs_status certify_batch(gs_solver *s, const rsplit *rs, const gs_clustere
         goto cleanup;
     }
     tm[5] = gs_now();
-    for (int k = 0; k < (rs ? rs->nd : 1); k++) GS_CL_CHECK(clFinish(rs ? rs->s[k]->queue : s->queue));
+    GS_CL_CHECK(finish_queues(s, rs));
     const double t_read = gs_now();
     cert_parallel(s, cl, pr, np, total, &c, cert_out);
     gs_log_verbose(s->log, "gpusvm: certification of %d problem(s): SV lists %.4f s, buffers %.4f s, tables %.4f s, "
@@ -1437,7 +1455,7 @@ static gs_status certify_batch(gs_solver *s, const rsplit *rs, const gs_clustere
                    gs_now() - t_read);
 cleanup:
     /* the writes read the tables freed below (done already when all went well) */
-    for (int k = 0; k < (rs ? rs->nd : 1); k++) clFinish(rs ? rs->s[k]->queue : s->queue);
+    finish_queues(s, rs);
     cert_free(&c);
     return st;
 }
