@@ -163,6 +163,80 @@ typedef int gs_i4 __attribute__((vector_size(16)));
 #define SB_QMIN FFILTER_QMIN
 #include "train/subproblem_form.h"
 
+/* The same two forms on 512-bit vectors (8 doubles, 16 floats) for the AVX-512 clone below: the
+ * same expressions and the same lane merge, so the same steps bit for bit. */
+#if GS_VEC && defined(__x86_64__) && !defined(__AVX2__) && \
+    (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 6))
+#define GS_X86_CLONES 1
+typedef double gs_d8 __attribute__((vector_size(64)));
+typedef long long gs_m8 __attribute__((vector_size(64)));
+typedef float gs_f16 __attribute__((vector_size(64)));
+typedef int gs_i16 __attribute__((vector_size(64)));
+#define LD8D(p) __extension__({ gs_d8 v_; memcpy(&v_, (p), sizeof v_); v_; })
+#define LDF8(p) ((gs_d8){(double)(p)[0], (double)(p)[1], (double)(p)[2], (double)(p)[3], \
+                         (double)(p)[4], (double)(p)[5], (double)(p)[6], (double)(p)[7]})
+#define ST8D(p, x) do { gs_d8 s_ = (x); memcpy((p), &s_, sizeof s_); } while (0)
+#define SPLAT8D(x) ((gs_d8){(x), (x), (x), (x), (x), (x), (x), (x)})
+#define SELD8(m, a, b) ((gs_d8)(((m) & (gs_m8)(a)) | (~(m) & (gs_m8)(b))))
+#define ANY8D(m) __extension__({ gs_m8 a8_ = (m); gs_m4 l4_, h4_; memcpy(&l4_, &a8_, sizeof l4_); \
+        memcpy(&h4_, (char *)&a8_ + sizeof l4_, sizeof h4_); ANY(l4_ | h4_); })
+#define LD16(p) __extension__({ gs_f16 v_; memcpy(&v_, (p), sizeof v_); v_; })
+#define ST16(p, x) do { gs_f16 s_ = (x); memcpy((p), &s_, sizeof s_); } while (0)
+#define SPLAT16(x) ((gs_f16){(x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x)})
+#define SELF16(m, a, b) ((gs_f16)(((m) & (gs_i16)(a)) | (~(m) & (gs_i16)(b))))
+#define ANY16(m) __extension__({ gs_i16 a16_ = (m); gs_i8 l8_, h8_; memcpy(&l8_, &a16_, sizeof l8_); \
+        memcpy(&h8_, (char *)&a16_ + sizeof l8_, sizeof h8_); ANY8(l8_ | h8_); })
+
+/* compiled for AVX-512 themselves: inlined from generic code, GCC 12 splits the compares into
+ * scalars */
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512dq"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512dq")
+#endif
+#define SB_NAME solve_body_d8
+#define SB_T double
+#define SB_V gs_d8
+#define SB_M gs_m8
+#define SB_W 8
+#define SB_LANES {0, 1, 2, 3, 4, 5, 6, 7}
+#define SB_LD LD8D
+#define SB_ST ST8D
+#define SB_LDK LDF8
+#define SB_SPLAT SPLAT8D
+#define SB_SEL SELD8
+#define SB_ANY ANY8D
+#define SB_TAU TAU
+#define SB_MARGIN FILTER_MARGIN
+#define SB_FMIN FILTER_MIN
+#define SB_QMIN (-INFINITY)
+#include "train/subproblem_form.h"
+
+#define SB_NAME solve_body_f16
+#define SB_T float
+#define SB_V gs_f16
+#define SB_M gs_i16
+#define SB_W 16
+#define SB_LANES {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
+#define SB_LD LD16
+#define SB_ST ST16
+#define SB_LDK LD16
+#define SB_SPLAT SPLAT16
+#define SB_SEL SELF16
+#define SB_ANY ANY16
+#define SB_TAU TAUF
+#define SB_MARGIN FFILTER_MARGIN
+#define SB_FMIN FFILTER_MIN
+#define SB_QMIN FFILTER_QMIN
+#include "train/subproblem_form.h"
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif
+
 /* The float form runs while every |g| is at most FLOAT_RANGE times eps (the tolerance's floor):
  * a9a's, ijcnn1's and w8a's subproblems at eps 1e-3 stay under 4; larger C or unscaled data
  * take the double form. */
@@ -183,13 +257,19 @@ GS_INLINE long solve_body(gs_subproblem *sp, double *gap0, const int vec)
     return float_fits(sp) ? solve_body_f(sp, gap0, vec) : solve_body_d(sp, gap0, vec);
 }
 
-#if GS_VEC && defined(__x86_64__) && !defined(__AVX2__) && \
-    (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 6))
-#define GS_X86_CLONES 1
+#ifdef GS_X86_CLONES
 __attribute__((target("avx2"))) static long solve_avx2(gs_subproblem *sp, double *gap0)
 {
     return solve_body(sp, gap0, 1);
 }
+
+/* AVX-512 (F and DQ: the lane masks of both widths) */
+__attribute__((target("avx512f,avx512dq"))) static long solve_avx512(gs_subproblem *sp, double *gap0)
+{
+    return float_fits(sp) ? solve_body_f16(sp, gap0, 1) : solve_body_d8(sp, gap0, 1);
+}
+
+static int has_avx512(void) { return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"); }
 
 /* baseline x86-64 (SSE2): the 4-wide vectors split into halves there and lose to the scalar
  * loops, so those run */
@@ -198,6 +278,7 @@ static long solve_base(gs_subproblem *sp, double *gap0) { return solve_body(sp, 
 long gs_subproblem_solve(gs_subproblem *sp, double *gap0)
 {
     /* reads the CPU model that libgcc / compiler-rt filled in at start-up: cheap, thread-safe */
+    if (has_avx512()) return solve_avx512(sp, gap0);
     return __builtin_cpu_supports("avx2") ? solve_avx2(sp, gap0) : solve_base(sp, gap0);
 }
 #else
@@ -209,6 +290,7 @@ long gs_subproblem_solve_isa(gs_subproblem *sp, double *gap0, int isa)
     if (isa == GS_ISA_SCALAR) return solve_body(sp, gap0, 0);
 #ifdef GS_X86_CLONES
     if (isa == GS_ISA_AVX2) return __builtin_cpu_supports("avx2") ? solve_avx2(sp, gap0) : -1;
+    if (isa == GS_ISA_AVX512) return has_avx512() ? solve_avx512(sp, gap0) : -1;
 #endif
     return -1;
 }

@@ -26,10 +26,10 @@ typedef struct gs_subproblem {
 long gs_subproblem_solve(gs_subproblem *sp, double *gap0);
 
 /* gs_subproblem_solve with one instruction set's loops (the tests compare them: they take the same
- * steps bit for bit): GS_ISA_SCALAR the plain loops, GS_ISA_AVX2 the x86-64 clone of 256-bit
- * vectors, which gs_subproblem_solve picks where the CPU has AVX2.
+ * steps bit for bit): GS_ISA_SCALAR the plain loops, GS_ISA_AVX2 and GS_ISA_AVX512 the x86-64
+ * clones of 256- and 512-bit vectors; gs_subproblem_solve picks the widest the CPU has.
  * @return as gs_subproblem_solve, or -1 (nothing done) where the build or the CPU lacks it */
-enum { GS_ISA_SCALAR = 0, GS_ISA_AVX2 = 1 };
+enum { GS_ISA_SCALAR = 0, GS_ISA_AVX2 = 1, GS_ISA_AVX512 = 2 };
 long gs_subproblem_solve_isa(gs_subproblem *sp, double *gap0, int isa);
 
 /* The same with LIBSVM's nu rule (nu-SVC, nu-SVR): pairs of one sign only, so the sum of each

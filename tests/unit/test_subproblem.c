@@ -138,12 +138,12 @@ static void test_budget_and_optimal(void)
     drop(&s);
 }
 
-/* The AVX2 loops (where the CPU has them) take the scalar loops' steps to the same
+/* The AVX2 and AVX-512 loops (where the CPU has them) take the scalar loops' steps to the same
  * alphas and gradients, bit for bit, on sets of n slots (tails of every vector width) in both
  * forms, unbounded and after a budget of steps */
 static void check_isa(const char *form, int n, double c, double gscale, long budget)
 {
-    static const char *const name[2] = {"scalar", "AVX2"};
+    static const char *const name[3] = {"scalar", "AVX2", "AVX-512"};
     sub ref;
     const unsigned long long seed = rng;
     if (!make(&ref, n, c, gscale)) { CHECK(0, "out of memory"); return; }
@@ -152,7 +152,7 @@ static void check_isa(const char *form, int n, double c, double gscale, long bud
     double gap_ref = 0;
     const long steps_ref = gs_subproblem_solve_isa(&sp, &gap_ref, GS_ISA_SCALAR);
     CHECK(steps_ref > 0, "%s, %d slots: scalar steps %ld", form, n, steps_ref);
-    for (int isa = GS_ISA_AVX2; isa <= GS_ISA_AVX2; isa++) {
+    for (int isa = GS_ISA_AVX2; isa <= GS_ISA_AVX512; isa++) {
         sub t;
         rng = seed;
         if (!make(&t, n, c, gscale)) { CHECK(0, "out of memory"); continue; }
