@@ -553,8 +553,16 @@ static void *lane_run(void *arg)
         pthread_mutex_unlock(&c->mu);
         if (b < 0) break;
         const int *idx = c->w->order + c->w->start[b], n = c->w->start[b + 1] - c->w->start[b];
+        const double tb = gs_now();
         const gs_status st = gs_grid_batch_rates(c->dev, r->prob, &c->param, r->o->nr_fold, r->cells, idx, n,
                                                  ln->target, c->rates + (size_t)b * (size_t)c->w->maxb);
+        if (r->o->log.verbose) { /* the batches' timeline: its first cell's parameters, start and end */
+            char cell[160];
+            gs_grid_line(&r->cells[idx[0]], 0, cell, sizeof cell);
+            *strstr(cell, " rate=") = '\0';
+            gs_log_verbose(&r->o->log, "gpusvm-grid: batch %d of %d cell(s) from %s: %.2f to %.2f s\n", b, n, cell,
+                           tb - r->t0, gs_now() - r->t0);
+        }
         if (st != GS_OK) say_failed(r, idx, n, 0);
         pthread_mutex_lock(&c->mu);
         c->state[b] = st == GS_OK ? 1 : 2;

@@ -109,6 +109,12 @@ done
 check_eq "lanes: 8 cells" 8 "$(wc -l < "$TMPD/l1/l.out")"
 check_file_eq "lanes 3: -out as one lane's" "$TMPD/l1/l.out" "$TMPD/l3/l.out"
 check_file_eq "lanes 3: stdout as one lane's" "$TMPD/l1/stdout" "$TMPD/l3/stdout"
+# --verbose: each lane's batch says its span, one line a batch (4 batches, one a gamma)
+(cd "$TMPD/l3" && GPUSVM_GRID_LANES=3 "$GRID" --verbose -log2c 1,3,2 -log2g -3,-9,-2 -out null -gnuplot null "$H" \
+    > vstdout 2> vstderr); check_eq "lanes 3 --verbose: exit" 0 "$?"
+check_eq "lanes 3 --verbose: a span line a batch" 4 \
+    "$(grep -c '^gpusvm-grid: batch [0-3] of 2 cell(s) from log2c=[0-9.]* log2g=[-0-9.]*: [0-9.]* to [0-9.]* s$' "$TMPD/l3/vstderr")"
+check_file_eq "lanes 3 --verbose: stdout as without" "$TMPD/l1/stdout" "$TMPD/l3/vstdout"
 
 # epsilon-SVR's -log2p: each cell's rate is gpusvm-train -s 3 -v 5's mean squared error
 D=$GOLDEN/diabetes/diabetes_xy.scale
