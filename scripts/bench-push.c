@@ -41,6 +41,11 @@ static double run_ms(cl_command_queue qu, cl_kernel k, const size_t *gs, const s
     return (double)(b - a) * 1e-6;
 }
 
+static void set_args(cl_kernel k, int n, const size_t *size, const void *const *val)
+{
+    for (int i = 0; i < n; i++) CK(clSetKernelArg(k, (cl_uint)i, size[i], val[i]));
+}
+
 static int cmp_d(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -126,6 +131,7 @@ int main(int argc, char **argv)
     }
     chunk_cols[nch] = (int)nc_all;
     for (long p = 0; p < P.nnz; p++) ne += P.val[p] != 0.0f;
+    if (ne > 2147483647L) DIE("too many values for the prototype's int offsets");
     int *ccol = malloc(sizeof(int) * (size_t)(nc_all + 1)), *coff = malloc(sizeof(int) * (size_t)(nc_all + 1));
     unsigned short *erow = malloc(sizeof(unsigned short) * (size_t)(ne + 1));
     float *eval = malloc(sizeof(float) * (size_t)(ne + 1));
@@ -154,10 +160,7 @@ int main(int argc, char **argv)
                 }
         e0 = e;
     }
-    coff[nc_all] = (int)ne;
-    if (ne > 2147483647L) DIE("too many values for the prototype's int offsets");
-    /* the chunk's column ranges end where the next chunk's begin: coff of a chunk's last column + 1
-     * is the next chunk's first offset, which the layout above gives */
+    coff[nc_all] = (int)ne; /* a chunk's last column ends where the next chunk's first begins */
 
     cl_platform_id pf[8];
     cl_uint npf = 0;
@@ -199,26 +202,13 @@ int main(int argc, char **argv)
     cl_mem b_erow = buf(ctx, sizeof(unsigned short) * (size_t)(ne + 1), erow), b_evl = buf(ctx, sizeof(float) * (size_t)(ne + 1), eval);
     cl_mem b_woff = buf(ctx, sizeof(long) * (size_t)(ws + 1), wsp_off), b_widx = buf(ctx, sizeof(int) * (size_t)(wsp_off[ws] + 1), wsp_idx);
     cl_mem b_wval = buf(ctx, sizeof(float) * (size_t)(wsp_off[ws] + 1), wsp_val);
-    int a = 0;
-    CK(clSetKernelArg(kpull, a++, sizeof(cl_mem), &b_eoff));
-    CK(clSetKernelArg(kpull, a++, sizeof(cl_mem), &b_ew));
-    CK(clSetKernelArg(kpull, a++, sizeof(cl_mem), &b_eidx));
-    CK(clSetKernelArg(kpull, a++, sizeof(cl_mem), &b_eval));
-    CK(clSetKernelArg(kpull, a++, sizeof(cl_mem), &b_U));
-    CK(clSetKernelArg(kpull, a++, sizeof(int), &ws));
-    CK(clSetKernelArg(kpull, a++, sizeof(int), &n));
-    CK(clSetKernelArg(kpull, a++, sizeof(cl_mem), &b_out1));
-    a = 0;
-    CK(clSetKernelArg(kpush, a++, sizeof(cl_mem), &b_cc));
-    CK(clSetKernelArg(kpush, a++, sizeof(cl_mem), &b_ccol));
-    CK(clSetKernelArg(kpush, a++, sizeof(cl_mem), &b_coff));
-    CK(clSetKernelArg(kpush, a++, sizeof(cl_mem), &b_erow));
-    CK(clSetKernelArg(kpush, a++, sizeof(cl_mem), &b_evl));
-    CK(clSetKernelArg(kpush, a++, sizeof(cl_mem), &b_woff));
-    CK(clSetKernelArg(kpush, a++, sizeof(cl_mem), &b_widx));
-    CK(clSetKernelArg(kpush, a++, sizeof(cl_mem), &b_wval));
-    CK(clSetKernelArg(kpush, a++, sizeof(int), &n));
-    CK(clSetKernelArg(kpush, a++, sizeof(cl_mem), &b_out2));
+    const size_t M = sizeof(cl_mem), I = sizeof(int);
+    const void *pull_v[] = {&b_eoff, &b_ew, &b_eidx, &b_eval, &b_U, &ws, &n, &b_out1};
+    const size_t pull_s[] = {M, M, M, M, M, I, I, M};
+    const void *push_v[] = {&b_cc, &b_ccol, &b_coff, &b_erow, &b_evl, &b_woff, &b_widx, &b_wval, &n, &b_out2};
+    const size_t push_s[] = {M, M, M, M, M, M, M, M, I, M};
+    set_args(kpull, 8, pull_s, pull_v);
+    set_args(kpush, 10, push_s, push_v);
     const size_t gpull[2] = {(size_t)ncl * 256, (size_t)ws / 16}, lpull[2] = {256, 1};
     const size_t gpush[2] = {(size_t)nch * 256, (size_t)ws}, lpush[2] = {256, 1};
     double *tp = malloc(sizeof(double) * (size_t)repeat), *tq = malloc(sizeof(double) * (size_t)repeat);
@@ -239,13 +229,13 @@ int main(int argc, char **argv)
     pull_fma *= ws;
     for (int k = 0; k < ws; k++)
         for (long p = wsp_off[k]; p < wsp_off[k + 1]; p++) {
-            int lo = 0; /* the column's entries over all chunks */
+            int len = 0; /* the column's entries over all chunks */
             for (int h = 0; h < nch; h++) {
                 int a0 = chunk_cols[h], a1 = chunk_cols[h + 1];
                 while (a0 < a1) { const int mid = (a0 + a1) / 2; if (ccol[mid] < wsp_idx[p]) a0 = mid + 1; else a1 = mid; }
-                if (a0 < chunk_cols[h + 1] && ccol[a0] == wsp_idx[p]) lo += coff[a0 + 1] - coff[a0];
+                if (a0 < chunk_cols[h + 1] && ccol[a0] == wsp_idx[p]) len += coff[a0 + 1] - coff[a0];
             }
-            push_fma += lo;
+            push_fma += len;
         }
     printf("%s: %d rows, %d columns, %ld values; %d vectors; device %s\n", argv[1], n, ncols - 1, ne, ws, name);
     printf("  by row (k_pull, 256-row ELL clusters): %.3f ms (median of %d), %.4g multiply-adds\n", tp[repeat / 2],
