@@ -137,6 +137,40 @@ typedef float gs_acc_t;
 #define gs_row_dots gs_row_dots_f
 #define gs_sparse_dot gs_sparse_dot_f
 #endif
+/* A row-wise (ELL) cluster's row t of cluster c (width ew) against NW vectors w0 .. of the block U:
+ * A4[NW / 4] += each of the row's values times the vectors' values at its column, the row's values
+ * in order, one fma each (zeros skipped: they would not change a sum). FULL: all NW vectors there
+ * and U's rows 16-byte aligned (float4 loads); else only the first M, the rest read as 0. Used by
+ * gs_row_dots (NW = WCH) and the certification's wider pass (solver.cl, NW = CERT_CB), so both
+ * give the same sums. */
+#define GS_ELL_DOTS(NW, CONV4, A4, C, T, EW, FULL, M, U, Q, W0)                                                  \
+    do {                                                                                                         \
+        const long b_ = GS_ROW_BASE(C, T), ne_ = GS_ROW_LEN(C, T, EW);                                           \
+        if (FULL) {                                                                                              \
+            for (long e = 0; e < ne_; e++) {                                                                     \
+                const int col = ell_idx[b_ + e * GS_ROW_STEP];                                                   \
+                if (col < 0) break; /* the row's end: ELL padding follows it */                                  \
+                const float xv = ell_val[b_ + e * GS_ROW_STEP];                                                  \
+                if (xv == 0.0f) continue;                                                                        \
+                __global const float4 *u4 = (__global const float4 *)((U) + (long)col * (Q) + (W0));             \
+                for (int w = 0; w < (NW) / 4; w++) A4[w] = fma(CONV4((float4)(xv)), CONV4(u4[w]), A4[w]);        \
+            }                                                                                                    \
+        } else {                                                                                                 \
+            for (long e = 0; e < ne_; e++) {                                                                     \
+                const int col = ell_idx[b_ + e * GS_ROW_STEP];                                                   \
+                if (col < 0) break;                                                                              \
+                const float xv = ell_val[b_ + e * GS_ROW_STEP];                                                  \
+                if (xv == 0.0f) continue;                                                                        \
+                __global const float *u = (U) + (long)col * (Q) + (W0);                                          \
+                for (int w = 0; w < (NW) / 4; w++) {                                                             \
+                    const int k = 4 * w;                                                                         \
+                    const float4 uv = (float4)(k < (M) ? u[k] : 0.0f, k + 1 < (M) ? u[k + 1] : 0.0f,             \
+                                               k + 2 < (M) ? u[k + 2] : 0.0f, k + 3 < (M) ? u[k + 3] : 0.0f);    \
+                    A4[w] = fma(CONV4((float4)(xv)), CONV4(uv), A4[w]);                                          \
+                }                                                                                                \
+            }                                                                                                    \
+        }                                                                                                        \
+    } while (0)
 /* Defined twice: NAME over ACC (ACC4 accumulators, CONV4 widening a float4), float and double
  * (the certification's exact gradients use the double one whatever GS_PRECISE says). */
 #define GS_ROW_DOTS_DEF(NAME, ACC, ACC4, CONV4)                                                     \
@@ -150,33 +184,8 @@ void NAME(int c, int t, int w0, int nn, __global const long *col_off, __global c
     ACC4 a4[WCH / 4];                                                                                            \
     for (int w = 0; w < WCH / 4; w++) a4[w] = (ACC4)(0.0f);                                                      \
     const int ew = ell_w[c];                                                                                     \
-    if (ew > 0 && w0 + WCH <= nn && (q & 3) == 0) {                                                           \
-        /* a full block of U, 16-byte aligned (q a multiple of 4): WCH / 4 float4 loads a nonzero (as            \
-         * scalars: WCH loads, each lane of a warp at another column) */                                         \
-        const long b = GS_ROW_BASE(c, t), ne = GS_ROW_LEN(c, t, ew);                                             \
-        for (long e = 0; e < ne; e++) {                                                                          \
-            const int col = ell_idx[b + e * GS_ROW_STEP];                                                        \
-            if (col < 0) break; /* the row's end: ELL padding follows it */                                      \
-            const float xv = ell_val[b + e * GS_ROW_STEP];                                                       \
-            if (xv == 0.0f) continue;                                                                            \
-            __global const float4 *u4 = (__global const float4 *)(U + (long)col * q + w0);                       \
-            for (int w = 0; w < WCH / 4; w++) a4[w] = fma(CONV4((float4)(xv)), CONV4(u4[w]), a4[w]);              \
-        }                                                                                                        \
-    } else if (ew > 0) {                                                                                         \
-        const long b = GS_ROW_BASE(c, t), ne = GS_ROW_LEN(c, t, ew);                                             \
-        for (long e = 0; e < ne; e++) {                                                                          \
-            const int col = ell_idx[b + e * GS_ROW_STEP];                                                        \
-            if (col < 0) break;                                                                                  \
-            const float xv = ell_val[b + e * GS_ROW_STEP];                                                       \
-            if (xv == 0.0f) continue;                                                                            \
-            __global const float *u = U + (long)col * q + w0;                                                    \
-            for (int w = 0; w < WCH / 4; w++) {                                                                  \
-                const int k = 4 * w;                                                                             \
-                const float4 uv = (float4)(w0 + k < nn ? u[k] : 0.0f, w0 + k + 1 < nn ? u[k + 1] : 0.0f,         \
-                                           w0 + k + 2 < nn ? u[k + 2] : 0.0f, w0 + k + 3 < nn ? u[k + 3] : 0.0f); \
-                a4[w] = fma(CONV4((float4)(xv)), CONV4(uv), a4[w]);                                              \
-            }                                                                                                    \
-        }                                                                                                        \
+    if (ew > 0) {                                                                                                \
+        GS_ELL_DOTS(WCH, CONV4, a4, c, t, ew, w0 + WCH <= nn && (q & 3) == 0, nn - w0, U, q, w0);                \
     } else {                                                                                                     \
         __local float *lf = (__local float *)lu;                                                                 \
         const long b = col_off[c];                                                                               \

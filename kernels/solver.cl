@@ -1325,35 +1325,16 @@ __kernel void k_cert_gather(__global const int *cold, __global const int *cnew, 
 
 #if CERT_CB > WCH && !GS_WIDE && KTYPE != 4
 /* k_cert's dot products of row t of row-wise cluster c with the m (<= CERT_CB) vectors w0 .. of the
- * block U, in double: each summed as gs_row_dots_d sums it (the row's values in order, exact
- * products added by fma from 0), so the same bits, with one pass over the row for CERT_CB vectors. */
+ * block U, in double: gs_row_dots_d's row-wise sums (GS_ELL_DOTS, the same bits) for CERT_CB
+ * vectors in one pass over the row. */
 void gs_ell_dots_cb(int c, int t, int w0, int m, __global const int *ell_w, __global const long *ell_off,
                     __global const int *ell_idx, __global const float *ell_val, __global const float *U, int q,
                     double *acc)
 {
     double4 a4[CERT_CB / 4];
     for (int w = 0; w < CERT_CB / 4; w++) a4[w] = (double4)(0.0);
-    const long b = GS_ROW_BASE(c, t), ne = GS_ROW_LEN(c, t, ell_w[c]);
-    const int full = m == CERT_CB && (q & 3) == 0;
-    for (long e = 0; e < ne; e++) {
-        const int col = ell_idx[b + e * GS_ROW_STEP];
-        if (col < 0) break; /* the row's end: ELL padding follows it */
-        const float xv = ell_val[b + e * GS_ROW_STEP];
-        if (xv == 0.0f) continue;
-        const double4 x4 = convert_double4((float4)(xv));
-        if (full) { /* 16-byte aligned: q a multiple of 4 and w0 one of WCH */
-            __global const float4 *u4 = (__global const float4 *)(U + (long)col * q + w0);
-            for (int w = 0; w < CERT_CB / 4; w++) a4[w] = fma(x4, convert_double4(u4[w]), a4[w]);
-        } else {
-            __global const float *u = U + (long)col * q + w0;
-            for (int w = 0; w < CERT_CB / 4; w++) {
-                const int k = 4 * w;
-                const float4 uv = (float4)(k < m ? u[k] : 0.0f, k + 1 < m ? u[k + 1] : 0.0f,
-                                           k + 2 < m ? u[k + 2] : 0.0f, k + 3 < m ? u[k + 3] : 0.0f);
-                a4[w] = fma(x4, convert_double4(uv), a4[w]);
-            }
-        }
-    }
+    /* full: 16-byte aligned, q a multiple of 4 and w0 one of WCH */
+    GS_ELL_DOTS(CERT_CB, convert_double4, a4, c, t, ell_w[c], m == CERT_CB && (q & 3) == 0, m, U, q, w0);
     for (int w = 0; w < CERT_CB / 4; w++) vstore4(a4[w], w, acc);
 }
 #endif
