@@ -1042,6 +1042,103 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
 #endif
 }
 
+#if GS_COL_ROWS
+/* By-column kernel rows (src/data/colchunks.h), for data whose clusters are mostly row-wise (text):
+ * work-group (virtual chunk v, new slot w): the slot's vector against the chunk's PCL * WG
+ * positions. Its nonzeros, 256 at a time, each find their column among the chunk's (a binary
+ * search a work-item); then each column the chunk has adds its entries times the vector's value
+ * into the positions' sums in local memory, one column after another in ascending order. A
+ * position's sum thus gets the products of its nonzeros with the vector's in column order, one fma
+ * each from 0, as gs_row_dots adds them (the terms it has beside these have a zero factor and leave
+ * a finite sum as it was, which is never -0): the same bits as k_rows (and as its wide form's
+ * gs_sparse_dot order). Only for finite data and float sums (src/train/solver.c decides). vpc:
+ * (round entry, global chunk) pairs. */
+#define PCH (PCL * WG)
+__kernel __attribute__((reqd_work_group_size(256, 1, 1)))
+void k_rows_col(__global const int *pc_cols, __global const int *pc_ccol, __global const int *pc_coff,
+                __global const ushort *pc_row, __global const float *pc_val, __global const long *col_off,
+                __global const int *cols, __global const float *vals, __global const int *ell_w,
+                __global const long *ell_off, __global const int *ell_idx, __global const float *ell_val,
+                __global const double *norm2, __global const int *ws_pos, __global const int *new_slots,
+                __global const int *n_new, __global float *K, __global const long *koff, int qn, double gamma,
+                double coef0, int degree, __global const gs_abi_round *rt, __global const gs_abi_problem *ptab,
+                __global const int *vpc, __global const int *ws_row)
+{
+    __local float acc[PCH];
+    __local int s0[256], s1[256];
+    __local float sv[256];
+    const int v = get_group_id(0), w = get_group_id(1), t = get_local_id(0);
+    const int pid = rt[vpc[2 * v]].pid, h = vpc[2 * v + 1];
+    if (w >= n_new[pid]) return;
+    __global const gs_abi_problem *pt = ptab + pid;
+    const int sl = new_slots[qn * pid + w], p = ws_pos[qn * pid + sl], g = gpos(pt, p);
+    const int krow = ws_row[qn * pid + sl];
+    const double ln = norm2[g];
+    /* the vector: a row-wise cluster's run (wide) or ELL slots (column -1 past the row's end), or a
+     * dense one's union (st: the step between its values) */
+    const int gc = g / WG, gt = g % WG, ew = ell_w[gc];
+#if GS_WIDE
+    const long vb = ew > 0 ? ell_off[g] : col_off[gc];
+    const long len = ew > 0 ? ell_off[g + 1] - vb : col_off[gc + 1] - vb;
+    const int st = 1;
+#else
+    const long vb = ew > 0 ? ell_off[gc] + gt : col_off[gc];
+    const long len = ew > 0 ? (long)ew : col_off[gc + 1] - vb;
+    const int st = WG;
+#endif
+    for (int r = t; r < PCH; r += 256) acc[r] = 0.0f;
+    const int k0 = pc_cols[h], k1 = pc_cols[h + 1];
+    for (long pb = 0; pb < len; pb += 256) {
+        barrier(CLK_LOCAL_MEM_FENCE); /* acc's zeros, or the last block's slots read */
+        int a = 0, b = 0;
+        float x = 0.0f;
+        if (pb + t < len) {
+            const long e = pb + t;
+            const int col = ew > 0 ? ell_idx[vb + e * st] : cols[vb + e];
+            x = ew > 0 ? ell_val[vb + e * st] : vals[(vb + e) * WG + gt];
+            if (col >= 0 && x != 0.0f) {
+                int lo = k0, hi = k1;
+                while (lo < hi) {
+                    const int mid = (lo + hi) >> 1;
+                    if (pc_ccol[mid] < col) lo = mid + 1;
+                    else hi = mid;
+                }
+                if (lo < k1 && pc_ccol[lo] == col) { a = pc_coff[lo]; b = pc_coff[lo + 1]; }
+            }
+        }
+        s0[t] = a;
+        s1[t] = b;
+        sv[t] = x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int m = (int)min((long)256, len - pb);
+        for (int k = 0; k < m; k++) {
+            const int ka = s0[k], kb = s1[k];
+            if (ka == kb) continue; /* the same for the whole group */
+            const float xk = sv[k];
+            for (int e = ka + t; e < kb; e += 256) acc[pc_row[e]] = fma(pc_val[e], xk, acc[pc_row[e]]);
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int npos = pt->npos;
+    K += koff[pid] + (long)krow * npos;
+    /* into the problem's positions of each range holding the row (both for regression's two
+     * copies of the rows; none for another problem's rows or past the layout) */
+    for (int r = t; r < PCH; r += 256) {
+        const int gp = h * PCH + r, c = gp / WG;
+        const int in_a = c >= pt->a0 && c < pt->a0 + pt->na, in_b = c >= pt->b0 && c < pt->b0 + pt->nb;
+        if (!in_a && !in_b) continue;
+        const double ni = norm2[gp];
+        for (int k = 0; k < 2; k++) {
+            if (!(k == 0 ? in_a : in_b)) continue;
+            const int pos = (k == 0 ? c - pt->a0 : pt->na + (c - pt->b0)) * WG + gp % WG;
+            const double dot = pos == p ? ni : (double)acc[r];
+            K[pos] = (float)gs_kfun(dot, ni, ln, gamma, coef0, degree);
+        }
+    }
+}
+#endif
+
 #define RB_HEAD (4 + 3 * q)
 /* A problem's head: gap parts, count of new slots; per slot its G, position and the new slots. */
 inline void head_top(__global double *h, __global const double *gap, int pid, int nn)

@@ -3,6 +3,9 @@
  * clusters do) and by column (k_push), on the first GPU (else the first device). Checks that the
  * two give the same bits and prints each kernel's device time (median of REPEAT) and its
  * multiply-adds. scripts/sparse-dot-cost.py predicts the ratio of the work; this measures it.
+ * Two more forms by column: k_push2 (the vector's column searches in parallel; what
+ * kernels/solver.cl k_rows_col became) and k_push8 (8 vectors a work-group, when 8 x CHUNK sums
+ * fit the local memory).
  *
  *   make && cc -O2 -std=c11 -D_DEFAULT_SOURCE -Isrc -o bench-push scripts/bench-push.c build/libgs.a -lOpenCL -lz -lm
  *   ./bench-push DATA [ws=384] [chunk rows=4096] [repeat=3]      (run from the repository root:
@@ -192,11 +195,20 @@ int main(int argc, char **argv)
     CK(e);
     cl_kernel kpush = clCreateKernel(pg, "k_push", &e);
     CK(e);
+    cl_kernel kpush8 = clCreateKernel(pg, "k_push8", &e);
+    CK(e);
+    cl_kernel kpush2 = clCreateKernel(pg, "k_push2", &e);
+    CK(e);
+    cl_ulong lmem = 0;
+    CK(clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL));
+    const int with8 = (cl_ulong)CH * 8 * sizeof(float) + 64 <= lmem; /* k_push8's sums fit */
     cl_mem b_eoff = buf(ctx, sizeof(long) * (size_t)(ncl + 1), ell_off), b_ew = buf(ctx, sizeof(int) * (size_t)ncl, ell_w);
     cl_mem b_eidx = buf(ctx, sizeof(int) * (size_t)ell_off[ncl], ell_idx);
     cl_mem b_eval = buf(ctx, sizeof(float) * (size_t)ell_off[ncl], ell_val);
     cl_mem b_U = buf(ctx, sizeof(float) * (size_t)ncols * (size_t)ws, U);
     cl_mem b_out1 = buf(ctx, sizeof(float) * (size_t)ws * (size_t)n, NULL), b_out2 = buf(ctx, sizeof(float) * (size_t)ws * (size_t)n, NULL);
+    cl_mem b_out3 = buf(ctx, sizeof(float) * (size_t)ws * (size_t)n, NULL);
+    cl_mem b_out4 = buf(ctx, sizeof(float) * (size_t)ws * (size_t)n, NULL);
     cl_mem b_cc = buf(ctx, sizeof(int) * (size_t)(nch + 1), chunk_cols), b_ccol = buf(ctx, sizeof(int) * (size_t)(nc_all + 1), ccol);
     cl_mem b_coff = buf(ctx, sizeof(int) * (size_t)(nc_all + 1), coff);
     cl_mem b_erow = buf(ctx, sizeof(unsigned short) * (size_t)(ne + 1), erow), b_evl = buf(ctx, sizeof(float) * (size_t)(ne + 1), eval);
@@ -209,20 +221,35 @@ int main(int argc, char **argv)
     const size_t push_s[] = {M, M, M, M, M, M, M, M, I, M};
     set_args(kpull, 8, pull_s, pull_v);
     set_args(kpush, 10, push_s, push_v);
+    const void *push8_v[] = {&b_cc, &b_ccol, &b_coff, &b_erow, &b_evl, &b_woff, &b_widx, &b_wval, &n, &b_out3};
+    set_args(kpush8, 10, push_s, push8_v);
+    const void *push2_v[] = {&b_cc, &b_ccol, &b_coff, &b_erow, &b_evl, &b_woff, &b_widx, &b_wval, &n, &b_out4};
+    set_args(kpush2, 10, push_s, push2_v);
+    const int with2 = (cl_ulong)CH * sizeof(float) + 3 * 256 * 4 <= lmem;
     const size_t gpull[2] = {(size_t)ncl * 256, (size_t)ws / 16}, lpull[2] = {256, 1};
     const size_t gpush[2] = {(size_t)nch * 256, (size_t)ws}, lpush[2] = {256, 1};
+    const size_t gpush8[2] = {(size_t)nch * 256, (size_t)ws / 8};
     double *tp = malloc(sizeof(double) * (size_t)repeat), *tq = malloc(sizeof(double) * (size_t)repeat);
+    double *t8 = calloc((size_t)repeat, sizeof(double)), *t2 = calloc((size_t)repeat, sizeof(double));
     for (int r = 0; r < repeat; r++) {
         tp[r] = run_ms(qu, kpull, gpull, lpull);
         tq[r] = run_ms(qu, kpush, gpush, lpush);
+        if (with8) t8[r] = run_ms(qu, kpush8, gpush8, lpush);
+        if (with2) t2[r] = run_ms(qu, kpush2, gpush, lpush);
     }
     qsort(tp, (size_t)repeat, sizeof *tp, cmp_d);
     qsort(tq, (size_t)repeat, sizeof *tq, cmp_d);
+    qsort(t8, (size_t)repeat, sizeof *t8, cmp_d);
+    qsort(t2, (size_t)repeat, sizeof *t2, cmp_d);
     float *o1 = malloc(sizeof(float) * (size_t)ws * (size_t)n), *o2 = malloc(sizeof(float) * (size_t)ws * (size_t)n);
     CK(clEnqueueReadBuffer(qu, b_out1, CL_TRUE, 0, sizeof(float) * (size_t)ws * (size_t)n, o1, 0, NULL, NULL));
     CK(clEnqueueReadBuffer(qu, b_out2, CL_TRUE, 0, sizeof(float) * (size_t)ws * (size_t)n, o2, 0, NULL, NULL));
-    long diff = 0;
+    long diff = 0, diff8 = 0, diff2 = 0;
     for (size_t i = 0; i < (size_t)ws * (size_t)n; i++) diff += memcmp(&o1[i], &o2[i], sizeof(float)) != 0;
+    if (with8) {
+        CK(clEnqueueReadBuffer(qu, b_out3, CL_TRUE, 0, sizeof(float) * (size_t)ws * (size_t)n, o2, 0, NULL, NULL));
+        for (size_t i = 0; i < (size_t)ws * (size_t)n; i++) diff8 += memcmp(&o1[i], &o2[i], sizeof(float)) != 0;
+    }
     double pull_fma = 0, push_fma = 0;
     for (int c = 0; c < ncl; c++)
         for (int r = c * 256; r < n && r < c * 256 + 256; r++) pull_fma += (double)(P.row_ptr[r + 1] - P.row_ptr[r]);
@@ -241,6 +268,17 @@ int main(int argc, char **argv)
     printf("  by row (k_pull, 256-row ELL clusters): %.3f ms (median of %d), %.4g multiply-adds\n", tp[repeat / 2],
            repeat, pull_fma);
     printf("  by column (k_push, chunks of %d rows): %.3f ms, %.4g multiply-adds\n", CH, tq[repeat / 2], push_fma);
+    if (with2) {
+        CK(clEnqueueReadBuffer(qu, b_out4, CL_TRUE, 0, sizeof(float) * (size_t)ws * (size_t)n, o2, 0, NULL, NULL));
+        for (size_t i = 0; i < (size_t)ws * (size_t)n; i++) diff2 += memcmp(&o1[i], &o2[i], sizeof(float)) != 0;
+        printf("  by column, searches in parallel (k_push2): %.3f ms; %s (%ld sums differ)\n", t2[repeat / 2],
+               diff2 ? "DIFFERENT" : "the same bits", diff2);
+    }
+    if (with8)
+        printf("  by column, 8 vectors a work-group (k_push8): %.3f ms; %s (%ld sums differ)\n", t8[repeat / 2],
+               diff8 ? "DIFFERENT" : "the same bits", diff8);
+    else
+        printf("  k_push8 not run: 8 x %d sums exceed the device's %lu bytes of local memory\n", CH, (unsigned long)lmem);
     printf("  results: %s (%ld of %ld sums differ)\n", diff ? "DIFFERENT" : "the same bits", diff, (long)ws * n);
-    return diff != 0;
+    return diff != 0 || diff8 != 0 || diff2 != 0;
 }

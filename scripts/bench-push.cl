@@ -65,3 +65,99 @@ __kernel void k_push(__global const int *chunk_cols, __global const int *ccol, _
     const int base = h * CH;
     for (int r = t; r < CH && base + r < n; r += nt) out[(long)w * n + base + r] = acc[r];
 }
+
+/* k_push8: as k_push, but a work-group serves 8 vectors, 32 work-items each (one NVIDIA warp), with
+ * 8 x CH sums in local memory (CH <= 1536 for 48 KiB); a vector's column search starts where its
+ * previous one ended (the vector's columns ascend). The groups step through their vectors' nonzeros
+ * together (the longest vector's count), a barrier after each. */
+__kernel __attribute__((reqd_work_group_size(256, 1, 1)))
+void k_push8(__global const int *chunk_cols, __global const int *ccol, __global const int *coff,
+             __global const ushort *erow, __global const float *eval, __global const long *wsp_off,
+             __global const int *wsp_idx, __global const float *wsp_val, int n, __global float *out)
+{
+    __local float acc[8 * CH];
+    __local int lens[8];
+    const int h = get_group_id(0), t = get_local_id(0), g = t >> 5, lane = t & 31;
+    const int w = get_group_id(1) * 8 + g;
+    for (int r = t; r < 8 * CH; r += 256) acc[r] = 0.0f;
+    const long p0 = wsp_off[w];
+    const int len = (int)(wsp_off[w + 1] - p0);
+    if (lane == 0) lens[g] = len;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int most = 0;
+    for (int k = 0; k < 8; k++) most = max(most, lens[k]);
+    const int k1 = chunk_cols[h + 1];
+    int lo = chunk_cols[h];
+    __local float *a = acc + g * CH;
+    for (int q = 0; q < most; q++) {
+        if (q < len) {
+            const int j = wsp_idx[p0 + q];
+            const float v = wsp_val[p0 + q];
+            int hi = k1;
+            while (lo < hi) {
+                const int mid = (lo + hi) >> 1;
+                if (ccol[mid] < j) lo = mid + 1;
+                else hi = mid;
+            }
+            if (lo < k1 && ccol[lo] == j && v != 0.0f)
+                for (int e = coff[lo] + lane; e < coff[lo + 1]; e += 32) a[erow[e]] = fma(eval[e], v, a[erow[e]]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const int base = h * CH, w0 = get_group_id(1) * 8;
+    for (int r = t; r < 8 * CH; r += 256) {
+        const int k = r / CH, row = base + r % CH;
+        if (row < n) out[(long)(w0 + k) * n + row] = acc[r];
+    }
+}
+
+/* k_push2: as k_push, but the vector's column searches run in parallel (one nonzero a work-item,
+ * 256 at a time, each slot keeping its column's span of entries in local memory); then the slots
+ * whose column the chunk has are pushed one after another, a barrier after each. */
+__kernel __attribute__((reqd_work_group_size(256, 1, 1)))
+void k_push2(__global const int *chunk_cols, __global const int *ccol, __global const int *coff,
+             __global const ushort *erow, __global const float *eval, __global const long *wsp_off,
+             __global const int *wsp_idx, __global const float *wsp_val, int n, __global float *out)
+{
+    __local float acc[CH];
+    __local int s0[256], s1[256];
+    __local float sv[256];
+    const int h = get_group_id(0), w = get_group_id(1), t = get_local_id(0);
+    for (int r = t; r < CH; r += 256) acc[r] = 0.0f;
+    const int k0 = chunk_cols[h], k1 = chunk_cols[h + 1];
+    const long p0 = wsp_off[w], p1 = wsp_off[w + 1];
+    for (long pb = p0; pb < p1; pb += 256) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int a = 0, b = 0;
+        float v = 0.0f;
+        if (pb + t < p1) {
+            const int j = wsp_idx[pb + t];
+            v = wsp_val[pb + t];
+            int lo = k0, hi = k1;
+            while (lo < hi) {
+                const int mid = (lo + hi) >> 1;
+                if (ccol[mid] < j) lo = mid + 1;
+                else hi = mid;
+            }
+            if (lo < k1 && ccol[lo] == j && v != 0.0f) {
+                a = coff[lo];
+                b = coff[lo + 1];
+            }
+        }
+        s0[t] = a;
+        s1[t] = b;
+        sv[t] = v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int m = (int)min((long)256, p1 - pb);
+        for (int q = 0; q < m; q++) {
+            const int qa = s0[q], qb = s1[q];
+            if (qa == qb) continue; /* uniform */
+            const float vq = sv[q];
+            for (int e = qa + t; e < qb; e += 256) acc[erow[e]] = fma(eval[e], vq, acc[erow[e]]);
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int base = h * CH;
+    for (int r = t; r < CH && base + r < n; r += 256) out[(long)w * n + base + r] = acc[r];
+}

@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "data/colchunks.h"
 #include "util/log.h"
 
 #ifndef GS_CLUSTER_THREADS
@@ -99,6 +100,7 @@ void gs_clustered_free(gs_clustered *c)
     free(c->ell_val);
     free(c->norm2);
     free(c->ucol);
+    gs_colchunks_release(c);
     memset(c, 0, sizeof *c);
 }
 

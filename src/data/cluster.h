@@ -5,6 +5,7 @@
 #ifndef GS_CLUSTER_H
 #define GS_CLUSTER_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "util/status.h"
@@ -46,6 +47,10 @@ typedef struct gs_clustered {
     int32_t *seg_cl;       /* [n_seg+1] first cluster of each segment (cluster ids are in segment order) */
     double seconds;        /* clustering time */
     int exact_float_dots;  /* set by gs_solver_cluster: float sums of the rows' products are exact */
+    /* The layout by column (data/colchunks.h), made by the first batch of the solver that computes
+     * kernel rows by column (gs_colchunks_of: the one field changed through a const layout, once,
+     * atomically) and freed with the layout; NULL until then. */
+    _Atomic(struct gs_colchunks *) bycol;
 } gs_clustered;
 
 /* Clusters rows [0,n) of a CSR matrix (row_ptr[n+1], idx, val) greedily in an order shuffled by

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "data/cluster.h"
+#include "data/colchunks.h"
 #include "data/precomputed.h"
 #include "device/dev.h"
 #include "kernels/abi.h" /* the problem, round and certification tables (gs_abi_*) */
@@ -43,6 +44,11 @@
  * every layout it slowed dense data (covtype-gen 1.30 -> 2.18 s, year-gen 1.69 -> 2.03 s: the
  * 64-entry accumulator array of the dense path). A CPU device keeps WCH (no gain on PoCL). */
 #define CERT_CB_GPU 64
+/* Kernel rows by column (k_rows_col): chunks of about COL_CHUNK_ROWS positions (whole clusters),
+ * whose sums fill 16 KB of local memory. bench-push (scripts/) on an H200, 384 vectors against
+ * text-gen's 200,000 rows: 1.38 ms in chunks of 4,096 against 7.7 ms by row, 2.1 ms in chunks of
+ * 2,048, 3.5 ms of 1,024 (a chunk's column searches are the fixed cost). */
+#define COL_CHUNK_ROWS 4096
 #define USPLIT 4 /* work-groups per cluster in k_update (each sums a quarter of the updates) */
 #define GRAM_WG 256 /* k_gram's work-group: a slot's entries for 256 new slots at a time */
 /* k_merge's and k_select's work-group, one per problem. 256, not wider where the device allows:
@@ -73,21 +79,21 @@ _Static_assert(ITEMS % HSPLIT == 0, "k_hist splits a chunk's ITEMS evenly");
 #define SPLIT_AT 0.3
 
 enum { K_INIT, K_UPDATE, K_HIST, K_PICK, K_COUNT, K_SCAN, K_WRITE, K_MERGE, K_SELECT, K_GATHER, K_ROWS,
-       K_READBACK, K_HEADS, K_GRAM, K_CERT_GATHER, K_CERT, K_CERT_SUM, K_CAND, K_COUNT_ALL };
+       K_READBACK, K_HEADS, K_GRAM, K_CERT_GATHER, K_CERT, K_CERT_SUM, K_CAND, K_ROWS_COL, K_COUNT_ALL };
 static const char *const k_names[K_COUNT_ALL] = {"k_init", "k_update", "k_hist", "k_pick",
     "k_count", "k_scan", "k_write", "k_merge", "k_select", "k_gather_u", "k_rows", "k_readback", "k_heads",
-    "k_gram", "k_cert_gather", "k_cert", "k_cert_sum", "k_cand_keys"};
+    "k_gram", "k_cert_gather", "k_cert", "k_cert_sum", "k_cand_keys", "k_rows_col"};
 /* The same without the multi-kernel selection's own kernels (-DGS_MULTI_SEL=0: a solver whose
  * problems all have at most ONE_GROUP_MAX positions). Its program builds faster: on the H100 ptxas
  * took 0.23-0.31 s for each of the five, 1.92 s for the whole program (docs/performance.md). */
 static const char *const k_names_one[K_COUNT_ALL] = {"k_init", "k_update", "k_hist", NULL,
     NULL, NULL, NULL, NULL, "k_select", "k_gather_u", "k_rows", "k_readback", "k_heads",
-    "k_gram", "k_cert_gather", "k_cert", "k_cert_sum", NULL};
+    "k_gram", "k_cert_gather", "k_cert", "k_cert_sum", NULL, "k_rows_col"};
 /* phase of each kernel for the --verbose breakdown */
 enum { PH_UPDATE, PH_SELECT, PH_ROWS, PH_TRANSFER, PH_CERT, PH_N };
 static const int k_phase[K_COUNT_ALL] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SELECT, PH_SELECT,
     PH_SELECT, PH_SELECT, PH_SELECT, PH_SELECT, PH_ROWS, PH_ROWS, PH_TRANSFER, PH_TRANSFER, PH_ROWS, PH_CERT,
-    PH_CERT, PH_CERT, PH_SELECT};
+    PH_CERT, PH_CERT, PH_SELECT, PH_ROWS};
 
 /* Device buffers of a batch, kept by the solver and reused (grown when needed) from one batch to
  * the next: NVIDIA allocations synchronise the device. Only gs_dev_buf fields (released as an array). */
@@ -95,7 +101,7 @@ typedef struct dev {
     gs_dev_clustered data; /* the clustered rows (gs_dev_upload_clustered) */
     gs_dev_buf y, ctab, ptab, koff, vc, vch, G, alpha, in_ws, slot_of, state, hist, gmax, gap, gcnt, cand, ws_pos,
         ws_row, new_slots, n_new, u_pos, U, K, upd, rb, kws, keys, fresh, cold, cnew, ccoef, certtab, cvcc, cpart, cgx,
-        cmx, ckey;
+        cmx, ckey, pc_cols, pc_ccol, pc_coff, pc_row, pc_val, vpc;
 } dev;
 
 #define N_BUFS (sizeof(dev) / sizeof(gs_dev_buf))
@@ -116,6 +122,8 @@ struct gs_solver {
     cl_command_queue xfer;  /* split rounds: the kernel matrices' reads, beside the heads' kernels */
     gs_dev dev;             /* buffers, launches and profiling on queue (dev.profile: --verbose's) */
     gs_dev_kernels ks;      /* kernels/solver.cl, k_names order */
+    const char *names[K_COUNT_ALL]; /* the kernels built (k_names or k_names_one, k_rows_col or NULL) */
+    int col_rows;           /* the program has k_rows_col (kernel rows by column: COL_ROWS) */
     double build_seconds;
     dev d;                  /* this solver's buffers (see dev) */
     /* the per-round readback [0] and update [1] in pinned, mapped host memory */
@@ -188,13 +196,23 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int 
     const int cert_wide = s->tuning.cert_wide != GS_TUNE_AUTO
                               ? s->tuning.cert_wide == 1
                               : (ocl->device_type & CL_DEVICE_TYPE_GPU) && rowwise && !s->wide;
-    char opts[256];
+    /* by-column kernel rows where their sums are k_rows' (float sums, not -t 4; a chunk's
+     * positions numbered in 16 bits) */
+    const int pcl = s->wg <= COL_CHUNK_ROWS ? COL_CHUNK_ROWS / s->wg : 1;
+    const int col_ok = !precise && s->kernel_type != GS_KERNEL_PRECOMPUTED && (long)pcl * s->wg <= 65536;
+    s->col_rows = col_ok && (s->tuning.col_rows != GS_TUNE_AUTO
+                                 ? s->tuning.col_rows == 1
+                                 : (ocl->device_type & CL_DEVICE_TYPE_GPU) && rowwise);
+    char opts[320];
     snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d -DMWG=%d -DUSPLIT=%d "
-             "-DHSPLIT=%d -DGRAM_WG=%d -DGS_PRECISE=%d -DGS_WIDE=%d -DGS_MULTI_SEL=%d -DCERT_CB=%d",
+             "-DHSPLIT=%d -DGRAM_WG=%d -DGS_PRECISE=%d -DGS_WIDE=%d -DGS_MULTI_SEL=%d -DCERT_CB=%d -DGS_COL_ROWS=%d "
+             "-DPCL=%d",
              s->wg, s->kernel_type, WCH, CCH, ITEMS, (s->q + MWG - 1) / MWG * MWG, MWG, USPLIT,
              HSPLIT, GRAM_WG, precise != 0, s->wide, s->multi_sel,
-             cert_wide ? CERT_CB_GPU : WCH);
-    if ((st = gs_dev_kernels_build(ocl, "solver", opts, s->multi_sel ? k_names : k_names_one, K_COUNT_ALL, &s->ks)))
+             cert_wide ? CERT_CB_GPU : WCH, s->col_rows, pcl);
+    memcpy(s->names, s->multi_sel ? k_names : k_names_one, sizeof s->names);
+    if (!s->col_rows) s->names[K_ROWS_COL] = NULL;
+    if ((st = gs_dev_kernels_build(ocl, "solver", opts, s->names, K_COUNT_ALL, &s->ks)))
         goto cleanup;
     size_t wm = MWG, ws = 0;
     cl_ulong lm = 0, ls = 0;
@@ -238,6 +256,14 @@ static gs_status launch(gs_solver *s, gs_dev_prof *pf, int k, size_t g0, size_t 
 static gs_status launch_rows(gs_solver *s, gs_dev_prof *pf, int nvc, int q_new)
 {
     return launch(s, pf, K_ROWS, (size_t)nvc * s->wg, (size_t)((q_new + WCH - 1) / WCH), (size_t)s->wg);
+}
+
+/* The round's kernel rows: by column over nvpc virtual chunks (k_rows_col, one work-group a chunk
+ * and new slot) when the batch has them, else k_rows over nvc virtual clusters. */
+static gs_status launch_rows_any(gs_solver *s, gs_dev_prof *pf, int nvc, int nvpc, int q_new)
+{
+    if (nvpc > 0) return launch(s, pf, K_ROWS_COL, (size_t)nvpc * 256, (size_t)q_new, 256);
+    return launch_rows(s, pf, nvc, q_new);
 }
 
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
@@ -612,9 +638,10 @@ typedef struct round_jobs {
     rsplit *rs;                /* the batch's split over devices (rs->nd > 1), else NULL */
     gs_dev_prof *pf;
     int one_group, split, nact, nvc, nvch, q, q_new;
+    int nvpc;                  /* virtual chunks of the kernel rows by column (vpc), 0: by row */
     int late_update;           /* split: the second parts' changes go through k_heads and k_update */
     int tables;                /* write the cluster and chunk tables first */
-    const int *vc, *vch;
+    const int *vc, *vch, *vpc;
     double *upd_a, *upd_b;     /* the writes of the first parts' (or all) and the second parts' changes */
     size_t upd_a_n, upd_b_n;   /* their doubles */
     double *rbx;               /* where this round's readback goes */
@@ -661,6 +688,9 @@ static gs_status update_on(gs_solver *s, const round_jobs *r, gs_dev_prof *pf, c
     if (r->tables) {
         GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vc.mem, CL_FALSE, 0, 2 * (size_t)nvc * sizeof(int), vc, 0, NULL,
                                          NULL));
+        if (r->nvpc > 0 && !r->rs)
+            GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vpc.mem, CL_FALSE, 0, 2 * (size_t)r->nvpc * sizeof(int),
+                                             r->vpc, 0, NULL, NULL));
         GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vch.mem, CL_FALSE, 0, 2 * (size_t)nvch * sizeof(int), vch, 0,
                                          NULL, NULL));
     }
@@ -736,7 +766,7 @@ static gs_status enqueue_select(void *arg)
      * ms a run on the H100), the rows now and the matrix from them (fresh stays 0) */
     if ((st = launch(s, r->pf, K_GATHER, (size_t)r->q_new * s->wg, (size_t)r->nact, (size_t)s->wg)) ||
         (st = r->split ? launch(s, r->pf, K_GRAM, (size_t)r->q * GRAM_WG, (size_t)r->nact, GRAM_WG)
-                       : launch_rows(s, r->pf, r->nvc, r->q_new)))
+                       : launch_rows_any(s, r->pf, r->nvc, r->nvpc, r->q_new)))
         goto cleanup;
     /* both parts of the readback in one read later, or (split) the kernel matrices now (its part
      * argument set once: RB_ALL, or RB_KWS split) */
@@ -769,7 +799,7 @@ static gs_status enqueue_rows(void *arg)
     gs_status st = GS_OK;
     if (r->late_update && (st = launch(s, r->pf, K_UPDATE, (size_t)r->nvc * s->wg * USPLIT, 1, (size_t)s->wg)))
         goto cleanup;
-    if (r->split && (st = launch_rows(s, r->pf, r->nvc, r->q_new))) goto cleanup;
+    if (r->split && (st = launch_rows_any(s, r->pf, r->nvc, r->nvpc, r->q_new))) goto cleanup;
     GS_CL_CHECK(clFlush(s->queue));
 cleanup:
     return st;
@@ -1483,6 +1513,9 @@ typedef struct batch {
     double *upds, *subs;   /* [np * 4q] prob.upd; [np * 3q] prob.asub, gsub, csub */
     int8_t *ysubs;         /* [np * q] prob.ysub */
     int *vc, *vch;         /* [2 nvc_all], [2 nvch_all] virtual cluster and chunk tables */
+    const gs_colchunks *pc; /* the layout by column when the kernel rows go by column (col_rows; cl's) */
+    int col_rows;          /* k_rows_col computes the kernel rows (batch_colrows) */
+    int *vpc;              /* [2 nvc_all] its virtual chunks: (round entry, chunk of pc) */
     double *rb, *updp;     /* pinned: the readbacks; the round tables and alpha changes */
     crew cw;
     int nth, crew_ready;
@@ -1493,7 +1526,7 @@ typedef struct batch {
     round_jobs rj;
     gs_dev_prof pf;
     /* the rounds */
-    int nact, nvc, nvch, tables_dirty, head;
+    int nact, nvc, nvch, nvpc, tables_dirty, head;
     long round;
     /* times (s) and bytes for --verbose and the stats */
     double ph[PH_N], per_kernel[K_COUNT_ALL];
@@ -1654,6 +1687,18 @@ static gs_status batch_upload(gs_solver *s, batch *b, double **rb, double **updp
         (b->rs.nd > 1 &&
          (st = gs_dev_buf_ensure(&s->dev, &dp->ckey, 2 * (size_t)q * np * sizeof(cl_uint), NULL, "pick keys"))))
         goto cleanup;
+    if (b->col_rows) {
+        const gs_colchunks *pc = b->pc;
+        const size_t nk = (size_t)pc->n_cols, ne = (size_t)pc->n_entries;
+        if ((st = gs_dev_buf_ensure(&s->dev, &dp->pc_cols, ((size_t)pc->n_chunks + 1) * 4, pc->chunk_cols,
+                                    "chunk columns")) ||
+            (st = gs_dev_buf_ensure(&s->dev, &dp->pc_ccol, (nk + 1) * 4, pc->cols, "columns by chunk")) ||
+            (st = gs_dev_buf_ensure(&s->dev, &dp->pc_coff, (nk + 1) * 4, pc->col_off, "column offsets")) ||
+            (st = gs_dev_buf_ensure(&s->dev, &dp->pc_row, (ne + 1) * 2, pc->row, "entries' rows")) ||
+            (st = gs_dev_buf_ensure(&s->dev, &dp->pc_val, (ne + 1) * 4, pc->val, "entries' values")) ||
+            (st = gs_dev_buf_ensure(&s->dev, &dp->vpc, 2 * (size_t)b->nvc_all * sizeof(int), NULL, "chunk table")))
+            goto cleanup;
+    }
     if ((st = gs_dev_buf_fill(&s->dev, &dp->hist, 0, 2 * 2048 * (size_t)np * sizeof(cl_uint))) ||
         (ucols && (st = gs_dev_buf_fill(&s->dev, &dp->U, 0, ucols * (size_t)q * np * sizeof(float)))) ||
         (st = gs_dev_buf_fill(&s->dev, &dp->kws, 0, (size_t)q * q * np * sizeof(float))) ||
@@ -1742,6 +1787,16 @@ static gs_status batch_args(gs_solver *s, const batch *b)
                                   GS_KARG_BUF(dp->data.ell_off), GS_KARG_BUF(dp->data.ell_idx),
                                   GS_KARG_BUF(dp->data.ell_val), GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab),
                                   GS_KARG_BUF(dp->vc), GS_KARG(uq), GS_KARG_BUF(dp->ws_row)};
+    const gs_dev_karg a_rows_col[] = {GS_KARG_BUF(dp->pc_cols), GS_KARG_BUF(dp->pc_ccol), GS_KARG_BUF(dp->pc_coff),
+                                      GS_KARG_BUF(dp->pc_row), GS_KARG_BUF(dp->pc_val), GS_KARG_BUF(dp->data.col_off),
+                                      GS_KARG_BUF(dp->data.cols), GS_KARG_BUF(dp->data.vals),
+                                      GS_KARG_BUF(dp->data.ell_w), GS_KARG_BUF(dp->data.ell_off),
+                                      GS_KARG_BUF(dp->data.ell_idx), GS_KARG_BUF(dp->data.ell_val),
+                                      GS_KARG_BUF(dp->data.norm2), GS_KARG_BUF(dp->ws_pos),
+                                      GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->n_new), GS_KARG_BUF(dp->K),
+                                      GS_KARG_BUF(dp->koff), GS_KARG(q), GS_KARG(s->gamma), GS_KARG(s->coef0),
+                                      GS_KARG(s->degree), GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab),
+                                      GS_KARG_BUF(dp->vpc), GS_KARG_BUF(dp->ws_row)};
     const gs_dev_karg a_readback[] = {GS_KARG_BUF(dp->gap), GS_KARG_BUF(dp->n_new), GS_KARG_BUF(dp->ws_pos),
                                       GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->K),
                                       GS_KARG_BUF(dp->koff), GS_KARG_BUF(dp->rb), GS_KARG(q), GS_KARG_BUF(dp->upd),
@@ -1771,6 +1826,7 @@ static gs_status batch_args(gs_solver *s, const batch *b)
         (renew && (st = GS_DEV_ARGS(&s->ks, K_CAND, a_cand))) ||
         (st = GS_DEV_ARGS(&s->ks, K_GATHER, a_gather)) ||
         (st = GS_DEV_ARGS(&s->ks, K_ROWS, a_rows)) ||
+        (b->col_rows && (st = GS_DEV_ARGS(&s->ks, K_ROWS_COL, a_rows_col))) ||
         (st = GS_DEV_ARGS(&s->ks, K_READBACK, a_readback)) ||
         (st = GS_DEV_ARGS(&s->ks, K_GRAM, a_gram)) ||
         (st = GS_DEV_ARGS(&s->ks, K_HEADS, a_heads)))
@@ -1871,10 +1927,24 @@ static void round_tables(const gs_solver *s, batch *b, int q_new)
     if (b->tables_dirty) {
         b->nvc = 0;
         b->nvch = 0;
+        b->nvpc = 0;
         for (int a = 0; a < b->nact; a++) {
             const prob *p = &b->pr[b->act[a]];
             const int ncp = p->spec->na + p->spec->nb, nch = (p->npos + wg * ITEMS - 1) / (wg * ITEMS);
             for (int c = 0; c < ncp; c++) { b->vc[2 * b->nvc] = a; b->vc[2 * b->nvc + 1] = c; b->nvc++; }
+            if (b->col_rows) { /* the chunks holding its clusters [a0, a0 + na), then [b0, b0 + nb)'s others */
+                const int pcl = b->pc->chunk_clusters;
+                const int h0[2] = {p->spec->a0 / pcl, p->spec->b0 / pcl};
+                const int h1[2] = {p->spec->na > 0 ? (p->spec->a0 + p->spec->na - 1) / pcl : -1,
+                                   p->spec->nb > 0 ? (p->spec->b0 + p->spec->nb - 1) / pcl : -1};
+                for (int r = 0; r < 2; r++)
+                    for (int h = h0[r]; h <= h1[r]; h++) {
+                        if (r == 1 && h >= h0[0] && h <= h1[0]) continue; /* range a's too */
+                        b->vpc[2 * b->nvpc] = a;
+                        b->vpc[2 * b->nvpc + 1] = h;
+                        b->nvpc++;
+                    }
+            }
             rt[a].ch0 = b->nvch;
             rt[a].nch = nch;
             for (int c = 0; c < nch; c++) { b->vch[2 * b->nvch] = a; b->vch[2 * b->nvch + 1] = c; b->nvch++; }
@@ -1914,6 +1984,7 @@ static gs_status batch_round(gs_solver *s, batch *b)
     rj->nact = nact;
     rj->nvc = b->nvc;
     rj->nvch = b->nvch;
+    rj->nvpc = b->nvpc;
     rj->q_new = q_new;
     rj->late_update = 0;
     rj->rbx = b->rb + (b->split ? (size_t)(b->round & 1) * rj->rbd * b->np : 0);
@@ -2011,7 +2082,7 @@ static gs_status batch_rounds(gs_solver *s, batch *b)
     b->tables_dirty = 1;
     const size_t upd_region = b->rtd + 4 * (size_t)q * b->np;
     b->rj = (round_jobs){.s = s, .rs = b->rs.nd > 1 ? &b->rs : NULL, .pf = &b->pf, .one_group = b->one_group,
-                         .split = b->split, .q = q, .vc = b->vc,
+                         .split = b->split, .q = q, .vc = b->vc, .vpc = b->vpc,
                          .vch = b->vch, .upd_a = b->updp, .upd_b = b->updp + upd_region, .rkd = rb_kws(q),
                          .rbd = rb_doubles(q)};
     for (int i = 0; i < b->np; i++) b->act[i] = i;
@@ -2277,8 +2348,47 @@ static void batch_free(gs_solver *s, batch *b, int failed)
     for (int i = 0; i < b->pf.n; i++) clReleaseEvent(b->pf.ev[i]);
     free(b->pr); free(b->ptab); free(b->koff); free(b->ctab); free(b->act); free(b->rt);
     free(b->yb); free(b->ahb); free(b->a0b); free(b->Gh); free(b->wsps); free(b->rowmap); free(b->upds); free(b->subs);
-    free(b->ysubs); free(b->vc); free(b->vch);
+    free(b->ysubs); free(b->vc); free(b->vch); free(b->vpc);
     rs_free(&b->rs);
+}
+
+/* The device bytes of cl's clustered layout (gs_dev_upload_clustered). */
+static size_t data_bytes(const gs_solver *s, const gs_clustered *cl)
+{
+    const int ncl = cl->n_clusters;
+    const size_t wg = (size_t)s->wg, ncols = (size_t)cl->col_off[ncl], nell = (size_t)cl->ell_nnz;
+    return ncols * 4 + ncols * wg * 4 + (size_t)ncl * 20 + 16 + nell * 8 + (size_t)cl->n_pos * 8 +
+           (cl->wide ? ((size_t)cl->n_pos + 1) * 8 : 0); /* wide: ell_off per position */
+}
+
+/* Whether the batch's kernel rows go by column (k_rows_col), and if so its layout by column and
+ * virtual chunk table: the solver built for it, one device (a row split computes rows by row), every
+ * value finite (k_rows_col's sums are k_rows' only then), and the copy within a quarter of what the
+ * clustered data leaves of the device's memory (batches take at most half: plan_batches). */
+static gs_status batch_colrows(const gs_solver *s, batch *b, int npeers)
+{
+    gs_status st = GS_OK;
+    const gs_clustered *cl = b->cl;
+    if (!s->col_rows || npeers > 0) return GS_OK;
+    for (int32_t t = 0; t < cl->n_pos; t++)
+        if (!isfinite(cl->norm2[t])) return GS_OK; /* a non-finite value makes its row's norm so */
+    const double t0 = gs_now();
+    const gs_colchunks *pc = NULL;
+    if ((st = gs_colchunks_of(cl, COL_CHUNK_ROWS / s->wg > 0 ? COL_CHUNK_ROWS / s->wg : 1, &pc)) != GS_OK) {
+        if (st == GS_ERR_UNSUPPORTED) { gs_clear_error(); return GS_OK; } /* by row, as before */
+        return st;
+    }
+    const size_t data_b = data_bytes(s, cl), gm = (size_t)s->ocl->global_mem;
+    const size_t bytes = (size_t)gs_colchunks_bytes(pc);
+    if (data_b >= gm || bytes > (gm - data_b) / 4) return GS_OK;
+    b->pc = pc;
+    b->vpc = malloc(sizeof *b->vpc * 2 * (size_t)b->nvc_all);
+    if (!b->vpc) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    b->col_rows = 1;
+    gs_log_verbose(s->log, "gpusvm: kernel rows by column: %d chunks of %d rows, %lld columns, %lld entries, "
+                   "%.1f MB, %.4f s\n", pc->n_chunks, pc->chunk_rows, (long long)pc->n_cols,
+                   (long long)pc->n_entries, (double)bytes / 1048576.0, gs_now() - t0);
+    return GS_OK;
 }
 
 /* Solves specs[0..np) (one batch: they fit the device together), in split rounds if split: lays
@@ -2297,7 +2407,8 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     b.nbank = split ? 2 : 1;
     double ts[6]; /* --verbose: the set-up's steps */
     ts[0] = gs_now();
-    if ((st = batch_layout(s, &b, ysign, specs)) || (npeers > 0 && (st = rs_layout(s, &b, peers, npeers))))
+    if ((st = batch_layout(s, &b, ysign, specs)) || (npeers > 0 && (st = rs_layout(s, &b, peers, npeers))) ||
+        (st = batch_colrows(s, &b, npeers)))
         goto cleanup;
     ts[1] = gs_now();
     if ((st = batch_upload(s, &b, &b.rb, &b.updp))) goto cleanup;
@@ -2363,8 +2474,7 @@ static gs_status plan_batches(const gs_solver *s, const gs_clustered *cl, const 
     const int ncl = cl->n_clusters;
     const size_t wg = (size_t)s->wg, q = (size_t)s->q, ncols = (size_t)cl->col_off[ncl];
     const size_t nell = (size_t)cl->ell_nnz;
-    const size_t data_b = ncols * 4 + ncols * wg * 4 + (size_t)ncl * 20 + 16 + nell * 8 + (size_t)cl->n_pos * 8 +
-                          (cl->wide ? ((size_t)cl->n_pos + 1) * 8 : 0); /* wide: ell_off per position */
+    const size_t data_b = data_bytes(s, cl);
     size_t big_b = 0, big_npos = 0;
     for (int k = 0; k < nspec; k++) {
         size_t d1, p1, h1;

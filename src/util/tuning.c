@@ -15,6 +15,7 @@ void gs_tuning_init(gs_tuning *t)
     t->shrink_min = GS_SHRINK_MIN_DEFAULT;
     t->precise = GS_TUNE_AUTO;
     t->cert_wide = GS_TUNE_AUTO;
+    t->col_rows = GS_TUNE_AUTO;
     t->grid_lanes = GS_TUNE_AUTO;
     t->device = NULL;
     t->profile = GS_TUNE_AUTO;

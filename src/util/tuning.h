@@ -37,6 +37,10 @@ typedef struct gs_tuning {
                         a time (1) or 16 (0), the same sums either way (kernels/solver.cl
                         CERT_CB); GS_TUNE_AUTO (default): 64 on a GPU for data whose
                         clusters are mostly row-wise and not wide, else 16 */
+    int col_rows;    /* GPUSVM_COL_ROWS=0|1: kernel rows summed by column over chunks of rows (1,
+                        where the data allows: not wide, finite, float sums, not -t 4) or by row
+                        (0), the same sums either way (kernels/solver.cl k_rows_col); GS_TUNE_AUTO
+                        (default): by column on a GPU for data whose clusters are mostly row-wise */
     long batch_mb;   /* GPUSVM_BATCH_MB=N: caps the device, pinned and host budget of one batch
                         of problems at N MB (to test several batches; gpusvm-grid's lanes share
                         the device's budget this way); 0 (default): no cap */
