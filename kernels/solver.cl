@@ -1043,17 +1043,81 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
 }
 
 #if GS_COL_ROWS
-/* By-column kernel rows (src/data/colchunks.h), for data whose clusters are mostly row-wise (text):
- * work-group (virtual chunk v, new slot w): the slot's vector against the chunk's PCL * WG
- * positions. Its nonzeros, 256 at a time, each find their column among the chunk's (a binary
- * search a work-item); then each column the chunk has adds its entries times the vector's value
- * into the positions' sums in local memory, one column after another in ascending order. A
- * position's sum thus gets the products of its nonzeros with the vector's in column order, one fma
- * each from 0, as gs_row_dots adds them (the terms it has beside these have a zero factor and leave
- * a finite sum as it was, which is never -0): the same bits as k_rows (and as its wide form's
- * gs_sparse_dot order). Only for finite data and float sums (src/train/solver.c decides). vpc:
- * (round entry, global chunk) pairs. */
+/* By-column sums (src/data/colchunks.h), for data whose clusters are mostly row-wise (text): the
+ * dot products of the row at global position g (a working-set vector, or an SV) with chunk h's
+ * PCL * WG positions into acc (local). The vector's nonzeros, 256 at a time, each find their
+ * column among the chunk's (a binary search a work-item); then each column the chunk has adds its
+ * entries times the vector's value into the positions' sums, one column after another in ascending
+ * order. A position's sum thus gets the products of its nonzeros with the vector's in column order,
+ * one fma each from 0, as gs_row_dots / GS_ELL_DOTS add them (the terms they have beside these have
+ * a zero factor and leave a finite sum as it was, which is never -0): the same bits as by row (and
+ * as the wide form's gs_sparse_dot order), in float or in double (ACC). Only for finite data
+ * (src/train/solver.c decides). Work-groups of 256; every work-item must call it (barriers). */
 #define PCH (PCL * WG)
+#define GS_COL_SUMS_DEF(NAME, ACC)                                                                         \
+void NAME(int g, int h, __global const int *pc_cols, __global const int *pc_ccol,                         \
+          __global const int *pc_coff, __global const ushort *pc_row, __global const float *pc_val,       \
+          __global const long *col_off, __global const int *cols, __global const float *vals,             \
+          __global const int *ell_w, __global const long *ell_off, __global const int *ell_idx,           \
+          __global const float *ell_val, __local ACC *acc, __local int *s0, __local int *s1,              \
+          __local float *sv)                                                                               \
+{                                                                                                          \
+    const int t = get_local_id(0);                                                                         \
+    /* the vector: a row-wise cluster's run (wide) or ELL slots (column -1 past the row's end), or a      \
+     * dense one's union (st: the step between a row-wise one's entries) */                                \
+    const int gc = g / WG, gt = g % WG, ew = ell_w[gc];                                                    \
+    const long vb = ew > 0 ? (GS_WIDE ? ell_off[g] : ell_off[gc] + gt) : col_off[gc];                    \
+    const long len = ew > 0 ? (GS_WIDE ? ell_off[g + 1] - vb : (long)ew) : col_off[gc + 1] - vb;          \
+    const int st = GS_WIDE ? 1 : WG;                                                                       \
+    for (int r = t; r < PCH; r += 256) acc[r] = (ACC)0;                                                    \
+    const int k0 = pc_cols[h], k1 = pc_cols[h + 1];                                                        \
+    for (long pb = 0; pb < len; pb += 256) {                                                               \
+        barrier(CLK_LOCAL_MEM_FENCE); /* acc's zeros, or the last block's slots read */                   \
+        int a = 0, b = 0;                                                                                  \
+        float x = 0.0f;                                                                                    \
+        if (pb + t < len) {                                                                                \
+            const long e = pb + t;                                                                         \
+            const int col = ew > 0 ? ell_idx[vb + e * st] : cols[vb + e];                                  \
+            x = ew > 0 ? ell_val[vb + e * st] : vals[(vb + e) * WG + gt];                                  \
+            if (col >= 0 && x != 0.0f) {                                                                   \
+                int lo = k0, hi = k1;                                                                      \
+                while (lo < hi) {                                                                          \
+                    const int mid = (lo + hi) >> 1;                                                        \
+                    if (pc_ccol[mid] < col) lo = mid + 1;                                                  \
+                    else hi = mid;                                                                         \
+                }                                                                                          \
+                if (lo < k1 && pc_ccol[lo] == col) { a = pc_coff[lo]; b = pc_coff[lo + 1]; }               \
+            }                                                                                              \
+        }                                                                                                  \
+        s0[t] = a;                                                                                         \
+        s1[t] = b;                                                                                         \
+        sv[t] = x;                                                                                         \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                                      \
+        const int m = (int)min((long)256, len - pb);                                                       \
+        for (int k = 0; k < m; k++) {                                                                      \
+            const int ka = s0[k], kb = s1[k];                                                              \
+            if (ka == kb) continue; /* the same for the whole group */                                     \
+            const ACC xk = (ACC)sv[k];                                                                     \
+            for (int e = ka + t; e < kb; e += 256) acc[pc_row[e]] = fma((ACC)pc_val[e], xk, acc[pc_row[e]]); \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+        }                                                                                                  \
+    }                                                                                                      \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                          \
+}
+GS_COL_SUMS_DEF(gs_col_sums_f, float)
+GS_COL_SUMS_DEF(gs_col_sums_d, double)
+
+/* The problem's local position of its range k (0: a, 1: b) for global cluster c, or -1. */
+inline int gs_range_pos(__global const gs_abi_problem *pt, int k, int c, int lane)
+{
+    if (k == 0) return c >= pt->a0 && c < pt->a0 + pt->na ? (c - pt->a0) * WG + lane : -1;
+    return c >= pt->b0 && c < pt->b0 + pt->nb ? (pt->na + (c - pt->b0)) * WG + lane : -1;
+}
+
+/* k_rows by column: work-group (virtual chunk v, new slot w), the slot's kernel row over the chunk's
+ * positions, written into the problem's positions of each range holding them (both for
+ * regression's two copies of the rows; none for another problem's rows or past the layout).
+ * vpc: (round entry, global chunk) pairs. */
 __kernel __attribute__((reqd_work_group_size(256, 1, 1)))
 void k_rows_col(__global const int *pc_cols, __global const int *pc_ccol, __global const int *pc_coff,
                 __global const ushort *pc_row, __global const float *pc_val, __global const long *col_off,
@@ -1072,68 +1136,51 @@ void k_rows_col(__global const int *pc_cols, __global const int *pc_ccol, __glob
     if (w >= n_new[pid]) return;
     __global const gs_abi_problem *pt = ptab + pid;
     const int sl = new_slots[qn * pid + w], p = ws_pos[qn * pid + sl], g = gpos(pt, p);
-    const int krow = ws_row[qn * pid + sl];
     const double ln = norm2[g];
-    /* the vector: a row-wise cluster's run (wide) or ELL slots (column -1 past the row's end), or a
-     * dense one's union (st: the step between its values) */
-    const int gc = g / WG, gt = g % WG, ew = ell_w[gc];
-#if GS_WIDE
-    const long vb = ew > 0 ? ell_off[g] : col_off[gc];
-    const long len = ew > 0 ? ell_off[g + 1] - vb : col_off[gc + 1] - vb;
-    const int st = 1;
-#else
-    const long vb = ew > 0 ? ell_off[gc] + gt : col_off[gc];
-    const long len = ew > 0 ? (long)ew : col_off[gc + 1] - vb;
-    const int st = WG;
-#endif
-    for (int r = t; r < PCH; r += 256) acc[r] = 0.0f;
-    const int k0 = pc_cols[h], k1 = pc_cols[h + 1];
-    for (long pb = 0; pb < len; pb += 256) {
-        barrier(CLK_LOCAL_MEM_FENCE); /* acc's zeros, or the last block's slots read */
-        int a = 0, b = 0;
-        float x = 0.0f;
-        if (pb + t < len) {
-            const long e = pb + t;
-            const int col = ew > 0 ? ell_idx[vb + e * st] : cols[vb + e];
-            x = ew > 0 ? ell_val[vb + e * st] : vals[(vb + e) * WG + gt];
-            if (col >= 0 && x != 0.0f) {
-                int lo = k0, hi = k1;
-                while (lo < hi) {
-                    const int mid = (lo + hi) >> 1;
-                    if (pc_ccol[mid] < col) lo = mid + 1;
-                    else hi = mid;
-                }
-                if (lo < k1 && pc_ccol[lo] == col) { a = pc_coff[lo]; b = pc_coff[lo + 1]; }
-            }
-        }
-        s0[t] = a;
-        s1[t] = b;
-        sv[t] = x;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        const int m = (int)min((long)256, len - pb);
-        for (int k = 0; k < m; k++) {
-            const int ka = s0[k], kb = s1[k];
-            if (ka == kb) continue; /* the same for the whole group */
-            const float xk = sv[k];
-            for (int e = ka + t; e < kb; e += 256) acc[pc_row[e]] = fma(pc_val[e], xk, acc[pc_row[e]]);
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const int npos = pt->npos;
-    K += koff[pid] + (long)krow * npos;
-    /* into the problem's positions of each range holding the row (both for regression's two
-     * copies of the rows; none for another problem's rows or past the layout) */
+    gs_col_sums_f(g, h, pc_cols, pc_ccol, pc_coff, pc_row, pc_val, col_off, cols, vals, ell_w, ell_off, ell_idx,
+                  ell_val, acc, s0, s1, sv);
+    K += koff[pid] + (long)ws_row[qn * pid + sl] * pt->npos;
     for (int r = t; r < PCH; r += 256) {
-        const int gp = h * PCH + r, c = gp / WG;
-        const int in_a = c >= pt->a0 && c < pt->a0 + pt->na, in_b = c >= pt->b0 && c < pt->b0 + pt->nb;
-        if (!in_a && !in_b) continue;
-        const double ni = norm2[gp];
+        const int gp = h * PCH + r;
         for (int k = 0; k < 2; k++) {
-            if (!(k == 0 ? in_a : in_b)) continue;
-            const int pos = (k == 0 ? c - pt->a0 : pt->na + (c - pt->b0)) * WG + gp % WG;
+            const int pos = gs_range_pos(pt, k, gp / WG, gp % WG);
+            if (pos < 0) continue;
+            const double ni = norm2[gp];
             const double dot = pos == p ? ni : (double)acc[r];
             K[pos] = (float)gs_kfun(dot, ni, ln, gamma, coef0, degree);
+        }
+    }
+}
+
+/* The certification's dot products by column, in double: work-group (virtual chunk v of the pass,
+ * SV w), SV w of pass slot a against the chunk's positions into D[w * dstride + the problem's
+ * position] (both ranges' positions, as k_rows_col), which k_cert reads instead of summing them
+ * itself (the same bits). cvpc: (slot in the pass, global chunk) pairs. */
+__kernel __attribute__((reqd_work_group_size(256, 1, 1)))
+void k_cert_dots(__global const int *pc_cols, __global const int *pc_ccol, __global const int *pc_coff,
+                 __global const ushort *pc_row, __global const float *pc_val, __global const long *col_off,
+                 __global const int *cols, __global const float *vals, __global const int *ell_w,
+                 __global const long *ell_off, __global const int *ell_idx, __global const float *ell_val,
+                 __global const int *cnew, int q, __global const gs_abi_problem *ptab,
+                 __global const gs_abi_cert *ctab, __global const int *cvpc, int sbase, int vbase,
+                 __global double *D, long dstride)
+{
+    __local double acc[PCH];
+    __local int s0[256], s1[256];
+    __local float sv[256];
+    const int v = vbase + get_group_id(0), w = get_group_id(1), t = get_local_id(0);
+    const int a = sbase + cvpc[2 * v], h = cvpc[2 * v + 1];
+    __global const gs_abi_cert *ct = ctab + a;
+    if (w >= ct->n) return;
+    __global const gs_abi_problem *pt = ptab + ct->prob;
+    gs_col_sums_d(cnew[a * q + w], h, pc_cols, pc_ccol, pc_coff, pc_row, pc_val, col_off, cols, vals, ell_w,
+                  ell_off, ell_idx, ell_val, acc, s0, s1, sv);
+    D += (long)w * dstride + pt->poff;
+    for (int r = t; r < PCH; r += 256) {
+        const int gp = h * PCH + r;
+        for (int k = 0; k < 2; k++) {
+            const int pos = gs_range_pos(pt, k, gp / WG, gp % WG);
+            if (pos >= 0) D[pos] = acc[r];
         }
     }
 }
@@ -1442,7 +1489,7 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
                      __global const int *ell_w, __global const long *ell_off, __global const int *ell_idx,
                      __global const float *ell_val, __global const gs_abi_problem *ptab, __global double *part,
                      __global const gs_abi_cert *ctab, __global const int *vcc, long uq, int fdots, int sbase, int vbase,
-                     int gstride)
+                     int gstride, __global const double *cdots, int use_d, long dstride)
 {
 #if GS_WIDE
     __local int ht[GS_HT];
@@ -1483,6 +1530,12 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         double acc[CERT_CB];
+#if GS_COL_ROWS
+        if (use_d) { /* k_cert_dots' sums (the same in every work-item of the group) */
+            for (int w = 0; w < step; w++)
+                acc[w] = w0 + w < g1 ? cdots[(long)(w0 + w) * dstride + pt->poff + lcl * WG + t] : 0.0;
+        } else
+#endif
 #if CERT_CB > WCH && !GS_WIDE && KTYPE != 4
         if (step > WCH) {
             gs_ell_dots_cb(c, t, w0, min(CERT_CB, g1 - w0), ell_w, ell_off, ell_idx, ell_val, U, q, acc);

@@ -79,21 +79,22 @@ _Static_assert(ITEMS % HSPLIT == 0, "k_hist splits a chunk's ITEMS evenly");
 #define SPLIT_AT 0.3
 
 enum { K_INIT, K_UPDATE, K_HIST, K_PICK, K_COUNT, K_SCAN, K_WRITE, K_MERGE, K_SELECT, K_GATHER, K_ROWS,
-       K_READBACK, K_HEADS, K_GRAM, K_CERT_GATHER, K_CERT, K_CERT_SUM, K_CAND, K_ROWS_COL, K_COUNT_ALL };
+       K_READBACK, K_HEADS, K_GRAM, K_CERT_GATHER, K_CERT, K_CERT_SUM, K_CAND, K_ROWS_COL, K_CERT_DOTS,
+       K_COUNT_ALL };
 static const char *const k_names[K_COUNT_ALL] = {"k_init", "k_update", "k_hist", "k_pick",
     "k_count", "k_scan", "k_write", "k_merge", "k_select", "k_gather_u", "k_rows", "k_readback", "k_heads",
-    "k_gram", "k_cert_gather", "k_cert", "k_cert_sum", "k_cand_keys", "k_rows_col"};
+    "k_gram", "k_cert_gather", "k_cert", "k_cert_sum", "k_cand_keys", "k_rows_col", "k_cert_dots"};
 /* The same without the multi-kernel selection's own kernels (-DGS_MULTI_SEL=0: a solver whose
  * problems all have at most ONE_GROUP_MAX positions). Its program builds faster: on the H100 ptxas
  * took 0.23-0.31 s for each of the five, 1.92 s for the whole program (docs/performance.md). */
 static const char *const k_names_one[K_COUNT_ALL] = {"k_init", "k_update", "k_hist", NULL,
     NULL, NULL, NULL, NULL, "k_select", "k_gather_u", "k_rows", "k_readback", "k_heads",
-    "k_gram", "k_cert_gather", "k_cert", "k_cert_sum", NULL, "k_rows_col"};
+    "k_gram", "k_cert_gather", "k_cert", "k_cert_sum", NULL, "k_rows_col", "k_cert_dots"};
 /* phase of each kernel for the --verbose breakdown */
 enum { PH_UPDATE, PH_SELECT, PH_ROWS, PH_TRANSFER, PH_CERT, PH_N };
 static const int k_phase[K_COUNT_ALL] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SELECT, PH_SELECT,
     PH_SELECT, PH_SELECT, PH_SELECT, PH_SELECT, PH_ROWS, PH_ROWS, PH_TRANSFER, PH_TRANSFER, PH_ROWS, PH_CERT,
-    PH_CERT, PH_CERT, PH_SELECT, PH_ROWS};
+    PH_CERT, PH_CERT, PH_SELECT, PH_ROWS, PH_CERT};
 
 /* Device buffers of a batch, kept by the solver and reused (grown when needed) from one batch to
  * the next: NVIDIA allocations synchronise the device. Only gs_dev_buf fields (released as an array). */
@@ -101,7 +102,7 @@ typedef struct dev {
     gs_dev_clustered data; /* the clustered rows (gs_dev_upload_clustered) */
     gs_dev_buf y, ctab, ptab, koff, vc, vch, G, alpha, in_ws, slot_of, state, hist, gmax, gap, gcnt, cand, ws_pos,
         ws_row, new_slots, n_new, u_pos, U, K, upd, rb, kws, keys, fresh, cold, cnew, ccoef, certtab, cvcc, cpart, cgx,
-        cmx, ckey, pc_cols, pc_ccol, pc_coff, pc_row, pc_val, vpc;
+        cmx, ckey, pc_cols, pc_ccol, pc_coff, pc_row, pc_val, vpc, cvpc, cdots;
 } dev;
 
 #define N_BUFS (sizeof(dev) / sizeof(gs_dev_buf))
@@ -211,7 +212,7 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int 
              HSPLIT, GRAM_WG, precise != 0, s->wide, s->multi_sel,
              cert_wide ? CERT_CB_GPU : WCH, s->col_rows, pcl);
     memcpy(s->names, s->multi_sel ? k_names : k_names_one, sizeof s->names);
-    if (!s->col_rows) s->names[K_ROWS_COL] = NULL;
+    if (!s->col_rows) s->names[K_ROWS_COL] = s->names[K_CERT_DOTS] = NULL;
     if ((st = gs_dev_kernels_build(ocl, "solver", opts, s->names, K_COUNT_ALL, &s->ks)))
         goto cleanup;
     size_t wm = MWG, ws = 0;
@@ -267,6 +268,23 @@ static gs_status launch_rows_any(gs_solver *s, gs_dev_prof *pf, int nvc, int nvp
 }
 
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
+
+/* The chunks of pcl clusters holding a problem's clusters [a0, a0 + na), then those of [b0, b0 + nb)
+ * not listed already, as (tag, chunk) pairs into out; returns how many (at most na + nb). */
+static int chunk_list(const gs_binary_spec *sp, int pcl, int tag, int *out)
+{
+    const int h0[2] = {sp->a0 / pcl, sp->b0 / pcl};
+    const int h1[2] = {sp->na > 0 ? (sp->a0 + sp->na - 1) / pcl : -1, sp->nb > 0 ? (sp->b0 + sp->nb - 1) / pcl : -1};
+    int n = 0;
+    for (int r = 0; r < 2; r++)
+        for (int h = h0[r]; h <= h1[r]; h++) {
+            if (r == 1 && h >= h0[0] && h <= h1[0]) continue; /* range a's too */
+            out[2 * n] = tag;
+            out[2 * n + 1] = h;
+            n++;
+        }
+    return n;
+}
 
 gs_status gs_solver_cluster(const gs_param *param, const int64_t *row_ptr, const int32_t *idx,
                             const float *val, int32_t n, int32_t nseg, const int32_t *seg, gs_clustered *out)
@@ -1067,10 +1085,16 @@ typedef struct cert {
     int *pass_na, *pass_nvc; /* [maxch] each pass's slots and clusters */
     int gmax;              /* k_cert's groups per row at most (the partials' stride) */
     int *pass_g;           /* [maxch] each pass's largest groups per row */
+    /* by column (k_cert_dots, when pc): each pass's virtual chunks (slot in its pass, chunk of pc),
+     * how many, the pass's most SVs a slot; dstride: the dots' stride a SV (positions) */
+    const gs_colchunks *pc;
+    int *cvpc, *pass_nvpc, *pass_nmax;
+    size_t vpslots;
+    cl_long dstride;
     double *gx, *mx;       /* [total] exact gradients' sums and magnitudes, read back */
     char *arena;           /* the rounds' pinned readback memory, free once they are over (see cert_take) */
     size_t arena_left;
-    void *own[16];         /* what cert_take allocated instead */
+    void *own[24];         /* what cert_take allocated instead */
     int nown;
 } cert;
 
@@ -1189,6 +1213,12 @@ static gs_status cert_lists(const gs_solver *s, const gs_clustered *cl, const pr
     c->pass_g = cert_take(c, sizeof(int) * passes, 0);
     if (!c->cold || !c->cnew || !c->ccoef || !c->ctab || !c->vcc || !c->pass_na || !c->pass_nvc || !c->pass_g)
         return GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
+    if (c->pc) { /* a slot's chunks are at most its clusters */
+        c->cvpc = cert_take(c, sizeof(int) * 2 * (c->vslots ? c->vslots : 1), 0);
+        c->pass_nvpc = cert_take(c, sizeof(int) * passes, 0);
+        c->pass_nmax = cert_take(c, sizeof(int) * passes, 0);
+        if (!c->cvpc || !c->pass_nvpc || !c->pass_nmax) return GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
+    }
     return GS_OK;
 }
 
@@ -1196,10 +1226,10 @@ static gs_status cert_lists(const gs_solver *s, const gs_clustered *cl, const pr
 static void cert_tables(const gs_solver *s, const prob *pr, int np, cert *c)
 {
     const int q = s->q;
-    size_t base = 0, vbase = 0;
+    size_t base = 0, vbase = 0, vpbase = 0;
     c->gmax = 1;
     for (int ci = 0; ci < c->maxch; ci++) {
-        int na = 0, nvc = 0, pg = 1;
+        int na = 0, nvc = 0, pg = 1, nvpc = 0, nmax = 0;
         int *const cold_p = c->cold + base * q, *const cnew_p = c->cnew + base * q;
         gs_abi_cert *const ctab_p = c->ctab + base;
         int *const vcc_p = c->vcc + 2 * vbase;
@@ -1221,6 +1251,10 @@ static void cert_tables(const gs_solver *s, const prob *pr, int np, cert *c)
                 vcc_p[2 * nvc] = na;
                 vcc_p[2 * nvc + 1] = cc;
             }
+            if (c->pc) {
+                nvpc += chunk_list(pr[i].spec, c->pc->chunk_clusters, na, c->cvpc + 2 * (vpbase + (size_t)nvpc));
+                if (n > nmax) nmax = n;
+            }
             /* after the pass the block holds these n rows, its other columns cleared */
             memcpy(c->old + (size_t)i * q, cnew_p + (size_t)na * q, sizeof(int) * (size_t)n);
             c->nold[i] = n;
@@ -1230,16 +1264,24 @@ static void cert_tables(const gs_solver *s, const prob *pr, int np, cert *c)
         c->pass_nvc[ci] = nvc;
         c->pass_g[ci] = pg;
         if (pg > c->gmax) c->gmax = pg;
+        if (c->pc) {
+            c->pass_nvpc[ci] = nvpc;
+            c->pass_nmax[ci] = nmax;
+        }
         base += (size_t)na;
         vbase += (size_t)nvc;
+        vpbase += (size_t)nvpc;
     }
     c->slots = base;
     c->vslots = vbase;
+    c->vpslots = vpbase;
 }
 
 /* The certification kernels' arguments but for the passes' offsets. */
-static gs_status cert_args(gs_solver *s, const gs_clustered *cl, int gstride)
+static gs_status cert_args(gs_solver *s, const gs_clustered *cl, int gstride, const cert *c)
 {
+    const int use_d = c->pc != NULL;
+    const cl_long dstride = c->dstride;
     gs_status st = GS_OK;
     const dev *const dp = &s->d;
     const int q = s->q;
@@ -1258,12 +1300,20 @@ static gs_status cert_args(gs_solver *s, const gs_clustered *cl, int gstride)
                                   GS_KARG_BUF(dp->data.ell_off), GS_KARG_BUF(dp->data.ell_idx),
                                   GS_KARG_BUF(dp->data.ell_val), GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->cpart),
                                   GS_KARG_BUF(dp->certtab), GS_KARG_BUF(dp->cvcc), GS_KARG(uq),
-                                  GS_KARG(cl->exact_float_dots), GS_KARG(zero), GS_KARG(zero), GS_KARG(gstride)};
+                                  GS_KARG(cl->exact_float_dots), GS_KARG(zero), GS_KARG(zero), GS_KARG(gstride),
+                                  GS_KARG_BUF(dp->cdots), GS_KARG(use_d), GS_KARG(dstride)};
+    const gs_dev_karg a_dots[] = {GS_KARG_BUF(dp->pc_cols), GS_KARG_BUF(dp->pc_ccol), GS_KARG_BUF(dp->pc_coff),
+                                  GS_KARG_BUF(dp->pc_row), GS_KARG_BUF(dp->pc_val), GS_KARG_BUF(dp->data.col_off),
+                                  GS_KARG_BUF(dp->data.cols), GS_KARG_BUF(dp->data.vals),
+                                  GS_KARG_BUF(dp->data.ell_w), GS_KARG_BUF(dp->data.ell_off),
+                                  GS_KARG_BUF(dp->data.ell_idx), GS_KARG_BUF(dp->data.ell_val), GS_KARG_BUF(dp->cnew),
+                                  GS_KARG(q), GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->certtab), GS_KARG_BUF(dp->cvpc),
+                                  GS_KARG(zero), GS_KARG(zero), GS_KARG_BUF(dp->cdots), GS_KARG(dstride)};
     const gs_dev_karg a_sum[] = {GS_KARG_BUF(dp->cpart), GS_KARG_BUF(dp->certtab), GS_KARG_BUF(dp->cvcc),
                                  GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->cgx), GS_KARG_BUF(dp->cmx), GS_KARG(gstride),
                                  GS_KARG(zero), GS_KARG(zero)};
     if ((st = GS_DEV_ARGS(&s->ks, K_CERT_GATHER, a_gather)) || (st = GS_DEV_ARGS(&s->ks, K_CERT, a_cert)) ||
-        (st = GS_DEV_ARGS(&s->ks, K_CERT_SUM, a_sum)))
+        (st = GS_DEV_ARGS(&s->ks, K_CERT_SUM, a_sum)) || (use_d && (st = GS_DEV_ARGS(&s->ks, K_CERT_DOTS, a_dots))))
         return st;
     return GS_OK;
 }
@@ -1275,13 +1325,21 @@ static gs_status cert_passes(gs_solver *s, const cert *c, const int *pass_nvc, g
 {
     gs_status st = GS_OK;
     const int q = s->q, wg = s->wg;
-    int sb = 0, vb = 0;
+    int sb = 0, vb = 0, vpb = 0;
     for (int ci = 0; ci < c->maxch; ci++) {
         const int na = c->pass_na[ci], nvc = pass_nvc[ci];
         const int ngrp = c->pass_g[ci];
         SETARG(K_CERT_GATHER, 13, sb);
         SETARG(K_CERT, 21, sb); SETARG(K_CERT, 22, vb);
         SETARG(K_CERT_SUM, 7, sb); SETARG(K_CERT_SUM, 8, vb);
+        if (c->pc) { /* the pass's dot products by column first (k_cert reads them) */
+            const int nvpc = c->pass_nvpc[ci];
+            SETARG(K_CERT_DOTS, 17, sb); SETARG(K_CERT_DOTS, 18, vpb);
+            if (nvpc > 0 &&
+                (st = launch(s, pf, K_CERT_DOTS, (size_t)nvpc * 256, (size_t)c->pass_nmax[ci], 256)))
+                goto cleanup;
+            vpb += nvpc;
+        }
         if ((na > 0 && (st = launch(s, pf, K_CERT_GATHER, (size_t)q * wg, (size_t)na, (size_t)wg))) ||
             (nvc > 0 && ((st = launch(s, pf, K_CERT, (size_t)nvc * wg, (size_t)ngrp, (size_t)wg)) ||
                          (st = launch(s, pf, K_CERT_SUM, (size_t)nvc * wg, 1, (size_t)wg)))))
@@ -1346,7 +1404,11 @@ static gs_status cert_device(gs_solver *s, const gs_clustered *cl, const cert *c
         (st = gs_dev_buf_ensure(d, &dp->cvcc, 2 * (vslots ? vslots : 1) * sizeof(int), vcc, "certification clusters")) ||
         (st = gs_dev_buf_ensure(d, &dp->cpart, 2 * (size_t)c->gmax * total * sizeof(double), NULL,
                                 "certification sums")) ||
-        (st = cert_args(s, cl, c->gmax)) || (st = cert_passes(s, c, pass_nvc, pf, ph, per_kernel)))
+        (c->pc && ((st = gs_dev_buf_ensure(d, &dp->cvpc, 2 * (c->vpslots ? c->vpslots : 1) * sizeof(int), c->cvpc,
+                                           "certification chunks")) ||
+                   (st = gs_dev_buf_ensure(d, &dp->cdots, q * total * sizeof(double), NULL,
+                                           "certification dot products")))) ||
+        (st = cert_args(s, cl, c->gmax, c)) || (st = cert_passes(s, c, pass_nvc, pf, ph, per_kernel)))
         goto cleanup;
     GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cgx.mem, CL_FALSE, t0 * sizeof(double), (t1 - t0) * sizeof(double),
                                     c->gx + t0, 0, NULL, NULL));
@@ -1421,14 +1483,23 @@ cleanup:
  * gx and mx (total doubles each) receive the sums: the batch's gradients and alphas, no longer
  * needed once the SV lists are built, and already in memory (fresh pages cost letter's 325
  * problems 5 ms of page faults there). */
-static gs_status certify_batch(gs_solver *s, const rsplit *rs, const gs_clustered *cl, const prob *pr, int np,
-                               size_t total, double *gx, double *mx, gs_dev_prof *pf, double *ph, double *per_kernel)
+static gs_status certify_batch(gs_solver *s, const rsplit *rs, const gs_clustered *cl, const gs_colchunks *pc,
+                               const prob *pr, int np, size_t total, double *gx, double *mx, gs_dev_prof *pf,
+                               double *ph, double *per_kernel)
 {
     gs_status st = GS_OK;
     dev *const dp = &s->d;
     const int q = s->q;
     cert c;
     memset(&c, 0, sizeof c);
+    /* the dot products by column (the batch's kernel rows are) into a buffer of q SVs x the batch's
+     * positions, where that takes at most 2 GiB and an eighth of the device's memory */
+    const size_t dbytes = (size_t)q * total * sizeof(double);
+    if (pc && !rs && dbytes <= ((size_t)2 << 30) && dbytes <= (size_t)s->ocl->global_mem / 8 &&
+        (!s->ocl->max_alloc || dbytes <= (size_t)s->ocl->max_alloc)) {
+        c.pc = pc;
+        c.dstride = (cl_long)total;
+    }
     /* --verbose: start, lists built, buffers ready, tables built, uploaded, passes enqueued */
     double tm[6] = {gs_now(), 0, 0, 0, 0, 0};
     /* the sums' buffers cleared on the device while the host builds the SV lists */
@@ -1479,8 +1550,9 @@ static gs_status certify_batch(gs_solver *s, const rsplit *rs, const gs_clustere
     const double t_read = gs_now();
     cert_parallel(s, cl, pr, np, total, &c, cert_out);
     gs_log_verbose(s->log, "gpusvm: certification of %d problem(s): SV lists %.4f s, buffers %.4f s, tables %.4f s, "
-                   "uploads %.4f s, %d pass(es) and reads enqueued %.4f s, done %.4f s (%s), to the problems %.4f s\n",
-                   np, tm[1] - tm[0], tm[2] - tm[1], tm[3] - tm[2], tm[4] - tm[3], c.maxch, tm[5] - tm[4],
+                   "uploads %.4f s, %d pass(es)%s and reads enqueued %.4f s, done %.4f s (%s), to the problems %.4f s\n",
+                   np, tm[1] - tm[0], tm[2] - tm[1], tm[3] - tm[2], tm[4] - tm[3], c.maxch,
+                   c.pc ? " (dot products by column)" : "", tm[5] - tm[4],
                    t_read - tm[5], c.gx == gx ? "read into plain memory" : "read into pinned memory",
                    gs_now() - t_read);
 cleanup:
@@ -1932,19 +2004,7 @@ static void round_tables(const gs_solver *s, batch *b, int q_new)
             const prob *p = &b->pr[b->act[a]];
             const int ncp = p->spec->na + p->spec->nb, nch = (p->npos + wg * ITEMS - 1) / (wg * ITEMS);
             for (int c = 0; c < ncp; c++) { b->vc[2 * b->nvc] = a; b->vc[2 * b->nvc + 1] = c; b->nvc++; }
-            if (b->col_rows) { /* the chunks holding its clusters [a0, a0 + na), then [b0, b0 + nb)'s others */
-                const int pcl = b->pc->chunk_clusters;
-                const int h0[2] = {p->spec->a0 / pcl, p->spec->b0 / pcl};
-                const int h1[2] = {p->spec->na > 0 ? (p->spec->a0 + p->spec->na - 1) / pcl : -1,
-                                   p->spec->nb > 0 ? (p->spec->b0 + p->spec->nb - 1) / pcl : -1};
-                for (int r = 0; r < 2; r++)
-                    for (int h = h0[r]; h <= h1[r]; h++) {
-                        if (r == 1 && h >= h0[0] && h <= h1[0]) continue; /* range a's too */
-                        b->vpc[2 * b->nvpc] = a;
-                        b->vpc[2 * b->nvpc + 1] = h;
-                        b->nvpc++;
-                    }
-            }
+            if (b->col_rows) b->nvpc += chunk_list(p->spec, b->pc->chunk_clusters, a, b->vpc + 2 * b->nvpc);
             rt[a].ch0 = b->nvch;
             rt[a].nch = nch;
             for (int c = 0; c < nch; c++) { b->vch[2 * b->nvch] = a; b->vch[2 * b->nvch + 1] = c; b->nvch++; }
@@ -2430,8 +2490,8 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     batch_results(s, &b, stats);
     /* the certification's exact gradients, for the problems that ask for them (spec->g_exact) */
     double t_cert = gs_now();
-    if ((st = certify_batch(s, b.rs.nd > 1 ? &b.rs : NULL, cl, b.pr, np, (size_t)b.total, b.Gh, b.ahb, &b.pf, b.ph,
-                            b.per_kernel)))
+    if ((st = certify_batch(s, b.rs.nd > 1 ? &b.rs : NULL, cl, b.col_rows ? b.pc : NULL, b.pr, np, (size_t)b.total,
+                            b.Gh, b.ahb, &b.pf, b.ph, b.per_kernel)))
         goto cleanup;
     t_cert = gs_now() - t_cert;
     if (stats) stats->certify += t_cert;

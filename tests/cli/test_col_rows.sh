@@ -19,6 +19,8 @@ col_both() { # NAME DATA ARGS...
     check_file_eq "$name: output, kernel rows by column" "$TMPD/cr0.out" "$TMPD/cr1.out"
     [ -f "$TMPD/cr0.model" ] && check_file_eq "$name: model, kernel rows by column" "$TMPD/cr0.model" "$TMPD/cr1.model"
     check_eq "$name: kernel rows by column taken" 1 "$(grep -c -m 1 '^gpusvm: kernel rows by column' "$TMPD/cr1.err")"
+    check_eq "$name: the certification's dot products by column" 1 \
+        "$(grep -c -m 1 '^gpusvm: certification of .*(dot products by column)' "$TMPD/cr1.err")"
     rm -f "$TMPD/cr0.model" "$TMPD/cr1.model"
 }
 awk 'BEGIN { srand(11); for (i = 0; i < 1500; i++) { y = rand() < 0.5 ? 1 : -1; printf "%d", y
