@@ -8,7 +8,8 @@
 #           mnist10k (its own rows), news20.t (the model of its every 8th row), and where DS_DIR has
 #           them reuters.tst (reuters.trn's model) and sector.t.scale (sector.scale's);
 #   wide    whole-process training of the wide sets (news20.t, reuters.trn, sector.scale), NEW and
-#           OLD interleaved, with LIBSVM's accuracy check left to the tests;
+#           OLD interleaved, with LIBSVM's accuracy check left to the tests; ThunderSVM's (REPEAT
+#           times, svm-train's defaults as gpusvm's) when TSVM is set;
 #   train   whole-process training (-q, no profiling) of the five standard sets, NEW and OLD
 #           interleaved, with the models compared (cmp). Against a build from before the exit
 #           helper became opt-in (92469db forks its exit always), set GPUSVM_FAST_EXIT=1;
@@ -112,6 +113,16 @@ if has wide; then
     pair "train reuters.trn" "{}/gpusvm-train -q $D/reuters/reuters.trn.gz $TMP/w.m"
     pair "train sector.scale" "{}/gpusvm-train -q $D/sector/sector.scale.gz $TMP/w.m"
     "$NEW/gpusvm-train" --verbose "$D/sector/sector.scale.gz" "$TMP/w.m" 2>&1 | grep -E '^gpusvm: (training|phases|clustering|kernel)' | head -n 8
+    if [ -n "$TSVM" ]; then
+        for f in news20/news20.t reuters/reuters.trn sector/sector.scale; do
+            [ -f "$D/$f.gz" ] || continue
+            gzip -dc "$D/$f.gz" > "$TMP/plain"
+            for i in $(seq "$REPEAT"); do
+                echo "train $f: ThunderSVM $(one "$TSVM" "$TMP/plain" "$TMP/ts.m") s"
+            done
+            rm -f "$TMP/plain"
+        done
+    fi
 fi
 if has train; then
     for s in "a9a/a9a.gz:-c 1 -g 0.05" "ijcnn1/ijcnn1.gz:" "w8a/w8a.gz:" "letter/letter.scale.gz:-c 10 -g 0.5" \

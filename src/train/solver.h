@@ -24,7 +24,8 @@ typedef struct gs_solver gs_solver;
 /* Builds the device program for param's kernel and working-set size; precise: kernel rows from
  * dot products summed in double (see gs_solver_float_error); wide: for a gs_clustered whose wide
  * flag is set (gs_solver_batch refuses the other kind); rowwise: most of its clusters are row-wise
- * (on a GPU the certification then takes their SVs 64 at a time); max_npos: the most positions (cluster slots
+ * (on a GPU the certification then takes their SVs 64 at a time, and kernel rows go by column);
+ * max_npos: the most positions (cluster slots
  * of ranges A and B) any problem given to it will have, 0 when not known: a bound small enough lets
  * the program leave out the selection kernels of large problems, which shortens its build.
  * @return GS_OK or GS_ERR_OCL/GS_ERR_ARG */
@@ -34,6 +35,9 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int 
 void gs_solver_free(gs_solver *s);
 /* The rows of a cluster (--cluster-size). */
 int gs_solver_cluster_size(const gs_solver *s);
+/* Whether s's program computes kernel rows by column (k_rows_col: a GPU, mostly row-wise data,
+ * float sums; GPUSVM_COL_ROWS) for the batches whose data allows it. */
+int gs_solver_col_rows(const gs_solver *s);
 
 typedef struct gs_binary_result {
     double rho, obj;
