@@ -52,4 +52,19 @@ tol = float(sys.argv[5]) * max(1.0, abs(m.rho[0]))
 print(sum(1 for a, b, d in zip(g, r, dec) if a != b and abs(d[0]) > tol))
 PY
 }
+# sparse_rows FILE: 1,500 random sparse rows over 3,000 columns, two classes (row-wise ELL
+# clusters without being wide data); sparse3_rows FILE: 1,200 rows of integers over 2,500
+# columns, three classes (their float dot products exact)
+sparse_rows() {
+    awk 'BEGIN { srand(11); for (i = 0; i < 1500; i++) { y = rand() < 0.5 ? 1 : -1; printf "%d", y
+        for (j = 1; j <= 3000; j++) if (rand() < 0.012) { v = int(rand() * 1000) / 1000 + 0.001; if (y > 0 && j < 300) v += 0.5
+            printf " %d:%g", j, v }
+        printf "\n" } }' > "$1"
+}
+sparse3_rows() {
+    awk 'BEGIN { srand(5); for (i = 0; i < 1200; i++) { y = 1 + int(rand() * 3); printf "%d", y
+        for (j = 1; j <= 2500; j++) if (rand() < 0.015) { v = 1 + int(rand() * 4); if (j < 200 && j % 3 == y - 1) v += 3
+            printf " %d:%d", j, v }
+        printf "\n" } }' > "$1"
+}
 finish() { echo "RESULT $T_PASS $T_FAIL $T_SKIP"; [ "$T_FAIL" -eq 0 ]; }

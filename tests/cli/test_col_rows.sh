@@ -23,14 +23,8 @@ col_both() { # NAME DATA ARGS...
         "$(grep -c -m 1 '^gpusvm: certification of .*(dot products by column)' "$TMPD/cr1.err")"
     rm -f "$TMPD/cr0.model" "$TMPD/cr1.model"
 }
-awk 'BEGIN { srand(11); for (i = 0; i < 1500; i++) { y = rand() < 0.5 ? 1 : -1; printf "%d", y
-    for (j = 1; j <= 3000; j++) if (rand() < 0.012) { v = int(rand() * 1000) / 1000 + 0.001; if (y > 0 && j < 300) v += 0.5
-        printf " %d:%g", j, v }
-    printf "\n" } }' > "$TMPD/sparse"
-awk 'BEGIN { srand(5); for (i = 0; i < 1200; i++) { y = 1 + int(rand() * 3); printf "%d", y
-    for (j = 1; j <= 2500; j++) if (rand() < 0.015) { v = 1 + int(rand() * 4); if (j < 200 && j % 3 == y - 1) v += 3
-        printf " %d:%d", j, v }
-    printf "\n" } }' > "$TMPD/sparse3"
+sparse_rows "$TMPD/sparse"
+sparse3_rows "$TMPD/sparse3"
 awk 'BEGIN { srand(7); for (i = 0; i < 1500; i++) { y = rand() < 0.5 ? 1 : -1; printf "%d", y
     for (j = 1; j <= 40000; j++) if (rand() < 0.0015) { v = int(rand() * 1000) / 1000 + 0.001; if (y > 0 && j < 3000) v += 0.5
         printf " %d:%g", j, v }

@@ -76,14 +76,8 @@ cert_both() { # NAME DATA ARGS...
     [ -f "$TMPD/cw0.model" ] && check_file_eq "$name: model, 64-wide certification" "$TMPD/cw0.model" "$TMPD/cw1.model"
     rm -f "$TMPD/cw0.model" "$TMPD/cw1.model"
 }
-awk 'BEGIN { srand(11); for (i = 0; i < 1500; i++) { y = rand() < 0.5 ? 1 : -1; printf "%d", y
-    for (j = 1; j <= 3000; j++) if (rand() < 0.012) { v = int(rand() * 1000) / 1000 + 0.001; if (y > 0 && j < 300) v += 0.5
-        printf " %d:%g", j, v }
-    printf "\n" } }' > "$TMPD/sparse"
-awk 'BEGIN { srand(5); for (i = 0; i < 1200; i++) { y = 1 + int(rand() * 3); printf "%d", y
-    for (j = 1; j <= 2500; j++) if (rand() < 0.015) { v = 1 + int(rand() * 4); if (j < 200 && j % 3 == y - 1) v += 3
-        printf " %d:%d", j, v }
-    printf "\n" } }' > "$TMPD/sparse3"
+sparse_rows "$TMPD/sparse"
+sparse3_rows "$TMPD/sparse3"
 GPUSVM_CERT_WIDE=1 "$TRAIN" --verbose "$TMPD/sparse" "$TMPD/m" > /dev/null 2> "$TMPD/err"
 check_eq "sparse rows: every cluster row-wise" 1 \
     "$(grep -c '^gpusvm: clustering: 1500 rows into 6 clusters of 256 (6 stored row-wise)' "$TMPD/err")"

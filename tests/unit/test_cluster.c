@@ -9,22 +9,8 @@
 #include <string.h>
 
 #include "data/cluster.h"
+#include "testgen.h"
 #include "testlib.h"
-
-typedef struct csr {
-    int32_t n;
-    int64_t *row_ptr;
-    int32_t *idx;
-    float *val;
-} csr;
-
-static uint64_t rng_next(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
 
 /* n rows over columns 1..ncol: a few base patterns (so clusters have something to find), each row
  * one of them with some columns flipped; every 37th row empty. */
@@ -68,13 +54,6 @@ static csr make_dense(int32_t n, int32_t ncol)
         m.row_ptr[i + 1] = (int64_t)(i + 1) * ncol;
     }
     return m;
-}
-
-static void csr_free(csr *m)
-{
-    free(m->row_ptr);
-    free(m->idx);
-    free(m->val);
 }
 
 /* Checks every invariant of the layout against the input; returns the number of failures. */

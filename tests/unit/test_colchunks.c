@@ -8,22 +8,8 @@
 #include <string.h>
 
 #include "data/colchunks.h"
+#include "testgen.h"
 #include "testlib.h"
-
-static uint64_t rng_next(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
-
-typedef struct csr {
-    int32_t n;
-    int64_t *row_ptr;
-    int32_t *idx;
-    float *val;
-} csr;
 
 /* n rows: the first dense_rows over columns 1..20 (dense clusters), the others random sparse
  * over 1..ncol with `per` entries on average; some explicit zeros; every 41st row empty. */
@@ -48,13 +34,6 @@ static csr make(int32_t n, int32_t dense_rows, int32_t ncol, int32_t per, uint64
         m.row_ptr[r + 1] = k;
     }
     return m;
-}
-
-static void csr_free(csr *m)
-{
-    free(m->row_ptr);
-    free(m->idx);
-    free(m->val);
 }
 
 /* pc against the CSR m through cl's positions: each nonzero once, at its compact column. */
