@@ -1071,6 +1071,15 @@ cleanup:
 #define CERT_GROUPS 8
 #define CERT_WGS 2048
 
+/* The device bytes of cl's clustered layout (gs_dev_upload_clustered). */
+static size_t data_bytes(const gs_solver *s, const gs_clustered *cl)
+{
+    const int ncl = cl->n_clusters;
+    const size_t wg = (size_t)s->wg, ncols = (size_t)cl->col_off[ncl], nell = (size_t)cl->ell_nnz;
+    return ncols * 4 + ncols * wg * 4 + (size_t)ncl * 20 + 16 + nell * 8 + (size_t)cl->n_pos * 8 +
+           (cl->wide ? ((size_t)cl->n_pos + 1) * 8 : 0); /* wide: ell_off per position */
+}
+
 /* The certification's host side (certify_batch): each problem's support vectors, and every pass's
  * tables (problem a of a pass at slot base + a), built before the first launch so that no pass
  * waits for the device before it writes its own. */
@@ -1495,9 +1504,11 @@ static gs_status certify_batch(gs_solver *s, const rsplit *rs, const gs_clustere
     cert c;
     memset(&c, 0, sizeof c);
     /* the dot products by column (the batch's kernel rows are) into a buffer of q SVs x the batch's
-     * positions, where that takes at most 2 GiB and an eighth of the device's memory */
-    const size_t dbytes = (size_t)q * total * sizeof(double);
-    if (pc && !rs && dbytes <= ((size_t)2 << 30) && dbytes <= (size_t)s->ocl->global_mem / 8 &&
+     * positions, where that takes at most 2 GiB and an eighth of what the clustered data and its
+     * copy by column leave of the device's memory (the batch took at most half, the copy a quarter) */
+    const size_t dbytes = (size_t)q * total * sizeof(double), gm = (size_t)s->ocl->global_mem;
+    const size_t held = pc ? data_bytes(s, cl) + (size_t)gs_colchunks_bytes(pc) : 0;
+    if (pc && !rs && held < gm && dbytes <= ((size_t)2 << 30) && dbytes <= (gm - held) / 8 &&
         (!s->ocl->max_alloc || dbytes <= (size_t)s->ocl->max_alloc)) {
         c.pc = pc;
         c.dstride = (cl_long)total;
@@ -2412,15 +2423,6 @@ static void batch_free(gs_solver *s, batch *b, int failed)
     free(b->yb); free(b->ahb); free(b->a0b); free(b->Gh); free(b->wsps); free(b->rowmap); free(b->upds); free(b->subs);
     free(b->ysubs); free(b->vc); free(b->vch); free(b->vpc);
     rs_free(&b->rs);
-}
-
-/* The device bytes of cl's clustered layout (gs_dev_upload_clustered). */
-static size_t data_bytes(const gs_solver *s, const gs_clustered *cl)
-{
-    const int ncl = cl->n_clusters;
-    const size_t wg = (size_t)s->wg, ncols = (size_t)cl->col_off[ncl], nell = (size_t)cl->ell_nnz;
-    return ncols * 4 + ncols * wg * 4 + (size_t)ncl * 20 + 16 + nell * 8 + (size_t)cl->n_pos * 8 +
-           (cl->wide ? ((size_t)cl->n_pos + 1) * 8 : 0); /* wide: ell_off per position */
 }
 
 /* Whether the batch's kernel rows go by column (k_rows_col), and if so its layout by column and
