@@ -200,9 +200,11 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int 
                               ? s->tuning.cert_wide == 1
                               : (ocl->device_type & CL_DEVICE_TYPE_GPU) && rowwise && !s->wide;
     /* by-column kernel rows where their sums are k_rows' (float sums, not -t 4; a chunk's
-     * positions numbered in 16 bits) */
+     * positions numbered in 16 bits) and the device's local memory holds k_cert_dots' sums (a
+     * double a chunk's position, and 3 KB) */
     const int pcl = s->wg <= COL_CHUNK_ROWS ? COL_CHUNK_ROWS / s->wg : 1;
-    const int col_ok = !precise && s->kernel_type != GS_KERNEL_PRECOMPUTED && (long)pcl * s->wg <= 65536;
+    const int col_ok = !precise && s->kernel_type != GS_KERNEL_PRECOMPUTED && (long)pcl * s->wg <= 65536 &&
+                       (!ocl->local_mem || ocl->local_mem >= (cl_ulong)pcl * (cl_ulong)s->wg * 8 + 4096);
     s->col_rows = col_ok && (s->tuning.col_rows != GS_TUNE_AUTO
                                  ? s->tuning.col_rows == 1
                                  : (ocl->device_type & CL_DEVICE_TYPE_GPU) && rowwise);
