@@ -4,9 +4,9 @@
 # (k_rows): GPUSVM_COL_ROWS=0|1 must give the same model and the same lines, since both add each
 # row's products with a working-set vector in column order. Random sparse rows over 2,500-3,000
 # columns (ELL clusters, narrow data) and over 40,000 (wide data: the layout's runs), in one chunk of
-# 4,096 rows; 9,000 rows of three classes in three chunks, which the pairs' ranges cross. Every SVM
-# type (regression: each row twice in one problem), -v (folds' ranges), shrinking's stages (a layout
-# of their own), unsplit rounds. RBF only: each kernel type is a program of its own, compiled on
+# 4,096 rows; 9,000 rows of three classes in three chunks, which the pairs' ranges cross;
+# heart_scale's dense clusters. Every SVM type (regression: each row twice in one problem), -v
+# (folds' ranges), shrinking's stages (a layout of their own), unsplit rounds. RBF only: each kernel type is a program of its own, compiled on
 # PoCL in ~20 s, and the sums, not the kernel function, are what the two paths compute differently.
 . "$(dirname "$0")/lib.sh"
 require_bin "$TRAIN"
@@ -45,6 +45,12 @@ GPUSVM_SPLIT=0 col_both "sparse rows, unsplit rounds" "$TMPD/sparse" -c 10 -g 1
 col_both "wide rows" "$TMPD/wide" -c 10 -g 0.5
 col_both "wide rows, -v 3" "$TMPD/wide" -v 3 -c 1 -g 1
 col_both "9,000 rows of 3 classes, three chunks" "$TMPD/big3" -c 4 -g 0.05
+# dense clusters (heart_scale: none row-wise) by column too: the vectors read over their clusters'
+# unions, zeros left out
+for a in "-c 1" "-s 3 -p 0.1" "-v 5 -c 4"; do
+    # shellcheck disable=SC2086
+    col_both "heart_scale (dense clusters) $a" "$TOP/data/heart_scale" $a
+done
 # unset, GPUSVM_COL_ROWS leaves it to the device: by column on a GPU (this mostly row-wise data),
 # by row on a CPU device (PoCL: no faster by column)
 "$TRAIN" --verbose "$TMPD/sparse" "$TMPD/m" > /dev/null 2> "$TMPD/err"
