@@ -1064,11 +1064,10 @@ void NAME(int g, int h, __global const int *pc_cols, __global const int *pc_ccol
 {                                                                                                          \
     const int t = get_local_id(0);                                                                         \
     /* the vector: a row-wise cluster's run (wide) or ELL slots (column -1 past the row's end), or a      \
-     * dense one's union (st: the step between a row-wise one's entries) */                                \
+     * dense one's union */                                                                                \
     const int gc = g / WG, gt = g % WG, ew = ell_w[gc];                                                    \
-    const long vb = ew > 0 ? (GS_WIDE ? ell_off[g] : ell_off[gc] + gt) : col_off[gc];                    \
-    const long len = ew > 0 ? (GS_WIDE ? ell_off[g + 1] - vb : (long)ew) : col_off[gc + 1] - vb;          \
-    const int st = GS_WIDE ? 1 : WG;                                                                       \
+    const long vb = ew > 0 ? GS_ROW_BASE(gc, gt) : col_off[gc];                                            \
+    const long len = ew > 0 ? GS_ROW_LEN(gc, gt, ew) : col_off[gc + 1] - vb;                               \
     for (int r = t; r < PCH; r += 256) acc[r] = (ACC)0;                                                    \
     const int k0 = pc_cols[h], k1 = pc_cols[h + 1];                                                        \
     for (long pb = 0; pb < len; pb += 256) {                                                               \
@@ -1077,8 +1076,8 @@ void NAME(int g, int h, __global const int *pc_cols, __global const int *pc_ccol
         float x = 0.0f;                                                                                    \
         if (pb + t < len) {                                                                                \
             const long e = pb + t;                                                                         \
-            const int col = ew > 0 ? ell_idx[vb + e * st] : cols[vb + e];                                  \
-            x = ew > 0 ? ell_val[vb + e * st] : vals[(vb + e) * WG + gt];                                  \
+            const int col = ew > 0 ? ell_idx[vb + e * GS_ROW_STEP] : cols[vb + e];                         \
+            x = ew > 0 ? ell_val[vb + e * GS_ROW_STEP] : vals[(vb + e) * WG + gt];                         \
             if (col >= 0 && x != 0.0f) {                                                                   \
                 int lo = k0, hi = k1;                                                                      \
                 while (lo < hi) {                                                                          \

@@ -125,6 +125,7 @@ struct gs_solver {
     gs_dev_kernels ks;      /* kernels/solver.cl, k_names order */
     const char *names[K_COUNT_ALL]; /* the kernels built (k_names or k_names_one, k_rows_col or NULL) */
     int col_rows;           /* the program has k_rows_col (kernel rows by column: COL_ROWS) */
+    int pcl;                /* its chunks' clusters (PCL) */
     double build_seconds;
     dev d;                  /* this solver's buffers (see dev) */
     /* the per-round readback [0] and update [1] in pinned, mapped host memory */
@@ -202,7 +203,7 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int 
     /* by-column kernel rows where their sums are k_rows' (float sums, not -t 4; a chunk's
      * positions numbered in 16 bits) and the device's local memory holds k_cert_dots' sums (a
      * double a chunk's position, and 3 KB) */
-    const int pcl = s->wg <= COL_CHUNK_ROWS ? COL_CHUNK_ROWS / s->wg : 1;
+    const int pcl = s->pcl = s->wg <= COL_CHUNK_ROWS ? COL_CHUNK_ROWS / s->wg : 1;
     const int col_ok = !precise && s->kernel_type != GS_KERNEL_PRECOMPUTED && (long)pcl * s->wg <= 65536 &&
                        (!ocl->local_mem || ocl->local_mem >= (cl_ulong)pcl * (cl_ulong)s->wg * 8 + 4096);
     s->col_rows = col_ok && (s->tuning.col_rows != GS_TUNE_AUTO
@@ -710,7 +711,7 @@ static gs_status update_on(gs_solver *s, const round_jobs *r, gs_dev_prof *pf, c
     if (r->tables) {
         GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vc.mem, CL_FALSE, 0, 2 * (size_t)nvc * sizeof(int), vc, 0, NULL,
                                          NULL));
-        if (r->nvpc > 0 && !r->rs)
+        if (r->nvpc > 0) /* (never in a row split: batch_colrows) */
             GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vpc.mem, CL_FALSE, 0, 2 * (size_t)r->nvpc * sizeof(int),
                                              r->vpc, 0, NULL, NULL));
         GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vch.mem, CL_FALSE, 0, 2 * (size_t)nvch * sizeof(int), vch, 0,
@@ -1600,8 +1601,9 @@ typedef struct batch {
     double *upds, *subs;   /* [np * 4q] prob.upd; [np * 3q] prob.asub, gsub, csub */
     int8_t *ysubs;         /* [np * q] prob.ysub */
     int *vc, *vch;         /* [2 nvc_all], [2 nvch_all] virtual cluster and chunk tables */
-    const gs_colchunks *pc; /* the layout by column when the kernel rows go by column (col_rows; cl's) */
-    int col_rows;          /* k_rows_col computes the kernel rows (batch_colrows) */
+    const gs_colchunks *pc; /* the layout by column (cl's) when k_rows_col computes the kernel rows
+                             * (batch_colrows), else NULL */
+    int finite;            /* every value of cl finite (then every norm is) */
     int *vpc;              /* [2 nvc_all] its virtual chunks: (round entry, chunk of pc) */
     double *rb, *updp;     /* pinned: the readbacks; the round tables and alpha changes */
     crew cw;
@@ -1709,6 +1711,8 @@ static gs_status batch_layout(const gs_solver *s, batch *b, const int8_t *ysign,
         p->stop = sp->stop_gap > p->eps ? sp->stop_gap : p->eps;
         for (int k = 0; k < q; k++) { p->wsp[k] = -1; p->row[k] = k; }
     }
+    b->finite = 1; /* a non-finite value makes its row's norm so */
+    for (int32_t t = 0; t < cl->n_pos && b->finite; t++) b->finite = isfinite(cl->norm2[t]) != 0;
     b->one_group = 1;
     for (int i = 0; i < np; i++)
         if (b->pr[i].npos > ONE_GROUP_MAX) b->one_group = 0;
@@ -1774,7 +1778,7 @@ static gs_status batch_upload(gs_solver *s, batch *b, double **rb, double **updp
         (b->rs.nd > 1 &&
          (st = gs_dev_buf_ensure(&s->dev, &dp->ckey, 2 * (size_t)q * np * sizeof(cl_uint), NULL, "pick keys"))))
         goto cleanup;
-    if (b->col_rows) {
+    if (b->pc) {
         const gs_colchunks *pc = b->pc;
         const size_t nk = (size_t)pc->n_cols, ne = (size_t)pc->n_entries;
         if ((st = gs_dev_buf_ensure(&s->dev, &dp->pc_cols, ((size_t)pc->n_chunks + 1) * 4, pc->chunk_cols,
@@ -1820,8 +1824,7 @@ static gs_status batch_args(gs_solver *s, const batch *b)
     const cl_mem ckey_mem = renew ? dp->ckey.mem : dp->cand.mem; /* (unused unless renew) */
     for (int d = 0; d < b->rs.nd && renew; d++)
         if (b->rs.s[d] == s) { t_lo = b->rs.ch[d] * s->wg * ITEMS; t_hi = b->rs.ch[d + 1] * s->wg * ITEMS; }
-    int skip0 = 1; /* k_gram may skip a dense row's zeros only if every value is finite (then every norm is) */
-    for (int t = 0; t < cl->n_pos && skip0; t++) skip0 = isfinite(cl->norm2[t]) != 0;
+    const int skip0 = b->finite; /* k_gram may skip a dense row's zeros only if every value is finite */
     const gs_dev_karg a_init[] = {GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->alpha), GS_KARG_BUF(dp->in_ws),
                                   GS_KARG_BUF(dp->slot_of), GS_KARG_BUF(dp->y), GS_KARG(itotal)};
     const gs_dev_karg a_update[] = {GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->alpha), GS_KARG_BUF(dp->y),
@@ -1913,7 +1916,7 @@ static gs_status batch_args(gs_solver *s, const batch *b)
         (renew && (st = GS_DEV_ARGS(&s->ks, K_CAND, a_cand))) ||
         (st = GS_DEV_ARGS(&s->ks, K_GATHER, a_gather)) ||
         (st = GS_DEV_ARGS(&s->ks, K_ROWS, a_rows)) ||
-        (b->col_rows && (st = GS_DEV_ARGS(&s->ks, K_ROWS_COL, a_rows_col))) ||
+        (b->pc && (st = GS_DEV_ARGS(&s->ks, K_ROWS_COL, a_rows_col))) ||
         (st = GS_DEV_ARGS(&s->ks, K_READBACK, a_readback)) ||
         (st = GS_DEV_ARGS(&s->ks, K_GRAM, a_gram)) ||
         (st = GS_DEV_ARGS(&s->ks, K_HEADS, a_heads)))
@@ -2019,7 +2022,7 @@ static void round_tables(const gs_solver *s, batch *b, int q_new)
             const prob *p = &b->pr[b->act[a]];
             const int ncp = p->spec->na + p->spec->nb, nch = (p->npos + wg * ITEMS - 1) / (wg * ITEMS);
             for (int c = 0; c < ncp; c++) { b->vc[2 * b->nvc] = a; b->vc[2 * b->nvc + 1] = c; b->nvc++; }
-            if (b->col_rows) b->nvpc += chunk_list(p->spec, b->pc->chunk_clusters, a, b->vpc + 2 * b->nvpc);
+            if (b->pc) b->nvpc += chunk_list(p->spec, b->pc->chunk_clusters, a, b->vpc + 2 * b->nvpc);
             rt[a].ch0 = b->nvch;
             rt[a].nch = nch;
             for (int c = 0; c < nch; c++) { b->vch[2 * b->nvch] = a; b->vch[2 * b->nvch + 1] = c; b->nvch++; }
@@ -2436,11 +2439,10 @@ static gs_status batch_colrows(const gs_solver *s, batch *b, int npeers)
     gs_status st = GS_OK;
     const gs_clustered *cl = b->cl;
     if (!s->col_rows || npeers > 0) return GS_OK;
-    for (int32_t t = 0; t < cl->n_pos; t++)
-        if (!isfinite(cl->norm2[t])) return GS_OK; /* a non-finite value makes its row's norm so */
+    if (!b->finite) return GS_OK;
     const double t0 = gs_now();
     const gs_colchunks *pc = NULL;
-    if ((st = gs_colchunks_of(cl, COL_CHUNK_ROWS / s->wg > 0 ? COL_CHUNK_ROWS / s->wg : 1, &pc)) != GS_OK) {
+    if ((st = gs_colchunks_of(cl, s->pcl, &pc)) != GS_OK) {
         if (st == GS_ERR_UNSUPPORTED) { gs_clear_error(); return GS_OK; } /* by row, as before */
         return st;
     }
@@ -2450,7 +2452,6 @@ static gs_status batch_colrows(const gs_solver *s, batch *b, int npeers)
     b->pc = pc;
     b->vpc = malloc(sizeof *b->vpc * 2 * (size_t)b->nvc_all);
     if (!b->vpc) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
-    b->col_rows = 1;
     gs_log_verbose(s->log, "gpusvm: kernel rows by column: %d chunks of %d rows, %lld columns, %lld entries, "
                    "%.1f MB, %.4f s\n", pc->n_chunks, pc->chunk_rows, (long long)pc->n_cols,
                    (long long)pc->n_entries, (double)bytes / 1048576.0, gs_now() - t0);
@@ -2496,7 +2497,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     batch_results(s, &b, stats);
     /* the certification's exact gradients, for the problems that ask for them (spec->g_exact) */
     double t_cert = gs_now();
-    if ((st = certify_batch(s, b.rs.nd > 1 ? &b.rs : NULL, cl, b.col_rows ? b.pc : NULL, b.pr, np, (size_t)b.total,
+    if ((st = certify_batch(s, b.rs.nd > 1 ? &b.rs : NULL, cl, b.pc, b.pr, np, (size_t)b.total,
                             b.Gh, b.ahb, &b.pf, b.ph, b.per_kernel)))
         goto cleanup;
     t_cert = gs_now() - t_cert;
