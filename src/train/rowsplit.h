@@ -15,13 +15,13 @@ void gs_rowsplit_deal(const double *w, int nch, int nd, int *ch);
  * positions (2q: list 0 from 0, list 1 from q, each ascending) and their keys (2q, alike). */
 #define GS_ROWSPLIT_PICK_WORDS(q) (8 + 4 * (size_t)(q))
 
-/* Merges nd devices' picks (picks: nd blocks of GS_ROWSPLIT_PICK_WORDS(q) words, each device's
+/* Merges nd devices' picks (picks[d]: device d's GS_ROWSPLIT_PICK_WORDS(q) words, each device's
  * lists the largest keys of its own positions, ties to the smaller position) into one device's:
  * per list L the want[L] largest keys of all (fewer when fewer are picked), ties to the smaller
  * position, in ascending position order, into mcand (list 1 from q) with the counts at mstate[3]
  * and mstate[7] (the other words 0). Each device's picks include its share of the overall
  * largest, so these are the picks one device makes over every position. scratch: nd q words. */
-void gs_rowsplit_merge(const uint32_t *picks, int nd, int q, const int want[2], uint32_t mstate[8], int32_t *mcand,
+void gs_rowsplit_merge(const uint32_t *const *picks, int nd, int q, const int want[2], uint32_t mstate[8], int32_t *mcand,
                        uint64_t *scratch);
 
 #endif

@@ -571,6 +571,8 @@ static size_t u_cols(const gs_solver *s, const gs_clustered *cl)
 static size_t rb_head(int q) { return 4 + 3 * (size_t)q; }
 static size_t rb_kws(int q) { return ((size_t)q * q + 1) / 2; }
 static size_t rb_doubles(int q) { return rb_head(q) + rb_kws(q); }
+/* A row split's heads and picks (rsplit), in doubles. */
+static size_t rs_pin_doubles(int q) { return rb_head(q) + (GS_ROWSPLIT_PICK_WORDS(q) + 1) / 2; }
 
 /* Device bytes, pinned bytes and host bytes one problem of npos positions needs, with nbank banks
  * of kernel rows (2 for split rounds). */
@@ -636,8 +638,10 @@ typedef struct rsplit {
                               * an empty chunk), so the round table is the same for all */
     int nvc[RS_MAX];         /* clusters in each device's table */
     int *vc[RS_MAX], *vch[RS_MAX]; /* [2 nvc[d]], [2 nvch] */
+    /* in each device's pinned readback memory, after the rounds' readbacks (rs_pin_doubles), as
+     * reads into plain memory wait for the driver's copy out of its own: */
     double *heads[RS_MAX];   /* [rb_head(q)] devices 1.. read their heads here */
-    uint32_t *picks;         /* [nd (8 + 4q)]: each device's state, cand (2q) and keys (2q) */
+    uint32_t *pick[RS_MAX];  /* [GS_ROWSPLIT_PICK_WORDS(q)] each device's state, cand (2q) and keys (2q) */
     uint32_t mstate[8];      /* the merged picks: state (counts at [3] and [7]) */
     int32_t *mcand;          /* [2q] and the lists */
     uint64_t *sortb;         /* [nd q] scratch: (key, position) of one list's picks */
@@ -647,6 +651,8 @@ typedef struct rsplit {
     gs_courier *cour[RS_MAX];
     rs_job job[RS_MAX];
     cl_event hev[RS_MAX];    /* each device's heads read (rs_heads_job) */
+    double t_pick, t_merge, t_place; /* seconds: the picks' jobs (up to their reads), the host's merge,
+                              * the placing's enqueueing (on the caller of rs_enqueue_select) */
     int serial;              /* CPU devices (PoCL): one device's commands at a time, each finished
                               * before the next device's start. PoCL 3.1 keeps one cache of compiled
                               * work-group functions for all its devices, keyed by the program, and
@@ -900,7 +906,7 @@ static gs_status rs_pick_job(void *arg)
     const rs_ctx c = rs_ctx_of(arg);
     const round_jobs *r = c.r;
     const cl_command_queue cq = c.s->queue;
-    uint32_t *h = c.rs->picks + (size_t)c.d * GS_ROWSPLIT_PICK_WORDS(c.q);
+    uint32_t *h = c.rs->pick[c.d];
     const size_t wg = (size_t)c.s->wg;
     gs_status st = GS_OK;
     cl_event rd = NULL;
@@ -960,11 +966,18 @@ cleanup:
 static gs_status rs_enqueue_select(round_jobs *r)
 {
     rsplit *rs = r->rs;
+    const double t0 = gs_now();
     gs_status st = rs_each(rs, rs_pick_job, 1);
     if (st != GS_OK) return st;
+    const double t1 = gs_now();
     const int want[2] = {r->q_new / 2, r->q_new - r->q_new / 2}; /* k_up, k_low (round_tables) */
-    gs_rowsplit_merge(rs->picks, rs->nd, r->q, want, rs->mstate, rs->mcand, rs->sortb);
-    if ((st = rs_each(rs, rs_place_job, 0))) return st;
+    gs_rowsplit_merge((const uint32_t *const *)rs->pick, rs->nd, r->q, want, rs->mstate, rs->mcand, rs->sortb);
+    const double t2 = gs_now();
+    st = rs_each(rs, rs_place_job, 0);
+    rs->t_pick += t1 - t0;
+    rs->t_merge += t2 - t1;
+    rs->t_place += gs_now() - t2;
+    if (st != GS_OK) return st;
     r->n_first = r->pf->n;
     return GS_OK;
 }
@@ -1622,6 +1635,8 @@ typedef struct batch {
     double t_wait, t_enq, t_abs, t_loop0;
     double t_pinned;       /* --verbose: batch_upload's pinned memory (allocated and mapped when it grows) */
     double t_overlap;      /* split, profiled: device time during the second parts (estimate) */
+    double t_seldrain, t_heads; /* the loop's waits for the selection's enqueueing (its courier) and
+                                 * its enqueueing of the heads (with their read) */
     double bytes_rows, bytes_update, clustered_bytes_per_pos;
 } batch;
 
@@ -1737,11 +1752,18 @@ static gs_status batch_upload(gs_solver *s, batch *b, double **rb, double **updp
     int *neg = NULL;
     void *h0 = NULL, *h1 = NULL;
     const double t_pin0 = gs_now();
-    if ((st = gs_dev_pinned_ensure(&s->dev, &s->pin[0], b->nbank * rb_prob * (size_t)np, &h0)) ||
+    const size_t rs_b = b->rs.nd > 1 ? rs_pin_doubles(q) * sizeof(double) : 0;
+    if ((st = gs_dev_pinned_ensure(&s->dev, &s->pin[0], b->nbank * rb_prob * (size_t)np + rs_b, &h0)) ||
         (st = gs_dev_pinned_ensure(&s->dev, &s->pin[1], b->nbank * (rtd + 4 * (size_t)q * np) * sizeof(double), &h1)))
         goto cleanup;
     *rb = h0;
     *updp = h1;
+    if (rs_b > 0) { /* this device's place in b->rs (its index: the solver's) */
+        int d = 0;
+        while (b->rs.s[d] != s) d++;
+        b->rs.heads[d] = *rb + b->nbank * rb_doubles(q) * (size_t)np;
+        b->rs.pick[d] = (uint32_t *)(b->rs.heads[d] + rb_head(q));
+    }
     if (rb == &b->rb) b->t_pinned = gs_now() - t_pin0; /* the batch's own device (a row split's others: threads) */
     neg = malloc(sizeof *neg * (size_t)np * q);
     if (!neg) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
@@ -2082,11 +2104,15 @@ static gs_status batch_round(gs_solver *s, batch *b)
         rj->upd_b_n = pack_changes(b->pr, b->act, nact, b->rt, b->rtd, rj->upd_b, &b->bytes_update);
         rj->late_update = 1;
     }
+    const double td = gs_now();
     if ((st = gs_courier_drain(b->cour))) goto cleanup;
     const int n_first = rj->n_first; /* kernels queued before the second parts */
     cl_event ev[2] = {NULL, rj->kws_read}; /* a row split's other devices' heads: rs->hev[1..] */
     rj->kws_read = NULL;
+    const double th = gs_now();
+    b->t_seldrain += th - td;
     st = rj->rs ? rs_enqueue_heads(rj) : enqueue_heads(rj, &ev[0]);
+    b->t_heads += gs_now() - th;
     if (rj->rs) { ev[0] = rj->rs->hev[0]; rj->rs->hev[0] = NULL; }
     for (int a = 0; a < nact; a++) {
         prob *p = &b->pr[b->act[a]];
@@ -2245,6 +2271,11 @@ static void batch_report(const gs_solver *s, const batch *b, double t_cert, gs_t
                    "thread(s)), %ld %srounds\n",
                    b->np, b->t_enq, gs_courier_busy(b->cour), b->t_wait, b->t_abs, t_sub, b->nth, b->round,
                    b->split ? "split " : "");
+    gs_log_verbose(s->log, "gpusvm: host per batch: waiting for the selection's enqueueing %.4f s, the heads' %.4f s\n",
+                   b->t_seldrain, b->t_heads);
+    if (b->rs.nd > 1)
+        gs_log_verbose(s->log, "gpusvm: row split: the devices' picks %.4f s (up to their reads), merge %.4f s, "
+                       "placing %.4f s\n", b->rs.t_pick, b->rs.t_merge, b->rs.t_place);
     if (s->dev.profile) {
         char line[512];
         int o = snprintf(line, sizeof line, "gpusvm: device seconds per kernel:");
@@ -2319,13 +2350,10 @@ static gs_status rs_layout(gs_solver *s, batch *b, gs_solver *const *peers, int 
             rs->vch[d][2 * k] = 0;
             rs->vch[d][2 * k + 1] = jc;
         }
-        if (d > 0 && !(rs->heads[d] = malloc(sizeof(double) * rb_head(q))))
-            return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     }
-    rs->picks = malloc(sizeof *rs->picks * (size_t)nd * GS_ROWSPLIT_PICK_WORDS(q));
     rs->mcand = calloc(2 * (size_t)q, sizeof *rs->mcand);
     rs->sortb = malloc(sizeof *rs->sortb * (size_t)nd * q);
-    if (!rs->picks || !rs->mcand || !rs->sortb) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    if (!rs->mcand || !rs->sortb) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     /* the selection over each slice: k_select where the slices are small (RS_ONE_GROUP_MAX), else the
      * chain; either sends its picks (the same sets) */
     const int sel = s->tuning.select;
@@ -2399,9 +2427,7 @@ static void rs_free(rsplit *rs)
     for (int d = 0; d < RS_MAX; d++) {
         free(rs->vc[d]);
         free(rs->vch[d]);
-        free(rs->heads[d]);
     }
-    free(rs->picks);
     free(rs->mcand);
     free(rs->sortb);
 }

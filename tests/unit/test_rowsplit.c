@@ -57,7 +57,9 @@ static void one_case(unsigned seed, int npos, int nd, int q, int want_up, int nk
     uint32_t mstate[8];
     int32_t *mcand = calloc(2 * (size_t)q, sizeof *mcand);
     uint64_t *scratch = malloc(sizeof *scratch * (size_t)nd * q);
-    gs_rowsplit_merge(picks, nd, q, want, mstate, mcand, scratch);
+    const uint32_t *dev_picks[8];
+    for (int d = 0; d < nd; d++) dev_picks[d] = picks + (size_t)d * GS_ROWSPLIT_PICK_WORDS(q);
+    gs_rowsplit_merge(dev_picks, nd, q, want, mstate, mcand, scratch);
     uint32_t *gp = malloc(sizeof *gp * (size_t)q), *gk = malloc(sizeof *gk * (size_t)q);
     for (int L = 0; L < 2; L++) {
         const int m = top(key[L], 0, npos, want[L], gp, gk);
@@ -78,6 +80,7 @@ int main(void)
         one_case(seed + 100, 3000, 2 + (int)seed % 3, 128, 60, 1000000, 2);
         one_case(seed + 200, 900, 4, 256, 128, 50, 37); /* ~24 eligible of 900: all taken */
         one_case(seed + 300, 40, 8, 16, 8, 5, 1);       /* devices of 5 positions */
+        one_case(seed + 400, 200000, 4, 768, 384, 1 << 30, 3); /* a large problem's round */
     }
     /* the deal: in order, a chunk at least each, balanced */
     double w[12] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
