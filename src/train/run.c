@@ -326,6 +326,48 @@ int gs_run_ws_size(const gs_param *param, int k, int l)
     return q;
 }
 
+/* One device's solver, made on a thread of its own (create_solvers). */
+typedef struct solver_job {
+    gs_run_pool *p;
+    int d, precise;
+    const gs_log *log;
+    gs_status st;
+    char err[1024];
+} solver_job;
+
+static void *create_one(void *arg)
+{
+    solver_job *j = arg;
+    gs_run_pool *p = j->p;
+    j->st = gs_solver_create(p->devs[j->d], &p->sp, j->precise, p->wide, p->rowwise, p->max_npos, j->log, &p->s[j->d]);
+    if (j->st != GS_OK) snprintf(j->err, sizeof j->err, "%s", gs_last_error());
+    return NULL;
+}
+
+/* The pool's nd solvers: device 0's first (on a machine's first run it compiles the programs, which
+ * the others then find in the kernel cache when their devices are alike: NVIDIA's driver builds one
+ * program at a time), then the others at once (GPUs; CPU devices in turn). On failure p->n covers every one made, for
+ * gs_run_pool_free. @return GS_OK or the first device's failure */
+static gs_status create_solvers(gs_run_pool *p, int nd, int precise, const gs_log *log)
+{
+    solver_job jobs[GS_DEVSET_MAX];
+    for (int d = 0; d < nd; d++) jobs[d] = (solver_job){.p = p, .d = d, .precise = precise, .log = log};
+    create_one(&jobs[0]);
+    if (jobs[0].st != GS_OK) return GS_FAIL(jobs[0].st, "%s", jobs[0].err);
+    p->n = 1;
+    int gpus = 1; /* CPU devices (PoCL) one at a time: see solver.c's rsplit.serial */
+    for (int d = 0; d < nd; d++) gpus &= (p->devs[d]->device_type & CL_DEVICE_TYPE_GPU) != 0;
+    if (gpus) {
+        gs_parallel_run(jobs + 1, sizeof *jobs, nd - 1, create_one);
+        p->n = nd;
+    } else {
+        for (int d = 1; d < nd && jobs[d - 1].st == GS_OK; d++) { create_one(&jobs[d]); p->n = d + 1; }
+    }
+    for (int d = 1; d < nd; d++)
+        if (jobs[d].st != GS_OK) return GS_FAIL(jobs[d].st, "%s", jobs[d].err);
+    return GS_OK;
+}
+
 gs_status gs_run_open_solver(const gs_device_provider *dev, const gs_param *param, int k, int32_t l,
                              const int64_t *row_ptr, const struct gs_clustered *cl, const gs_log *log,
                              gs_train_stats *stats, gs_run_pool **out)
@@ -365,10 +407,7 @@ gs_status gs_run_open_solver(const gs_device_provider *dev, const gs_param *para
     memcpy(p->devs, devs, sizeof devs);
     gs_log_verbose(log, "gpusvm: kernel rows' dot products in %s%s (a float sum errs by %.2g)\n",
                    precise ? "double" : "float", p->precise_from == 0 ? ", resumes in double" : "", ferr);
-    for (int d = 0; d < nd && st == GS_OK; d++)
-        if ((st = gs_solver_create(devs[d], &sp, precise, p->wide, p->rowwise, p->max_npos, log, &p->s[d])) == GS_OK)
-            p->n = d + 1;
-    if (st != GS_OK) { gs_run_pool_free(p); return st; }
+    if ((st = create_solvers(p, nd, precise, log)) != GS_OK) { gs_run_pool_free(p); return st; }
     if (nd > 1) gs_log_verbose(log, "gpusvm: %d devices\n", nd);
     p->cert_resume = param->tuning.cert_resume;
     if (stats) { stats->setup += gs_now() - t_dev; stats->peak_gbps = devs[0]->peak_gbps; }
