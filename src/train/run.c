@@ -346,8 +346,8 @@ static void *create_one(void *arg)
 
 /* The pool's nd solvers: device 0's first (on a machine's first run it compiles the programs, which
  * the others then find in the kernel cache when their devices are alike: NVIDIA's driver builds one
- * program at a time), then the others at once (GPUs; CPU devices in turn). On failure p->n covers every one made, for
- * gs_run_pool_free. @return GS_OK or the first device's failure */
+ * program at a time), then the others at once (GPUs; CPU devices in turn). On failure p->n covers
+ * every one made, for gs_run_pool_free. @return GS_OK or the first device's failure */
 static gs_status create_solvers(gs_run_pool *p, int nd, int precise, const gs_log *log)
 {
     solver_job jobs[GS_DEVSET_MAX];
