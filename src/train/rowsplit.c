@@ -44,8 +44,8 @@ static uint64_t kth_smallest(uint64_t *v, size_t n, size_t k)
  * position low. */
 static uint64_t pick_order(uint32_t key, uint32_t pos) { return (uint64_t)(~key) << 32 | pos; }
 
-void gs_rowsplit_merge(const uint32_t *const *picks, int nd, int q, const int want[2], uint32_t mstate[8], int32_t *mcand,
-                       uint64_t *scratch)
+void gs_rowsplit_merge(const uint32_t *const *picks, int nd, int q, const int want[2], uint32_t mstate[8],
+                       int32_t *mcand, uint64_t *scratch)
 {
     memset(mstate, 0, 8 * sizeof *mstate);
     for (int L = 0; L < 2; L++) {

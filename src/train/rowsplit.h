@@ -21,7 +21,7 @@ void gs_rowsplit_deal(const double *w, int nch, int nd, int *ch);
  * position, in ascending position order, into mcand (list 1 from q) with the counts at mstate[3]
  * and mstate[7] (the other words 0). Each device's picks include its share of the overall
  * largest, so these are the picks one device makes over every position. scratch: nd q words. */
-void gs_rowsplit_merge(const uint32_t *const *picks, int nd, int q, const int want[2], uint32_t mstate[8], int32_t *mcand,
-                       uint64_t *scratch);
+void gs_rowsplit_merge(const uint32_t *const *picks, int nd, int q, const int want[2], uint32_t mstate[8],
+                       int32_t *mcand, uint64_t *scratch);
 
 #endif
