@@ -638,6 +638,8 @@ typedef struct rsplit {
                               * an empty chunk), so the round table is the same for all */
     int nvc[RS_MAX];         /* clusters in each device's table */
     int *vc[RS_MAX], *vch[RS_MAX]; /* [2 nvc[d]], [2 nvch] */
+    int nvpc[RS_MAX], *vpc[RS_MAX]; /* kernel rows by column (batch.pc): each device's chunks of the
+                              * layout by column holding its clusters (rs_colchunks), else 0 / NULL */
     /* in each device's pinned readback memory, after the rounds' readbacks (rs_pin_doubles), as
      * reads into plain memory wait for the driver's copy out of its own: */
     double *heads[RS_MAX];   /* [rb_head(q)] devices 1.. read their heads here */
@@ -710,16 +712,16 @@ static gs_status rs_enqueue_rows(round_jobs *r);
  * clusters, vch: nvch chunks), the alpha changes (part one's, or all) and k_update over its
  * clusters. */
 static gs_status update_on(gs_solver *s, const round_jobs *r, gs_dev_prof *pf, const int *vc, int nvc,
-                           const int *vch, int nvch)
+                           const int *vch, int nvch, const int *vpc, int nvpc)
 {
     gs_status st = GS_OK;
     dev *const dp = &s->d;
     if (r->tables) {
         GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vc.mem, CL_FALSE, 0, 2 * (size_t)nvc * sizeof(int), vc, 0, NULL,
                                          NULL));
-        if (r->nvpc > 0) /* (never in a row split: batch_colrows) */
-            GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vpc.mem, CL_FALSE, 0, 2 * (size_t)r->nvpc * sizeof(int),
-                                             r->vpc, 0, NULL, NULL));
+        if (nvpc > 0)
+            GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vpc.mem, CL_FALSE, 0, 2 * (size_t)nvpc * sizeof(int), vpc,
+                                             0, NULL, NULL));
         GS_CL_CHECK(clEnqueueWriteBuffer(s->queue, dp->vch.mem, CL_FALSE, 0, 2 * (size_t)nvch * sizeof(int), vch, 0,
                                          NULL, NULL));
     }
@@ -781,7 +783,7 @@ static gs_status enqueue_select(void *arg)
     if (r->rs) return rs_enqueue_select(r);
     gs_solver *s = r->s;
     gs_status st = GS_OK;
-    if ((st = update_on(s, r, r->pf, r->vc, r->nvc, r->vch, r->nvch))) goto cleanup;
+    if ((st = update_on(s, r, r->pf, r->vc, r->nvc, r->vch, r->nvch, r->vpc, r->nvpc))) goto cleanup;
     if (r->one_group) { /* the top digit's histogram and the keys (arguments set once), then k_select */
         if ((st = launch(s, r->pf, K_HIST, (size_t)r->nvch * s->wg * HSPLIT, 1, (size_t)s->wg)) ||
             (st = launch(s, r->pf, K_SELECT, (size_t)r->nact * MWG, 1, MWG)))
@@ -910,7 +912,9 @@ static gs_status rs_pick_job(void *arg)
     const size_t wg = (size_t)c.s->wg;
     gs_status st = GS_OK;
     cl_event rd = NULL;
-    if ((st = update_on(c.s, r, c.pf, c.rs->vc[c.d], c.rs->nvc[c.d], c.rs->vch[c.d], c.rs->nvch))) goto cleanup;
+    if ((st = update_on(c.s, r, c.pf, c.rs->vc[c.d], c.rs->nvc[c.d], c.rs->vch[c.d], c.rs->nvch, c.rs->vpc[c.d],
+                        c.rs->nvpc[c.d])))
+        goto cleanup;
     if (r->one_group) { /* k_hist (keys stored) and k_select with its picks sent */
         if ((st = launch(c.s, c.pf, K_HIST, (size_t)c.rs->nvch * wg * HSPLIT, 1, wg)) ||
             (st = launch(c.s, c.pf, K_SELECT, (size_t)r->nact * MWG, 1, MWG)))
@@ -1026,7 +1030,7 @@ static gs_status rs_rows_job(void *arg)
     const size_t wg = (size_t)c.s->wg, nvc = (size_t)c.rs->nvc[c.d];
     gs_status st = GS_OK;
     if ((c.r->late_update && (st = launch(c.s, c.pf, K_UPDATE, nvc * wg * USPLIT, 1, wg))) ||
-        (st = launch_rows(c.s, c.pf, (int)nvc, c.r->q_new)))
+        (st = launch_rows_any(c.s, c.pf, (int)nvc, c.rs->nvpc[c.d], c.r->q_new)))
         goto cleanup;
     GS_CL_CHECK(clFlush(c.s->queue));
 cleanup:
@@ -1034,6 +1038,25 @@ cleanup:
 }
 
 static gs_status rs_enqueue_rows(round_jobs *r) { return rs_each(r->rs, rs_rows_job, 0); }
+
+/* Row split by column: marks in mark[0..n_chunks) the chunks of the layout by column (pcl clusters
+ * each) that hold device d's clusters (its slice of the lone problem's, ranges A and B mapped to the
+ * layout's); returns how many. A chunk across a slice's edge is every neighbour's: each computes
+ * its kernel rows (and certification dot products) whole, the other device's positions unread. */
+static int rs_chunk_marks(const rsplit *rs, const gs_binary_spec *sp, const gs_colchunks *pc, int d, uint8_t *mark)
+{
+    const int pcl = pc->chunk_clusters;
+    const int ncp = sp->na + sp->nb;
+    const int c0 = rs->ch[d] * ITEMS, c1 = rs->ch[d + 1] * ITEMS < ncp ? rs->ch[d + 1] * ITEMS : ncp;
+    memset(mark, 0, (size_t)pc->n_chunks);
+    int n = 0;
+    for (int lc = c0; lc < c1; lc++) {
+        const int h = (lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na)) / pcl;
+        n += !mark[h];
+        mark[h] = 1;
+    }
+    return n;
+}
 
 /* Index of position t of problem sp in its alpha array (range A's rows first, then range B's), or
  * -1 for a padding position. */
@@ -1346,9 +1369,10 @@ static gs_status cert_args(gs_solver *s, const gs_clustered *cl, int gstride, co
 }
 
 /* Every pass's launches: its offsets, then k_cert_gather, k_cert, k_cert_sum over the pass's
- * pass_nvc[pass] virtual clusters (c->pass_nvc, or a row split's device's share). */
-static gs_status cert_passes(gs_solver *s, const cert *c, const int *pass_nvc, gs_dev_prof *pf, double *ph,
-                             double *per_kernel)
+ * pass_nvc[pass] virtual clusters (c->pass_nvc, or a row split's device's share), by column first
+ * k_cert_dots over its pass_nvpc[pass] virtual chunks (alike). */
+static gs_status cert_passes(gs_solver *s, const cert *c, const int *pass_nvc, const int *pass_nvpc, gs_dev_prof *pf,
+                             double *ph, double *per_kernel)
 {
     gs_status st = GS_OK;
     const int q = s->q, wg = s->wg;
@@ -1360,7 +1384,7 @@ static gs_status cert_passes(gs_solver *s, const cert *c, const int *pass_nvc, g
         SETARG(K_CERT, 21, sb); SETARG(K_CERT, 22, vb);
         SETARG(K_CERT_SUM, 7, sb); SETARG(K_CERT_SUM, 8, vb);
         if (c->pc) { /* the pass's dot products by column first (k_cert reads them) */
-            const int nvpc = c->pass_nvpc[ci];
+            const int nvpc = pass_nvpc[ci];
             SETARG(K_CERT_DOTS, 17, sb); SETARG(K_CERT_DOTS, 18, vpb);
             if (nvpc > 0 &&
                 (st = launch(s, pf, K_CERT_DOTS, (size_t)nvpc * 256, (size_t)c->pass_nmax[ci], 256)))
@@ -1414,11 +1438,12 @@ static void *cert_out(void *arg)
 }
 
 /* One device's certification: the passes' tables uploaded (vcc / pass_nvc: the virtual clusters
- * it sums, vslots of them), the passes queued, and the sums of positions [t0, t1) read into c->gx
+ * it sums, vslots of them; by column cvpc / pass_nvpc: the virtual chunks whose dot products it
+ * computes, vpslots of them), the passes queued, and the sums of positions [t0, t1) read into c->gx
  * and c->mx behind them (the caller waits for the queue). */
 static gs_status cert_device(gs_solver *s, const gs_clustered *cl, const cert *c, const int *vcc, const int *pass_nvc,
-                             size_t vslots, size_t total, size_t t0, size_t t1, gs_dev_prof *pf, double *ph,
-                             double *per_kernel)
+                             size_t vslots, const int *cvpc, const int *pass_nvpc, size_t vpslots, size_t total,
+                             size_t t0, size_t t1, gs_dev_prof *pf, double *ph, double *per_kernel)
 {
     gs_status st = GS_OK;
     dev *const dp = &s->d;
@@ -1431,11 +1456,12 @@ static gs_status cert_device(gs_solver *s, const gs_clustered *cl, const cert *c
         (st = gs_dev_buf_ensure(d, &dp->cvcc, 2 * (vslots ? vslots : 1) * sizeof(int), vcc, "certification clusters")) ||
         (st = gs_dev_buf_ensure(d, &dp->cpart, 2 * (size_t)c->gmax * total * sizeof(double), NULL,
                                 "certification sums")) ||
-        (c->pc && ((st = gs_dev_buf_ensure(d, &dp->cvpc, 2 * (c->vpslots ? c->vpslots : 1) * sizeof(int), c->cvpc,
+        (c->pc && ((st = gs_dev_buf_ensure(d, &dp->cvpc, 2 * (vpslots ? vpslots : 1) * sizeof(int), cvpc,
                                            "certification chunks")) ||
                    (st = gs_dev_buf_ensure(d, &dp->cdots, q * total * sizeof(double), NULL,
                                            "certification dot products")))) ||
-        (st = cert_args(s, cl, c->gmax, c)) || (st = cert_passes(s, c, pass_nvc, pf, ph, per_kernel)))
+        (st = cert_args(s, cl, c->gmax, c)) ||
+        (st = cert_passes(s, c, pass_nvc, pass_nvpc, pf, ph, per_kernel)))
         goto cleanup;
     GS_CL_CHECK(clEnqueueReadBuffer(s->queue, dp->cgx.mem, CL_FALSE, t0 * sizeof(double), (t1 - t0) * sizeof(double),
                                     c->gx + t0, 0, NULL, NULL));
@@ -1458,18 +1484,22 @@ static cl_int finish_queues(gs_solver *s, const rsplit *rs)
 
 /* Row split (one problem): each device sums the rows of its own clusters (every pass's virtual
  * clusters filtered to its slice) and sends their sums; a row's groups and their order are the
- * problem's (ngrp), so the sums are one device's. */
-static gs_status rs_certify(const rsplit *rs, const gs_clustered *cl, const cert *c, size_t total, gs_dev_prof *pf,
-                            double *ph, double *per_kernel)
+ * problem's (ngrp), so the sums are one device's. By column, each device computes the dot products
+ * of the chunks holding its clusters (every pass's virtual chunks filtered by rs_chunk_marks). */
+static gs_status rs_certify(const rsplit *rs, const gs_clustered *cl, const gs_binary_spec *sp, const cert *c,
+                            size_t total, gs_dev_prof *pf, double *ph, double *per_kernel)
 {
     gs_status st = GS_OK;
-    const int wg = rs->s[0]->wg;
-    int *vcc = malloc(sizeof(int) * 2 * (c->vslots ? c->vslots : 1) * (size_t)rs->nd);
-    int *pnvc = malloc(sizeof(int) * (size_t)(c->maxch ? c->maxch : 1) * (size_t)rs->nd);
-    if (!vcc || !pnvc) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
-    for (int d = rs->nd - 1; d >= 0; d--) { /* device 0 last: profiled, it waits for each pass */
+    const int wg = rs->s[0]->wg, nd = rs->nd, passes = c->maxch ? c->maxch : 1;
+    int *vcc = malloc(sizeof(int) * 2 * (c->vslots ? c->vslots : 1) * (size_t)nd);
+    int *pnvc = malloc(sizeof(int) * (size_t)passes * (size_t)nd);
+    int *vpc = c->pc ? malloc(sizeof(int) * 2 * (c->vpslots ? c->vpslots : 1) * (size_t)nd) : NULL;
+    int *pnvpc = c->pc ? malloc(sizeof(int) * (size_t)passes * (size_t)nd) : NULL;
+    uint8_t *mark = c->pc ? malloc((size_t)c->pc->n_chunks + 1) : NULL;
+    if (!vcc || !pnvc || (c->pc && (!vpc || !pnvpc || !mark))) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    for (int d = nd - 1; d >= 0; d--) { /* device 0 last: profiled, it waits for each pass */
         const int lo = rs->ch[d] * ITEMS, hi = rs->ch[d + 1] * ITEMS;
-        int *const v = vcc + 2 * c->vslots * (size_t)d, *const pn = pnvc + (size_t)c->maxch * d;
+        int *const v = vcc + 2 * c->vslots * (size_t)d, *const pn = pnvc + (size_t)passes * d;
         size_t vb = 0, o = 0;
         for (int ci = 0; ci < c->maxch; ci++) {
             pn[ci] = 0;
@@ -1483,22 +1513,42 @@ static gs_status rs_certify(const rsplit *rs, const gs_clustered *cl, const cert
             }
             vb += (size_t)c->pass_nvc[ci];
         }
+        int *const vp = vpc ? vpc + 2 * c->vpslots * (size_t)d : NULL, *const pnp = pnvpc ? pnvpc + (size_t)passes * d : NULL;
+        size_t po = 0;
+        if (c->pc) {
+            rs_chunk_marks(rs, sp, c->pc, d, mark);
+            size_t pb = 0;
+            for (int ci = 0; ci < c->maxch; ci++) {
+                pnp[ci] = 0;
+                for (size_t k = pb; k < pb + (size_t)c->pass_nvpc[ci]; k++) {
+                    if (!mark[c->cvpc[2 * k + 1]]) continue;
+                    vp[2 * po] = c->cvpc[2 * k];
+                    vp[2 * po + 1] = c->cvpc[2 * k + 1];
+                    po++;
+                    pnp[ci]++;
+                }
+                pb += (size_t)c->pass_nvpc[ci];
+            }
+        }
         size_t t1 = (size_t)hi * wg;
         if (t1 > total) t1 = total;
-        if ((st = cert_device(rs->s[d], cl, c, v, pn, o, total, (size_t)lo * wg, t1, d == 0 ? pf : NULL, ph,
-                              per_kernel)))
+        if ((st = cert_device(rs->s[d], cl, c, v, pn, o, vp, pnp, po, total, (size_t)lo * wg, t1, d == 0 ? pf : NULL,
+                              ph, per_kernel)))
             goto cleanup;
         if (rs->serial) GS_CL_CHECK(clFinish(rs->s[d]->queue)); /* (see rsplit.serial) */
         else GS_CL_CHECK(clFlush(rs->s[d]->queue));
     }
 cleanup:
-    /* the tables' writes read vcc and pnvc, freed here (on an error path too) */
+    /* the tables' writes read vcc, pnvc and vpc, freed here (on an error path too) */
     {
         const cl_int e = finish_queues(rs->s[0], rs);
         if (e != CL_SUCCESS && st == GS_OK) st = GS_FAIL(GS_ERR_OCL, "clFinish failed: %s", gs_cl_error_name(e));
     }
     free(vcc);
     free(pnvc);
+    free(vpc);
+    free(pnvpc);
+    free(mark);
     return st;
 }
 
@@ -1524,7 +1574,7 @@ static gs_status certify_batch(gs_solver *s, const rsplit *rs, const gs_clustere
      * copy by column leave of the device's memory (the batch took at most half, the copy a quarter) */
     const size_t dbytes = (size_t)q * total * sizeof(double), gm = (size_t)s->ocl->global_mem;
     const size_t held = pc ? data_bytes(s, cl) + (size_t)gs_colchunks_bytes(pc) : 0;
-    if (pc && !rs && held < gm && dbytes <= ((size_t)2 << 30) && dbytes <= (gm - held) / 8 &&
+    if (pc && held < gm && dbytes <= ((size_t)2 << 30) && dbytes <= (gm - held) / 8 &&
         (!s->ocl->max_alloc || dbytes <= (size_t)s->ocl->max_alloc)) {
         c.pc = pc;
         c.dstride = (cl_long)total;
@@ -1569,9 +1619,10 @@ static gs_status certify_batch(gs_solver *s, const rsplit *rs, const gs_clustere
     tm[3] = gs_now();
     tm[4] = gs_now();
     if (!rs) {
-        if ((st = cert_device(s, cl, &c, c.vcc, c.pass_nvc, c.vslots, total, 0, total, pf, ph, per_kernel)))
+        if ((st = cert_device(s, cl, &c, c.vcc, c.pass_nvc, c.vslots, c.cvpc, c.pass_nvpc, c.vpslots, total, 0, total,
+                              pf, ph, per_kernel)))
             goto cleanup;
-    } else if ((st = rs_certify(rs, cl, &c, total, pf, ph, per_kernel))) {
+    } else if ((st = rs_certify(rs, cl, pr[0].spec, &c, total, pf, ph, per_kernel))) {
         goto cleanup;
     }
     tm[5] = gs_now();
@@ -2427,6 +2478,7 @@ static void rs_free(rsplit *rs)
     for (int d = 0; d < RS_MAX; d++) {
         free(rs->vc[d]);
         free(rs->vch[d]);
+        free(rs->vpc[d]);
     }
     free(rs->mcand);
     free(rs->sortb);
@@ -2457,14 +2509,13 @@ static void batch_free(gs_solver *s, batch *b, int failed)
 }
 
 /* Whether the batch's kernel rows go by column (k_rows_col), and if so its layout by column and
- * virtual chunk table: the solver built for it, one device (a row split computes rows by row), every
- * value finite (k_rows_col's sums are k_rows' only then), and the copy within a quarter of what the
+ * virtual chunk table: the solver built for it, every value finite (k_rows_col's sums are k_rows' only then), and the copy within a quarter of what the
  * clustered data leaves of the device's memory (batches take at most half: plan_batches). */
-static gs_status batch_colrows(const gs_solver *s, batch *b, int npeers)
+static gs_status batch_colrows(const gs_solver *s, batch *b)
 {
     gs_status st = GS_OK;
     const gs_clustered *cl = b->cl;
-    if (!s->col_rows || npeers > 0) return GS_OK;
+    if (!s->col_rows) return GS_OK;
     if (!b->finite) return GS_OK;
     const double t0 = gs_now();
     const gs_colchunks *pc = NULL;
@@ -2481,6 +2532,26 @@ static gs_status batch_colrows(const gs_solver *s, batch *b, int npeers)
     gs_log_verbose(s->log, "gpusvm: kernel rows by column: %d chunks of %d rows, %lld columns, %lld entries, "
                    "%.1f MB, %.4f s\n", pc->n_chunks, pc->chunk_rows, (long long)pc->n_cols,
                    (long long)pc->n_entries, (double)bytes / 1048576.0, gs_now() - t0);
+    return GS_OK;
+}
+
+/* Row split by column: each device's virtual chunk table (rs->vpc[d], the round entry 0 and each
+ * chunk rs_chunk_marks gives it). */
+static gs_status rs_colchunks(batch *b)
+{
+    rsplit *rs = &b->rs;
+    uint8_t *mark = malloc((size_t)b->pc->n_chunks + 1);
+    if (!mark) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    for (int d = 0; d < rs->nd; d++) {
+        const int n = rs_chunk_marks(rs, b->pr[0].spec, b->pc, d, mark);
+        rs->vpc[d] = malloc(sizeof(int) * 2 * (size_t)(n ? n : 1));
+        if (!rs->vpc[d]) { free(mark); return GS_FAIL(GS_ERR_NOMEM, "out of memory"); }
+        int k = 0;
+        for (int h = 0; h < b->pc->n_chunks; h++)
+            if (mark[h]) { rs->vpc[d][2 * k] = 0; rs->vpc[d][2 * k + 1] = h; k++; }
+        rs->nvpc[d] = k;
+    }
+    free(mark);
     return GS_OK;
 }
 
@@ -2501,7 +2572,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     double ts[6]; /* --verbose: the set-up's steps */
     ts[0] = gs_now();
     if ((st = batch_layout(s, &b, ysign, specs)) || (npeers > 0 && (st = rs_layout(s, &b, peers, npeers))) ||
-        (st = batch_colrows(s, &b, npeers)))
+        (st = batch_colrows(s, &b)) || (b.pc && npeers > 0 && (st = rs_colchunks(&b))))
         goto cleanup;
     ts[1] = gs_now();
     if ((st = batch_upload(s, &b, &b.rb, &b.updp))) goto cleanup;

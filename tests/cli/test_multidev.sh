@@ -96,6 +96,21 @@ GPUSVM_COURIER=1 rows_same "couriers" "$TMPD/r4k" -c 10 -g 2
 # each slice selected by the multi-kernel chain (large slices) instead of k_select
 GPUSVM_SELECT=multi rows_same "chain selection" "$TMPD/r4k" -c 10 -g 2
 GPUSVM_SELECT=multi GPUSVM_SPLIT=0 rows_same "chain selection, unsplit" "$TMPD/s4k" -c 10
+# kernel rows and the certification's dot products by column (GPUSVM_COL_ROWS=1), each device over
+# the chunks of the layout by column holding its clusters (a chunk across the slices' edge on both)
+col_same() {
+    name=$1; shift
+    GPUSVM_COL_ROWS=1 rows_same "by column, $name" "$@"
+    check_eq "rows by column, $name: both paths taken" "yes yes" \
+        "$(grep -q '^gpusvm: kernel rows by column' "$TMPD/two.err" && echo yes || echo no) $(grep -q 'dot products by column' "$TMPD/two.err" && echo yes || echo no)"
+}
+col_same "row-wise clusters" "$TMPD/s4k" -c 10
+col_same "dense clusters" "$TMPD/r4k" -c 100 -g 2
+GPUSVM_SPLIT=0 col_same "unsplit rounds" "$TMPD/s4k" -c 10
+GPUSVM_CERT_RESUME=1 col_same "resumed" "$TMPD/s4k" -c 10
+GPUSVM_SHRINK_MIN=1 col_same "shrunk" "$TMPD/s4k" -c 10
+col_same "epsilon-SVR" "$TMPD/s4k" -s 3 -p 0.1
+GPUSVM_COURIER=1 col_same "couriers" "$TMPD/s4k" -c 10
 
 # the second device is used: --verbose says so, and lists both
 (cd "$TMPD" && POCL_DEVICES="$TWO" "$TRAIN" --verbose --device all -v 5 h3 > /dev/null 2> v.err)
