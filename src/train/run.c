@@ -163,15 +163,12 @@ cleanup:
     return st;
 }
 
-/* Whether a lone problem of npos positions is split by rows over the pool's devices. */
+/* Whether a lone problem of npos positions is split by rows over the pool's devices (each device
+ * computing its slice's kernel rows by row or by column, as one device would). */
 static int rowsplit_wanted(const gs_run_pool *p, int64_t npos)
 {
     const int t = p->sp.tuning.rowsplit;
-    /* unasked, not where the solvers compute kernel rows by column, which a split by rows does not
-     * (on an H200 text-gen trained in 5.7-6.6 s on one GPU by column, against 8.9 s on two and 7.0 s
-     * on four by rows: docs/performance.md, fourteenth session) */
-    const int by_col = p->n > 0 && p->s[0] && gs_solver_col_rows(p->s[0]);
-    return t == 1 || (t == GS_TUNE_AUTO && npos >= GS_ROWSPLIT_MIN && !by_col);
+    return t == 1 || (t == GS_TUNE_AUTO && npos >= GS_ROWSPLIT_MIN);
 }
 
 /* Solves specs[0..n) as one batch (alone: each problem by itself) on the pool's devices: on one

@@ -157,8 +157,6 @@ void gs_solver_free(gs_solver *s)
 
 int gs_solver_cluster_size(const gs_solver *s) { return s->wg; }
 
-int gs_solver_col_rows(const gs_solver *s) { return s->col_rows; }
-
 gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int wide, int rowwise,
                            int64_t max_npos, const gs_log *log, gs_solver **out)
 {

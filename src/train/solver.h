@@ -35,9 +35,6 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int 
 void gs_solver_free(gs_solver *s);
 /* The rows of a cluster (--cluster-size). */
 int gs_solver_cluster_size(const gs_solver *s);
-/* Whether s's program computes kernel rows by column (k_rows_col: a GPU, mostly row-wise data,
- * float sums; GPUSVM_COL_ROWS) for the batches whose data allows it. */
-int gs_solver_col_rows(const gs_solver *s);
 
 typedef struct gs_binary_result {
     double rho, obj;
