@@ -193,6 +193,8 @@ gs_status gs_shrink_certified(gs_run_pool *p, const gs_param *param, const gs_pr
                 if (stats) stats->cluster += next.own.seconds;
                 stage_free(&cur, owned);
                 cur = next;
+                cur.cl = &cur.own; /* (next is cleared by the next stage_next, and the layout's own
+                                    * cache, its copy by column, must be the one stage_free frees) */
                 owned = 1;
             } else if (st == GS_ERR_NOMEM) { /* no memory for the smaller copy: the same rows, not a failure */
                 gs_log_verbose(log, "gpusvm: shrinking: %s; going on over the same rows\n", gs_last_error());

@@ -30,6 +30,20 @@ if [ -d "$DATASETS" ]; then
     stages a9a_3000 "$TMPD/a3k" -g 0.05
 fi
 
+# wide data (text-like: 80,000 columns, ~40 values a row) whose stages are laid out anew twice
+# (6,000 -> 3,520 -> 85 rows): every stage's layout in the whole set's wide form, which the solvers
+# are built for (the third stage's was not, and training failed: "solver built for wide data given
+# narrow data")
+awk 'BEGIN { srand(5); for (i = 0; i < 6000; i++) { y = rand() < 0.5 ? 1 : -1; l = y > 0 ? "+1" : "-1";
+    for (j = 1; j <= 80000; j += 1 + int(rand() * 4000)) { v = rand() + (j % 5 == 0 ? y * (0.2 + rand()) : 0)
+        l = l " " j ":" sprintf("%.3f", v) }
+    print l } }' > "$TMPD/wide6k"
+stages wide_twice "$TMPD/wide6k" -c 0.03 -g 0.02
+n2=$(sed -n 's/^gpusvm: shrinking: stage 2 over \([0-9]*\) of.*/\1/p' "$TMPD/s.err")
+n3=$(sed -n 's/^gpusvm: shrinking: stage 3 over \([0-9]*\) of.*/\1/p' "$TMPD/s.err")
+if [ -n "$n2" ] && [ -n "$n3" ] && [ "$n2" -lt 6000 ] && [ "$n3" -lt "$n2" ]; then pass; else
+    fail "wide_twice: two new layouts wanted (stage 2 over $n2, stage 3 over $n3 rows)"; fi
+
 # oracle NAME DATA TEST ENV OPTS...: forced shrinking (and ENV) against svm-train
 oracle() {
     name=$1; data=$2; test=$3; env=$4; shift 4
@@ -58,6 +72,7 @@ if command -v svm-train >/dev/null 2>&1; then
     oracle heart_linear "$H" "$H" "" -t 0
     oracle heart_weights "$H" "$H" "" -w1 2 -w-1 0.5
     oracle heart_resumed "$H" "$H" GPUSVM_CERT_RESUME=1 -c 10
+    oracle wide_twice "$TMPD/wide6k" "$TMPD/wide6k" "" -c 0.03 -g 0.02
     oracle heart_eps_svr "$H" "$H" "" -s 3 -p 0.1
     oracle heart_one_class "$H" "$H" "" -s 2 -n 0.3
     oracle heart_eps_svr_resumed "$H" "$H" GPUSVM_CERT_RESUME=1 -s 3 -p 0.1
