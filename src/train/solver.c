@@ -1494,7 +1494,10 @@ static gs_status rs_certify(const rsplit *rs, const gs_clustered *cl, const gs_b
     int *vpc = c->pc ? malloc(sizeof(int) * 2 * (c->vpslots ? c->vpslots : 1) * (size_t)nd) : NULL;
     int *pnvpc = c->pc ? malloc(sizeof(int) * (size_t)passes * (size_t)nd) : NULL;
     uint8_t *mark = c->pc ? malloc((size_t)c->pc->n_chunks + 1) : NULL;
-    if (!vcc || !pnvc || (c->pc && (!vpc || !pnvpc || !mark))) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    if (!vcc || !pnvc || (c->pc && (!vpc || !pnvpc || !mark))) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
     for (int d = nd - 1; d >= 0; d--) { /* device 0 last: profiled, it waits for each pass */
         const int lo = rs->ch[d] * ITEMS, hi = rs->ch[d + 1] * ITEMS;
         int *const v = vcc + 2 * c->vslots * (size_t)d, *const pn = pnvc + (size_t)passes * d;
@@ -1511,7 +1514,8 @@ static gs_status rs_certify(const rsplit *rs, const gs_clustered *cl, const gs_b
             }
             vb += (size_t)c->pass_nvc[ci];
         }
-        int *const vp = vpc ? vpc + 2 * c->vpslots * (size_t)d : NULL, *const pnp = pnvpc ? pnvpc + (size_t)passes * d : NULL;
+        int *const vp = vpc ? vpc + 2 * c->vpslots * (size_t)d : NULL;
+        int *const pnp = pnvpc ? pnvpc + (size_t)passes * d : NULL;
         size_t po = 0;
         if (c->pc) {
             rs_chunk_marks(rs, sp, c->pc, d, mark);
@@ -2507,8 +2511,10 @@ static void batch_free(gs_solver *s, batch *b, int failed)
 }
 
 /* Whether the batch's kernel rows go by column (k_rows_col), and if so its layout by column and
- * virtual chunk table: the solver built for it, every value finite (k_rows_col's sums are k_rows' only then), and the copy within a quarter of what the
- * clustered data leaves of the device's memory (batches take at most half: plan_batches). */
+ * virtual chunk table: the solver built for it, every value finite (k_rows_col's sums are k_rows'
+ * only then), and the copy within a quarter of what the clustered data leaves of the device's
+ * memory (batches take at most half: plan_batches). A row split's devices each take their own
+ * chunks of it (rs_colchunks). */
 static gs_status batch_colrows(const gs_solver *s, batch *b)
 {
     gs_status st = GS_OK;
