@@ -28,6 +28,7 @@
 
 #include "data/colchunks.h"
 #include "util/log.h"
+#include "util/order.h"
 
 #ifndef GS_CLUSTER_THREADS
 #define GS_CLUSTER_THREADS 4
@@ -104,12 +105,6 @@ void gs_clustered_free(gs_clustered *c)
     memset(c, 0, sizeof *c);
 }
 
-static int cmp_i32(const void *a, const void *b)
-{
-    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Renumbers the columns present to 0..m-1 (ascending), so masks and the device's dense
  * working-set block scale with the columns used, not with the largest index. */
 static gs_status compact_columns(const int32_t *idx, int64_t nnz, int32_t max_col, int32_t **cidx_out,
@@ -134,10 +129,10 @@ static gs_status compact_columns(const int32_t *idx, int64_t nnz, int32_t max_co
         ucol = malloc(sizeof *ucol * (size_t)(nnz ? nnz : 1));
         if (!ucol) { free(cidx); return GS_FAIL(GS_ERR_NOMEM, "out of memory compacting columns"); }
         memcpy(ucol, idx, sizeof *ucol * (size_t)nnz);
-        qsort(ucol, (size_t)nnz, sizeof *ucol, cmp_i32);
+        qsort(ucol, (size_t)nnz, sizeof *ucol, gs_cmp_i32);
         for (int64_t k = 0; k < nnz; k++) if (k == 0 || ucol[k] != ucol[m - 1]) ucol[m++] = ucol[k];
         for (int64_t k = 0; k < nnz; k++) {
-            const int32_t *f = bsearch(&idx[k], ucol, (size_t)m, sizeof *ucol, cmp_i32);
+            const int32_t *f = bsearch(&idx[k], ucol, (size_t)m, sizeof *ucol, gs_cmp_i32);
             cidx[k] = (int32_t)(f - ucol);
         }
     }
@@ -348,7 +343,7 @@ static void sorted_union(const int32_t *list, int32_t m, int32_t space, uint64_t
     if (m == 0) return;
     if ((int64_t)words > 8 * (int64_t)m) {
         memcpy(dst, list, sizeof *dst * (size_t)m);
-        qsort(dst, (size_t)m, sizeof *dst, cmp_i32);
+        qsort(dst, (size_t)m, sizeof *dst, gs_cmp_i32);
         return;
     }
     for (int32_t j = 0; j < m; j++) scratch[list[j] >> 6] |= 1ull << (list[j] & 63);

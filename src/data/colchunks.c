@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/order.h"
 #include "util/parallel.h"
 
 /* Calls EMIT(col, value, position in chunk) for every nonzero value of cluster c, whose first
@@ -36,12 +37,6 @@
                 }                                                                                    \
         }                                                                                            \
     } while (0)
-
-static int cmp_i32(const void *a, const void *b)
-{
-    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
 
 void gs_colchunks_free(gs_colchunks *c)
 {
@@ -90,7 +85,7 @@ static void chunk_pass(const build *b, int32_t h, int32_t *cnt, int32_t *used, i
         for (int32_t k = 0; k < nu; k++) cnt[used[k]] = 0;
         return;
     }
-    qsort(used, (size_t)nu, sizeof *used, cmp_i32);
+    qsort(used, (size_t)nu, sizeof *used, gs_cmp_i32);
     int32_t *const kc = out->cols + out->chunk_cols[h], *const ko = out->col_off + out->chunk_cols[h];
     int64_t e = b->ne[h];
     for (int32_t k = 0; k < nu; k++) {
@@ -116,7 +111,8 @@ static gs_status group_job(void *ctx, int g)
     if (!cnt || !used || (b->pass == 2 && !fill)) {
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory");
     } else {
-        const int32_t h0 = (int32_t)((int64_t)nch * g / b->ngroups), h1 = (int32_t)((int64_t)nch * (g + 1) / b->ngroups);
+        const int32_t h0 = (int32_t)((int64_t)nch * g / b->ngroups);
+        const int32_t h1 = (int32_t)((int64_t)nch * (g + 1) / b->ngroups);
         for (int32_t h = h0; h < h1; h++) chunk_pass(b, h, cnt, used, fill);
     }
     free(cnt);

@@ -26,7 +26,8 @@ typedef struct gs_colchunks {
 
 /* The by-column copy of cl (narrow or wide) in chunks of chunk_clusters clusters
  * (chunk_clusters * cl->cluster_size <= 65536).
- * @return GS_OK with *out filled (free with gs_colchunks_free); GS_ERR_ARG for a bad chunk size; GS_ERR_UNSUPPORTED when the entries or columns reach 2^31 (32-bit offsets);
+ * @return GS_OK with *out filled (free with gs_colchunks_free); GS_ERR_ARG for a bad chunk size;
+ * GS_ERR_UNSUPPORTED when the entries or columns reach 2^31 (32-bit offsets);
  * GS_ERR_NOMEM (*out empty on failure) */
 gs_status gs_colchunks_build(const gs_clustered *cl, int32_t chunk_clusters, gs_colchunks *out);
 

@@ -1,7 +1,6 @@
 /* rowsplit.c — see rowsplit.h. */
 #include "train/rowsplit.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 void gs_rowsplit_deal(const double *w, int nch, int nd, int *ch)
@@ -15,12 +14,6 @@ void gs_rowsplit_deal(const double *w, int nch, int nd, int *ch)
         ch[d] = j;
     }
     ch[nd] = nch;
-}
-
-static int cmp_i32(const void *a, const void *b)
-{
-    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
 }
 
 /* The k-th smallest (1 <= k <= n) of n distinct values, by their bytes from the top (each pass
@@ -58,22 +51,17 @@ void gs_rowsplit_merge(const uint32_t *const *picks, int nd, int q, const int wa
         }
         const size_t need = (size_t)want[L] < n ? (size_t)want[L] : n;
         /* the need-th in that order: every pick at or before it is taken; the devices' lists go
-         * in ascending position (each its own slice, in order), so the taken do too */
+         * in ascending position, device after device, so the taken do too */
         const uint64_t last = need == 0 ? 0 : need == n ? UINT64_MAX : kth_smallest(scratch, n, need);
         int32_t *out = mcand + (size_t)L * q;
         size_t k = 0;
-        int ascending = 1;
         for (int d = 0; d < nd && need > 0; d++) {
             const uint32_t *h = picks[d];
             const uint32_t m = h[4 * L + 3];
             const uint32_t *pos = h + 8 + (size_t)L * q, *key = h + 8 + 2 * (size_t)q + (size_t)L * q;
             for (uint32_t i = 0; i < m && i < (uint32_t)q; i++)
-                if (pick_order(key[i], pos[i]) <= last) {
-                    if (k > 0 && (int32_t)pos[i] < out[k - 1]) ascending = 0;
-                    out[k++] = (int32_t)pos[i];
-                }
+                if (pick_order(key[i], pos[i]) <= last) out[k++] = (int32_t)pos[i];
         }
-        if (!ascending) qsort(out, k, sizeof *out, cmp_i32);
         mstate[4 * L + 3] = (uint32_t)k;
     }
 }

@@ -16,7 +16,8 @@ void gs_rowsplit_deal(const double *w, int nch, int nd, int *ch);
 #define GS_ROWSPLIT_PICK_WORDS(q) (8 + 4 * (size_t)(q))
 
 /* Merges nd devices' picks (picks[d]: device d's GS_ROWSPLIT_PICK_WORDS(q) words, each device's
- * lists the largest keys of its own positions, ties to the smaller position) into one device's:
+ * lists the largest keys of its own positions, ties to the smaller position; device d's positions
+ * all below device d + 1's, as gs_rowsplit_deal deals them) into one device's:
  * per list L the want[L] largest keys of all (fewer when fewer are picked), ties to the smaller
  * position, in ascending position order, into mcand (list 1 from q) with the counts at mstate[3]
  * and mstate[7] (the other words 0). Each device's picks include its share of the overall

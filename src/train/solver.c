@@ -272,12 +272,15 @@ static gs_status launch_rows_any(gs_solver *s, gs_dev_prof *pf, int nvc, int nvp
 
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
 
-/* The chunks of pcl clusters holding a problem's clusters [a0, a0 + na), then those of [b0, b0 + nb)
- * not listed already, as (tag, chunk) pairs into out; returns how many (at most na + nb). */
-static int chunk_list(const gs_binary_spec *sp, int pcl, int tag, int *out)
+/* The chunks of pcl clusters holding the problem's local clusters [c0, c1) (range A's, at a0, then
+ * range B's, at b0; all of them: 0, na + nb), those of range A first, then those of range B not
+ * listed already, as (tag, chunk) pairs into out; returns how many (at most c1 - c0). */
+static int chunk_list(const gs_binary_spec *sp, int pcl, int tag, int c0, int c1, int *out)
 {
-    const int h0[2] = {sp->a0 / pcl, sp->b0 / pcl};
-    const int h1[2] = {sp->na > 0 ? (sp->a0 + sp->na - 1) / pcl : -1, sp->nb > 0 ? (sp->b0 + sp->nb - 1) / pcl : -1};
+    const int na = sp->na, a_lo = c0 < na ? c0 : na, a_hi = c1 < na ? c1 : na;
+    const int b_lo = (c0 > na ? c0 : na) - na, b_hi = (c1 > na ? c1 : na) - na;
+    const int h0[2] = {(sp->a0 + a_lo) / pcl, (sp->b0 + b_lo) / pcl};
+    const int h1[2] = {a_hi > a_lo ? (sp->a0 + a_hi - 1) / pcl : -1, b_hi > b_lo ? (sp->b0 + b_hi - 1) / pcl : -1};
     int n = 0;
     for (int r = 0; r < 2; r++)
         for (int h = h0[r]; h <= h1[r]; h++) {
@@ -1037,25 +1040,6 @@ cleanup:
 
 static gs_status rs_enqueue_rows(round_jobs *r) { return rs_each(r->rs, rs_rows_job, 0); }
 
-/* Row split by column: marks in mark[0..n_chunks) the chunks of the layout by column (pcl clusters
- * each) that hold device d's clusters (its slice of the lone problem's, ranges A and B mapped to the
- * layout's); returns how many. A chunk across a slice's edge is every neighbour's: each computes
- * its kernel rows (and certification dot products) whole, the other device's positions unread. */
-static int rs_chunk_marks(const rsplit *rs, const gs_binary_spec *sp, const gs_colchunks *pc, int d, uint8_t *mark)
-{
-    const int pcl = pc->chunk_clusters;
-    const int ncp = sp->na + sp->nb;
-    const int c0 = rs->ch[d] * ITEMS, c1 = rs->ch[d + 1] * ITEMS < ncp ? rs->ch[d + 1] * ITEMS : ncp;
-    memset(mark, 0, (size_t)pc->n_chunks);
-    int n = 0;
-    for (int lc = c0; lc < c1; lc++) {
-        const int h = (lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na)) / pcl;
-        n += !mark[h];
-        mark[h] = 1;
-    }
-    return n;
-}
-
 /* Index of position t of problem sp in its alpha array (range A's rows first, then range B's), or
  * -1 for a padding position. */
 static int64_t pos_index(const gs_clustered *cl, const gs_binary_spec *sp, int wg, int t)
@@ -1265,7 +1249,8 @@ static gs_status cert_lists(const gs_solver *s, const gs_clustered *cl, const pr
         c->cvpc = cert_take(c, sizeof(int) * 2 * (c->vslots ? c->vslots : 1), 0);
         c->pass_nvpc = cert_take(c, sizeof(int) * passes, 0);
         c->pass_nmax = cert_take(c, sizeof(int) * passes, 0);
-        if (!c->cvpc || !c->pass_nvpc || !c->pass_nmax) return GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
+        if (!c->cvpc || !c->pass_nvpc || !c->pass_nmax)
+            return GS_FAIL(GS_ERR_NOMEM, "out of memory for the certification");
     }
     return GS_OK;
 }
@@ -1300,7 +1285,8 @@ static void cert_tables(const gs_solver *s, const prob *pr, int np, cert *c)
                 vcc_p[2 * nvc + 1] = cc;
             }
             if (c->pc) {
-                nvpc += chunk_list(pr[i].spec, c->pc->chunk_clusters, na, c->cvpc + 2 * (vpbase + (size_t)nvpc));
+                nvpc += chunk_list(pr[i].spec, c->pc->chunk_clusters, na, 0, pnvc,
+                                   c->cvpc + 2 * (vpbase + (size_t)nvpc));
                 if (n > nmax) nmax = n;
             }
             /* after the pass the block holds these n rows, its other columns cleared */
@@ -1483,7 +1469,8 @@ static cl_int finish_queues(gs_solver *s, const rsplit *rs)
 /* Row split (one problem): each device sums the rows of its own clusters (every pass's virtual
  * clusters filtered to its slice) and sends their sums; a row's groups and their order are the
  * problem's (ngrp), so the sums are one device's. By column, each device computes the dot products
- * of the chunks holding its clusters (every pass's virtual chunks filtered by rs_chunk_marks). */
+ * of the chunks holding its clusters (chunk_list over its slice; a chunk across two slices' edge is
+ * both devices', each reading only its own positions' sums). */
 static gs_status rs_certify(const rsplit *rs, const gs_clustered *cl, const gs_binary_spec *sp, const cert *c,
                             size_t total, gs_dev_prof *pf, double *ph, double *per_kernel)
 {
@@ -1493,8 +1480,7 @@ static gs_status rs_certify(const rsplit *rs, const gs_clustered *cl, const gs_b
     int *pnvc = malloc(sizeof(int) * (size_t)passes * (size_t)nd);
     int *vpc = c->pc ? malloc(sizeof(int) * 2 * (c->vpslots ? c->vpslots : 1) * (size_t)nd) : NULL;
     int *pnvpc = c->pc ? malloc(sizeof(int) * (size_t)passes * (size_t)nd) : NULL;
-    uint8_t *mark = c->pc ? malloc((size_t)c->pc->n_chunks + 1) : NULL;
-    if (!vcc || !pnvc || (c->pc && (!vpc || !pnvpc || !mark))) {
+    if (!vcc || !pnvc || (c->pc && (!vpc || !pnvpc))) {
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
@@ -1517,20 +1503,13 @@ static gs_status rs_certify(const rsplit *rs, const gs_clustered *cl, const gs_b
         int *const vp = vpc ? vpc + 2 * c->vpslots * (size_t)d : NULL;
         int *const pnp = pnvpc ? pnvpc + (size_t)passes * d : NULL;
         size_t po = 0;
-        if (c->pc) {
-            rs_chunk_marks(rs, sp, c->pc, d, mark);
-            size_t pb = 0;
-            for (int ci = 0; ci < c->maxch; ci++) {
-                pnp[ci] = 0;
-                for (size_t k = pb; k < pb + (size_t)c->pass_nvpc[ci]; k++) {
-                    if (!mark[c->cvpc[2 * k + 1]]) continue;
-                    vp[2 * po] = c->cvpc[2 * k];
-                    vp[2 * po + 1] = c->cvpc[2 * k + 1];
-                    po++;
-                    pnp[ci]++;
-                }
-                pb += (size_t)c->pass_nvpc[ci];
-            }
+        const int ncp = sp->na + sp->nb;
+        for (int ci = 0, pb = 0; c->pc && ci < c->maxch; pb += c->pass_nvpc[ci], ci++) {
+            /* the lone problem's slot in the pass (its tag), the chunks of this device's clusters */
+            pnp[ci] = c->pass_nvpc[ci] > 0 ? chunk_list(sp, c->pc->chunk_clusters, c->cvpc[2 * pb], lo,
+                                                        hi < ncp ? hi : ncp, vp + 2 * po)
+                                           : 0;
+            po += (size_t)pnp[ci];
         }
         size_t t1 = (size_t)hi * wg;
         if (t1 > total) t1 = total;
@@ -1550,7 +1529,6 @@ cleanup:
     free(pnvc);
     free(vpc);
     free(pnvpc);
-    free(mark);
     return st;
 }
 
@@ -2097,7 +2075,7 @@ static void round_tables(const gs_solver *s, batch *b, int q_new)
             const prob *p = &b->pr[b->act[a]];
             const int ncp = p->spec->na + p->spec->nb, nch = (p->npos + wg * ITEMS - 1) / (wg * ITEMS);
             for (int c = 0; c < ncp; c++) { b->vc[2 * b->nvc] = a; b->vc[2 * b->nvc + 1] = c; b->nvc++; }
-            if (b->pc) b->nvpc += chunk_list(p->spec, b->pc->chunk_clusters, a, b->vpc + 2 * b->nvpc);
+            if (b->pc) b->nvpc += chunk_list(p->spec, b->pc->chunk_clusters, a, 0, ncp, b->vpc + 2 * b->nvpc);
             rt[a].ch0 = b->nvch;
             rt[a].nch = nch;
             for (int c = 0; c < nch; c++) { b->vch[2 * b->nvch] = a; b->vch[2 * b->nvch + 1] = c; b->nvch++; }
@@ -2539,23 +2517,20 @@ static gs_status batch_colrows(const gs_solver *s, batch *b)
     return GS_OK;
 }
 
-/* Row split by column: each device's virtual chunk table (rs->vpc[d], the round entry 0 and each
- * chunk rs_chunk_marks gives it). */
+/* Row split by column: each device's virtual chunk table (rs->vpc[d]: round entry 0 and the chunks
+ * holding its clusters, chunk_list over its slice; a chunk across two slices' edge is computed on
+ * both, each device's positions its own). */
 static gs_status rs_colchunks(batch *b)
 {
     rsplit *rs = &b->rs;
-    uint8_t *mark = malloc((size_t)b->pc->n_chunks + 1);
-    if (!mark) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    const gs_binary_spec *sp = b->pr[0].spec;
+    const int ncp = sp->na + sp->nb;
     for (int d = 0; d < rs->nd; d++) {
-        const int n = rs_chunk_marks(rs, b->pr[0].spec, b->pc, d, mark);
-        rs->vpc[d] = malloc(sizeof(int) * 2 * (size_t)(n ? n : 1));
-        if (!rs->vpc[d]) { free(mark); return GS_FAIL(GS_ERR_NOMEM, "out of memory"); }
-        int k = 0;
-        for (int h = 0; h < b->pc->n_chunks; h++)
-            if (mark[h]) { rs->vpc[d][2 * k] = 0; rs->vpc[d][2 * k + 1] = h; k++; }
-        rs->nvpc[d] = k;
+        const int c0 = rs->ch[d] * ITEMS, c1 = rs->ch[d + 1] * ITEMS < ncp ? rs->ch[d + 1] * ITEMS : ncp;
+        rs->vpc[d] = malloc(sizeof(int) * 2 * (size_t)(c1 - c0 + 1));
+        if (!rs->vpc[d]) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+        rs->nvpc[d] = chunk_list(sp, b->pc->chunk_clusters, 0, c0, c1, rs->vpc[d]);
     }
-    free(mark);
     return GS_OK;
 }
 

@@ -1,6 +1,7 @@
 /* order.c — see order.h. */
 #include "util/order.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 typedef struct ranked {
@@ -26,4 +27,10 @@ gs_status gs_order_by_cost(const double *cost, int *order, int n)
     for (int i = 0; i < n; i++) order[i] = r[i].i;
     free(r);
     return GS_OK;
+}
+
+int gs_cmp_i32(const void *a, const void *b)
+{
+    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
 }
