@@ -753,6 +753,20 @@ static void sv_blocks(sv_lines *v, size_t bytes, gs_status (*fn)(void *ctx, int 
         gs_parallel_items(nb, nt, fn, v);
 }
 
+/* How many lines (the last may lack its newline) start at or after r->pos, at most cap. */
+static int32_t sv_lines_left(const reader *r, int32_t cap)
+{
+    int32_t n = 0;
+    size_t pos = r->pos;
+    while (n < cap && pos < r->len) {
+        const char *nl = memchr(r->buf + pos, '\n', r->len - pos);
+        n++;
+        if (!nl) break;
+        pos = (size_t)(nl - r->buf) + 1;
+    }
+    return n;
+}
+
 /* The SV section: l lines of n_coef coefficients and index:value pairs. The line ends are found
  * first, then each line's tokens are counted and parsed (on threads for large models); errors are
  * those of a reading in file order. */
@@ -774,8 +788,11 @@ static gs_status read_svs(reader *r, gs_model *m, int sv_line)
         if (st0 != GS_OK) return st0;
         sv_next_line(r);
     }
-    start = malloc(((size_t)l + 1) * sizeof *start);
-    m->sv_ptr = malloc(((size_t)l + 1) * sizeof *m->sv_ptr);
+    /* Sized by the lines the file has, not by total_sv: a short file claiming 2^31 - 1 SVs is
+     * refused below ("expected ... SV lines, found ...") without asking for 32 GB first. */
+    const int32_t have = sv_lines_left(r, l);
+    start = malloc(((size_t)have + 1) * sizeof *start);
+    m->sv_ptr = malloc(((size_t)have + 1) * sizeof *m->sv_ptr);
     int64_t *const at = m->sv_ptr;
     if (!start || !at) {
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory reading model file %s", r->path);

@@ -619,6 +619,14 @@ static void test_reject_nonfinite(void)
     expect_reject("cut_after_SV", "svm_type c_svc\nkernel_type linear\nnr_class 2\n"
                   "total_sv 0\nrho 0\nlabel 1 -1\nnr_sv 0 0\nSV", 8,
                   "the SV line ends without a newline");
+    /* total_sv far beyond the file's lines: refused without allocating for the promise (the
+     * fuzz harness's malloc limit found a 16 GB request here) */
+    expect_reject("total_sv_huge", "svm_type epsilon_svr\nkernel_type linear\nnr_class 2\n"
+                  "total_sv 2147483647\nrho 0\nSV\n1 1:1 \n", 6,
+                  "expected 2147483647 SV lines, found 1");
+    expect_reject("nr_sv_huge", "svm_type c_svc\nkernel_type linear\nnr_class 2\n"
+                  "total_sv 2147483647\nrho 0\nlabel 1 -1\nnr_sv 2147483646 1\nSV\n1 1:1", 8,
+                  "expected 2147483647 SV lines, found 1");
     expect_reject("cut_early", "svm_type c_svc\nkernel_type linear\nnr_class 2\ntotal_sv 3\n"
                   "rho 0\nlabel 1 -1\nnr_sv 2 1\nSV\n1 1:1 \n1 2:", 8,
                   "expected 3 SV lines, found 2");
