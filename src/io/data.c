@@ -17,6 +17,7 @@
  * leading \v...) is collected into a bounded token buffer and handed to the C library's
  * strtod/strtol themselves, so odd inputs behave exactly as in LIBSVM. */
 #include "io/data.h"
+#include "io/pinflate.h"
 #include "util/parallel.h"
 
 #include <errno.h>
@@ -40,6 +41,7 @@ enum {
     GS_BLOCK_BYTES = 1 << 18,  /* default block size: 4 in flight are 1 MiB; 1 MiB blocks read no faster */
     GS_SMALL_FILE = 1 << 18,   /* a regular file under this is read without a thread */
     GS_RAW_BYTES = 1 << 18,    /* compressed input read per read() when inflating */
+    GS_PINFLATE_MIN = 4 << 20, /* a gzip file this large is inflated on several threads */
     /* The longest label, index or value text parsed. %.17g needs 24 characters and "%.100f" of
      * a value near FLT_MAX about 140; a longer number is not data but damage, and refusing it
      * keeps the token buffer small whatever the line. */
@@ -81,6 +83,8 @@ struct gs_data_stream {
     bool gz_failed;         /* an error came after bytes that were returned: the next call reports it */
     z_stream z;
     bool z_init;
+    int pz_threads;         /* > 0: inflate on this many threads (a gzip regular file) */
+    gs_pinflate *pz;        /* ... once the magic bytes said gzip */
     unsigned char *raw;     /* compressed input, or the first bytes of plain input */
     size_t raw_cap;         /* its size */
     size_t raw_len;         /* plain mode: bytes of raw not yet handed out */
@@ -194,6 +198,13 @@ bad:
 /* Decoded input bytes: plain (the sniffed first bytes first) or inflated. */
 static ssize_t gs_source_read(gs_data_stream *s, char *buf, size_t cap)
 {
+    if (s->opts.text) {
+        const size_t n = s->opts.text_len - s->raw_off < cap ? s->opts.text_len - s->raw_off : cap;
+        memcpy(buf, s->opts.text + s->raw_off, n);
+        s->raw_off += n;
+        return (ssize_t)n;
+    }
+    if (s->pz) return gs_pinflate_read(s->pz, buf, cap, s->rd_msg, sizeof s->rd_msg);
     if (s->gzip) return gs_gz_read(s, buf, cap);
     if (s->raw_off < s->raw_len) {
         size_t n = s->raw_len - s->raw_off;
@@ -217,6 +228,14 @@ static ssize_t gs_sniff(gs_data_stream *s)
         if (n < 0) return n;
         if (n == 0) { s->raw_eof = true; break; }
         s->raw_len += (size_t)n;
+    }
+    if (gs_gzip_magic(s->raw, s->raw_len) && s->pz_threads > 0) {
+        const gs_pinflate_opts po = {.threads = s->pz_threads, .chunk_bytes = s->opts.inflate_chunk};
+        if (gs_pinflate_open(s->fd, s->path, &po, &s->pz) == GS_OK) {
+            s->gzip = true;
+            s->raw_len = 0;
+            return 1;
+        }
     }
     if (gs_gzip_magic(s->raw, s->raw_len)) {
         memset(&s->z, 0, sizeof s->z);
@@ -309,6 +328,14 @@ static void *gs_reader_main(void *arg)
 /* ------------------------------------------------------------------------------------------ */
 /* Open / close                                                                                */
 
+/* Threads to inflate a gzip regular file of `size` bytes on (0: zlib on the reader thread). */
+static int inflate_threads(int asked, int64_t size)
+{
+    if (asked != 0) return asked > 0 ? asked : 0;
+    const int cores = gs_cpu_threads(33);
+    return size >= GS_PINFLATE_MIN && cores >= 4 ? cores - 1 : 0;
+}
+
 gs_status gs_data_stream_open(const char *path, const gs_data_opts *opts, gs_data_stream **out)
 {
     gs_status st = GS_OK;
@@ -332,6 +359,13 @@ gs_status gs_data_stream_open(const char *path, const gs_data_opts *opts, gs_dat
         goto cleanup;
     }
 
+    if (s->opts.text) { /* text in memory: read on the calling thread */
+        s->line = s->opts.first_line;
+        s->sync = true;
+        s->sniff = 1;
+        *out = s;
+        return GS_OK;
+    }
     if (strcmp(path, "-") == 0) {
         s->fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
     } else {
@@ -344,6 +378,8 @@ gs_status gs_data_stream_open(const char *path, const gs_data_opts *opts, gs_dat
         }
         /* a small file gets small buffers (blocks 4x its size, for gzip's expansion; rows span
          * blocks, so any size reads the same): opening many small files maps no large blocks */
+        if (known && s->fd >= 0 && S_ISREG(sb.st_mode) && s->opts.length == 0)
+            s->pz_threads = inflate_threads(s->opts.inflate_threads, (int64_t)sb.st_size);
         if (known && s->fd >= 0 && S_ISREG(sb.st_mode) && sb.st_size >= 0 && (size_t)sb.st_size < GS_SMALL_FILE) {
             const size_t small = (size_t)sb.st_size * 4 < 4096 ? 4096 : (size_t)sb.st_size * 4;
             if (!s->opts.block_bytes) s->block_bytes = small;
@@ -410,6 +446,7 @@ void gs_data_stream_close(gs_data_stream *s)
     }
     for (int i = 0; i < GS_NBLOCKS; i++) free(s->blocks[i].data);
     if (s->z_init) inflateEnd(&s->z);
+    gs_pinflate_close(s->pz);
     if (s->wake[0] >= 0) close(s->wake[0]);
     if (s->wake[1] >= 0) close(s->wake[1]);
     if (s->fd >= 0) close(s->fd);
@@ -1141,12 +1178,163 @@ cleanup:
     return st;
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* gs_data_read's parallel read of a large gzip file: inflated on several threads (io/pinflate.c)
+ * into segments of whole lines, each segment cut into one piece a thread and parsed from memory,
+ * the rows joined in file order. Any error (of inflating or of a line) sends the file to the
+ * stream, read from the start, so that errors are exactly a one-thread reading's. */
+
+#define GS_SEGMENT_BYTES ((size_t)64 << 20) /* inflated text held at once (more for a longer line) */
+
+typedef struct seg_read {
+    const char *path;
+    gs_pinflate *pz;
+    char *buf;
+    size_t cap, len; /* len: bytes held, the first `carry` of them left from the last segment */
+    bool eof;
+    range_job *jobs;
+    int njobs, jobs_cap;
+} seg_read;
+
+static void *text_run(void *arg)
+{
+    range_job *j = arg;
+    const gs_data_opts o = {.text = (const char *)(uintptr_t)j->off, .text_len = (size_t)j->len};
+    gs_data_stream *s = NULL;
+    j->st = gs_data_stream_open(j->path, &o, &s);
+    if (j->st == GS_OK) j->st = gs_parse_into(s, INT32_MAX, &j->p);
+    gs_data_stream_close(s);
+    return NULL;
+}
+
+/* Parses buf[0..n) (whole lines) on nt threads, appending the pieces to r->jobs. */
+static gs_status parse_segment(seg_read *r, size_t n, int nt)
+{
+    if (r->njobs + nt > r->jobs_cap) {
+        const int cap = (r->njobs + nt) * 2;
+        range_job *nj = realloc(r->jobs, (size_t)cap * sizeof *nj);
+        if (!nj) return GS_FAIL(GS_ERR_NOMEM, "out of memory reading %s", r->path);
+        r->jobs = nj;
+        r->jobs_cap = cap;
+    }
+    range_job *const j = r->jobs + r->njobs;
+    int k = 0;
+    for (size_t start = 0; start < n; k++) {
+        size_t end = n;
+        if (k + 1 < nt) {
+            const size_t at = start + (n - start) / (size_t)(nt - k);
+            const char *nl = at > start ? memchr(r->buf + at - 1, '\n', n - (at - 1)) : NULL;
+            end = nl ? (size_t)(nl - r->buf) + 1 : n;
+        }
+        j[k] = (range_job){.path = r->path, .off = (int64_t)(uintptr_t)(r->buf + start),
+                           .len = (int64_t)(end - start)};
+        start = end;
+    }
+    gs_parallel_run(j, sizeof *j, k, text_run);
+    r->njobs += k;
+    for (int i = r->njobs - k; i < r->njobs; i++)
+        if (r->jobs[i].st != GS_OK) return r->jobs[i].st;
+    return GS_OK;
+}
+
+/* Fills r->buf to a segment: inflated bytes up to its capacity, cut after the last newline (the
+ * rest carried to the next). @return the segment's bytes, or -1 (an inflating error: the stream
+ * decides) */
+static int64_t next_segment(seg_read *r)
+{
+    char msg[256];
+    for (;;) {
+        while (!r->eof && r->len < r->cap) {
+            const ssize_t got = gs_pinflate_read(r->pz, r->buf + r->len, r->cap - r->len, msg, sizeof msg);
+            if (got < 0) return -1;
+            if (got == 0) r->eof = true;
+            r->len += (size_t)got;
+        }
+        if (r->eof) return (int64_t)r->len;
+        for (size_t i = r->len; i > 0; i--)
+            if (r->buf[i - 1] == '\n') return (int64_t)i;
+        char *nb = realloc(r->buf, 2 * r->cap); /* a line longer than the segment */
+        if (!nb) return -1;
+        r->buf = nb;
+        r->cap *= 2;
+    }
+}
+
+/* *whole set when the stream must read the file instead (then no message is left). */
+static gs_status read_gzip_ranges(const char *path, const gs_data_opts *o, int nt, gs_problem *out,
+                                  int *whole)
+{
+    gs_status st = GS_OK;
+    seg_read r = {.path = path, .cap = o->block_bytes ? o->block_bytes : GS_SEGMENT_BYTES};
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    const gs_pinflate_opts po = {.threads = nt, .chunk_bytes = o->inflate_chunk};
+    int64_t rows = 0, nnz = 0;
+    *whole = 1;
+    if (fd < 0 || gs_pinflate_open(fd, path, &po, &r.pz) != GS_OK) goto cleanup;
+    r.buf = malloc(r.cap);
+    if (!r.buf) goto cleanup;
+    for (;;) {
+        const int64_t n = next_segment(&r);
+        if (n < 0) goto cleanup;
+        if (n == 0) break;
+        if (parse_segment(&r, (size_t)n, nt) != GS_OK) goto cleanup;
+        memmove(r.buf, r.buf + n, r.len - (size_t)n);
+        r.len -= (size_t)n;
+    }
+    for (int i = 0; i < r.njobs; i++) {
+        rows += r.jobs[i].p.l;
+        nnz += r.jobs[i].p.nnz;
+    }
+    if (rows >= INT32_MAX) goto cleanup;
+    *whole = 0;
+    st = range_join(path, r.jobs, r.njobs, rows, nnz, out);
+    if (st != GS_OK) gs_problem_free(out);
+cleanup:
+    if (*whole) gs_clear_error();
+    for (int i = 0; i < r.njobs; i++) gs_problem_free(&r.jobs[i].p);
+    free(r.jobs);
+    free(r.buf);
+    gs_pinflate_close(r.pz);
+    if (fd >= 0) close(fd);
+    return st;
+}
+
+/* Threads for read_gzip_ranges (a gzip regular file), or 0. */
+static int gzip_ranges(const char *path, const gs_data_opts *o)
+{
+    struct stat sb;
+    unsigned char magic[2];
+    if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) return 0;
+    const int nt = inflate_threads(o->inflate_threads, (int64_t)sb.st_size);
+    if (nt <= 0) return 0;
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    const int gz = pread(fd, magic, 2, 0) == 2 && gs_gzip_magic(magic, 2);
+    close(fd);
+    return gz ? nt : 0;
+}
+
 gs_status gs_data_read(const char *path, gs_problem *out)
+{
+    return gs_data_read_with(path, NULL, out);
+}
+
+gs_status gs_data_read_with(const char *path, const gs_data_opts *opts, gs_problem *out)
 {
     gs_status st = GS_OK;
     gs_data_stream *s = NULL;
     gs_problem extra = {0};
+    const gs_data_opts none = {0}, *o = opts ? opts : &none;
+    const gs_data_opts so = {.inflate_threads = o->inflate_threads, .inflate_chunk = o->inflate_chunk};
     memset(out, 0, sizeof *out);
+    const int gz = gzip_ranges(path, o);
+    if (gz > 0) {
+        int whole = 0;
+        st = read_gzip_ranges(path, o, gz, out, &whole);
+        if (!whole) return st;
+        gs_problem_free(out);
+        st = GS_OK;
+    }
     int64_t size = 0;
     const int nt = par_ranges(path, &size);
     if (nt > 1) {
@@ -1157,7 +1345,7 @@ gs_status gs_data_read(const char *path, gs_problem *out)
         st = GS_OK;
     }
 
-    st = gs_data_stream_open(path, NULL, &s);
+    st = gs_data_stream_open(path, &so, &s);
     if (st != GS_OK) goto cleanup;
     st = gs_parse_into(s, INT32_MAX, out);
     if (st != GS_OK) goto cleanup;

@@ -38,6 +38,16 @@ typedef struct gs_data_opts {
      * gzip sniffing), its lines numbered from first_line + 1 in messages; gs_data_read's parallel
      * parse of a large file gives each thread such a range of whole lines. */
     int64_t offset, length, first_line;
+    /* A gzip regular file (not "-", not a range) is inflated on this many threads (io/pinflate.h)
+     * when > 0, whatever its size (tests); 0: on the CPU's cores but one when the file has 4 MiB
+     * or more and there are 4 cores or more, else by one thread; < 0: by one thread. */
+    int inflate_threads;
+    size_t inflate_chunk; /* ... in chunks of this many compressed bytes; 0: by the file's size */
+    /* text != NULL: the text_len bytes at text instead of a file (path names them in messages),
+     * as plain text, lines numbered from first_line + 1: gs_data_read's parallel parse of an
+     * inflated gzip file gives each thread such a piece of whole lines. */
+    const char *text;
+    size_t text_len;
 } gs_data_opts;
 
 /* Reads a whole file with gpusvm-train's rules (gs_data_opts all zero); path "-" reads standard
@@ -48,6 +58,9 @@ typedef struct gs_data_opts {
  * On error *out is left empty (all NULL/0).
  * @return GS_OK or the error */
 gs_status gs_data_read(const char *path, gs_problem *out);
+/* gs_data_read with the inflating options of opts (inflate_threads, inflate_chunk; block_bytes:
+ * the inflated text parsed at a time, for tests); the rest of opts is ignored. NULL: all zero. */
+gs_status gs_data_read_with(const char *path, const gs_data_opts *opts, gs_problem *out);
 
 /* Incremental reader for streaming prediction: rows come in chunks so huge test files need bounded
  * memory. Line numbers in errors continue across chunks. opts may be NULL (all zero).

@@ -1,6 +1,6 @@
 /* fuzz_data.c — libFuzzer harness of the LIBSVM data reader (data.h). The input is written to a
  * file and read twice: whole with gs_data_read, and in chunks of 1..5 rows (by the input's size)
- * with gs_data_stream_open/next. Both must give the same rows, labels, indices and values (bit for
+ * with gs_data_stream_open/next (a gzip input inflated on threads for some sizes, io/pinflate.c). Both must give the same rows, labels, indices and values (bit for
  * bit), or the same status and message; any difference aborts (a finding). The sanitizers catch
  * the rest: memory errors, leaks, undefined behaviour. */
 #include <stdint.h>
@@ -30,7 +30,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gs_data_stream *s = NULL;
     char whole_msg[512];
 
-    const gs_status st_whole = gs_data_read(path, &whole);
+    /* for a quarter of the inputs, a gzip one is inflated on threads and parsed in pieces */
+    const gs_data_opts wo = {.inflate_threads = size % 4 == 1 ? 3 : 0,
+                             .inflate_chunk = 64 + size % 997,
+                             .block_bytes = size % 4 == 1 ? 100 + size % 5000 : 0};
+    const gs_status st_whole = gs_data_read_with(path, &wo, &whole);
     snprintf(whole_msg, sizeof whole_msg, "%s", gs_last_error());
     if (st_whole == GS_OK) {
         /* CSR invariants the solver and predictor rely on */
@@ -46,7 +50,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     const int32_t rows_per_chunk = (int32_t)(1 + size % 5);
     /* small input blocks for some inputs: every token also meets a block boundary */
-    const gs_data_opts o = {.block_bytes = size % 3 ? 0 : 1 + size % 61};
+    /* and, for half of them, gzip inflated on two threads in small chunks (io/pinflate.c) */
+    const gs_data_opts o = {.block_bytes = size % 3 ? 0 : 1 + size % 61,
+                            .inflate_threads = size % 2 ? 2 : -1, .inflate_chunk = 64 + size % 997};
     gs_status st = gs_data_stream_open(path, &o, &s);
     AGREE(st == GS_OK, "stream open failed: %s", gs_last_error());
     int32_t row = 0;

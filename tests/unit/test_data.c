@@ -442,6 +442,46 @@ static gs_status read_stdin_pipe(const char *data, size_t n, gs_problem *p)
     return st;
 }
 
+/* The whole file through the stream API with inflate_threads (io/pinflate.c when > 0). */
+static gs_status read_inflating(const char *path, int threads, gs_problem *p, char *msg, size_t cap)
+{
+    const gs_data_opts o = {.inflate_threads = threads};
+    gs_data_stream *s = NULL;
+    memset(p, 0, sizeof *p);
+    gs_status st = gs_data_stream_open(path, &o, &s);
+    if (st == GS_OK) st = gs_data_stream_next(s, INT32_MAX, p);
+    snprintf(msg, cap, "%s", st == GS_OK ? "" : gs_last_error());
+    gs_data_stream_close(s);
+    return st;
+}
+
+/* Read on threads as read by zlib alone: the same problem, or the same error and message. */
+static void check_threads_same(const char *path, const char *what)
+{
+    gs_problem a = {0}, b = {0};
+    char ma[512], mb[512];
+    const gs_status sa = read_inflating(path, -1, &a, ma, sizeof ma);
+    for (int t = 1; t <= 4; t += 3) {
+        const gs_status sb = read_inflating(path, t, &b, mb, sizeof mb);
+        CHECK(sa == sb && strcmp(ma, mb) == 0 && (sa != GS_OK || same_problem(&a, &b)),
+              "%s inflated on %d threads: status %d '%s', by zlib alone %d '%s'", what, t, (int)sb,
+              mb, (int)sa, ma);
+        gs_problem_free(&b);
+        /* the whole-file read: inflated on threads, parsed in pieces (small segments, so that
+         * lines are carried over and a long one grows the segment) */
+        for (size_t seg = 0; seg <= 70000; seg += 70000 - 999) {
+            const gs_data_opts o = {.inflate_threads = t, .inflate_chunk = 30000, .block_bytes = seg};
+            const gs_status sc = gs_data_read_with(path, &o, &b);
+            snprintf(mb, sizeof mb, "%s", sc == GS_OK ? "" : gs_last_error());
+            CHECK(sa == sc && strcmp(ma, mb) == 0 && (sa != GS_OK || same_problem(&a, &b)),
+                  "%s read whole on %d threads, %zu-byte segments: status %d '%s', by zlib alone "
+                  "%d '%s'", what, t, seg, (int)sc, mb, (int)sa, ma);
+            gs_problem_free(&b);
+        }
+    }
+    gs_problem_free(&a);
+}
+
 static void test_gzip_stdin(void)
 {
     size_t n;
@@ -510,6 +550,11 @@ static void test_gzip_stdin(void)
               strcmp(gs_last_error(), "Wrong input format at line 45678") == 0,
           "error in gzip at line 45678: %s", gs_last_error());
     free(bad);
+    check_threads_same(tmp_path("big.gz"), "gzip");
+    check_threads_same(tmp_path("multi.bin"), "three members");
+    check_threads_same(tmp_path("trunc.gz"), "gzip cut short");
+    check_threads_same(tmp_path("bad.gz"), "gzip damaged");
+    check_threads_same(tmp_path("badline.gz"), "gzip with a bad line");
 
     /* one line longer than a block */
     size_t big = 3u << 20, len = 0;
@@ -519,6 +564,8 @@ static void test_gzip_stdin(void)
     while (len < big) len += (size_t)snprintf(lng + len, big + 64 - len, " %d:0.5", ++k);
     len += (size_t)snprintf(lng + len, big + 64 - len, "\n-1 1:2\n");
     write_file(tmp_path("long.txt"), lng, len);
+    write_gz(tmp_path("long.gz"), lng, len, 1);
+    check_threads_same(tmp_path("long.gz"), "gzip with a 3 MB line");
     CHECK(gs_data_read(tmp_path("long.txt"), &b) == GS_OK && b.l == 2 && b.row_ptr[1] == k &&
               b.max_index == k && b.val[b.nnz - 1] == 2.0f,
           "a %zu-byte line: %s", len, gs_last_error());
