@@ -2,7 +2,9 @@
 # bench-reader.sh — throughput of the LIBSVM reader (src/io/data.c). Generates a ~500 MB data file
 # (scripts/gen-libsvm-data.py, fixed seed) and its gzip into a temporary directory, times
 # gs_data_read on each (best of 5, file in the page cache) and deletes everything afterwards.
-# Prints MB/s of text: for gzip, decompressed MB per second.
+# Prints MB/s of text: for gzip, decompressed MB per second, as gpusvm-train reads it (inflated
+# on threads with 4+ cores, io/pinflate.c) and with zlib on one thread.
+# By hand on any file: see scripts/readbench.c (its 4th argument sets the inflating threads).
 # Env: SIZE_MB (default 500), FEATURES (200), DENSITY (0.1), GZIP=0 to skip the gzip run,
 #      CC (cc), TMPDIR (/tmp).
 set -eu
@@ -16,7 +18,8 @@ D=$(mktemp -d "${TMPDIR:-/tmp}/gs-readbench.XXXXXX")
 trap 'rm -rf "$D"' EXIT INT TERM
 
 $CC -std=c11 -Wall -Wextra -Werror -O2 -D_DEFAULT_SOURCE -I"$TOP/src" "$TOP/scripts/readbench.c" \
-    "$TOP/src/io/data.c" "$TOP/src/util/status.c" "$TOP/src/util/parallel.c" -lz -lpthread -o "$D/readbench"
+    "$TOP/src/io/data.c" "$TOP/src/io/pinflate.c" "$TOP/src/io/deflate.c" "$TOP/src/util/status.c" \
+    "$TOP/src/util/parallel.c" -lz -lpthread -o "$D/readbench"
 
 echo "generating ${SIZE_MB} MB (features $FEATURES, density $DENSITY, seed 1) in $D ..."
 t0=$(date +%s)
@@ -33,8 +36,9 @@ if [ "$GZIP" != 0 ]; then
     gzip -6 -c "$D/data.txt" > "$D/data.txt.gz"
     sync
     cat "$D/data.txt.gz" > /dev/null
-    echo "== gzip -6 (MB/s of decompressed text)"
-    "$D/readbench" "$D/data.txt.gz" "$bytes" 5
+    echo "== gzip -6 (MB/s of decompressed text): as gpusvm-train reads, then zlib on one thread"
+    "$D/readbench" "$D/data.txt.gz" "$bytes" 5 0
+    "$D/readbench" "$D/data.txt.gz" "$bytes" 5 -1
     echo "== for comparison: gzip -dc > /dev/null"
     t0=$(date +%s.%N)
     gzip -dc "$D/data.txt.gz" > /dev/null
