@@ -1053,6 +1053,7 @@ gs_status gs_data_stream_next(gs_data_stream *s, int32_t max_rows, gs_problem *c
 
 typedef struct range_job {
     const char *path;
+    const char *text; /* a piece of inflated text (read_gzip_ranges), or NULL: the file's bytes */
     int64_t off, len, first_line;
     gs_problem p;
     int64_t lines;  /* lines the range held (when it parsed) */
@@ -1199,7 +1200,7 @@ typedef struct seg_read {
 static void *text_run(void *arg)
 {
     range_job *j = arg;
-    const gs_data_opts o = {.text = (const char *)(uintptr_t)j->off, .text_len = (size_t)j->len};
+    const gs_data_opts o = {.text = j->text, .text_len = (size_t)j->len};
     gs_data_stream *s = NULL;
     j->st = gs_data_stream_open(j->path, &o, &s);
     if (j->st == GS_OK) j->st = gs_parse_into(s, INT32_MAX, &j->p);
@@ -1226,8 +1227,7 @@ static gs_status parse_segment(seg_read *r, size_t n, int nt)
             const char *nl = at > start ? memchr(r->buf + at - 1, '\n', n - (at - 1)) : NULL;
             end = nl ? (size_t)(nl - r->buf) + 1 : n;
         }
-        j[k] = (range_job){.path = r->path, .off = (int64_t)(uintptr_t)(r->buf + start),
-                           .len = (int64_t)(end - start)};
+        j[k] = (range_job){.path = r->path, .text = r->buf + start, .len = (int64_t)(end - start)};
         start = end;
     }
     gs_parallel_run(j, sizeof *j, k, text_run);

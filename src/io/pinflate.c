@@ -637,7 +637,7 @@ gs_status gs_pinflate_open(int fd, const char *path, const gs_pinflate_opts *opt
     pthread_cond_init(&p->cv_room, NULL);
     p->path = strdup(path);
     if (!p->path) goto nomem;
-    madvise(map, len, MADV_SEQUENTIAL);
+    madvise(map, len, MADV_WILLNEED); /* all of it is read, by several threads at once */
     p->data_off = header_end(p->in, p->len);
     if (p->data_off == 0) { /* zlib reads it all */
         p->mode = M_REST;
