@@ -646,17 +646,24 @@ gs_status gs_pinflate_open(int fd, const char *path, const gs_pinflate_opts *opt
     }
     const int nth = opts->threads < 1 ? 1 : opts->threads;
     const size_t body = len - p->data_off;
+    /* Memory: `ahead` chunks held at once, each at most 2 * out_soft symbols of 2 bytes: ~1 GiB
+     * at worst (data that compresses 100:1), a few MB a chunk for text. A chunk's compressed
+     * bytes are out_soft / 8, so that data compressing up to 8:1 is never cut by the cap. */
+    p->ahead = nth + 4;
+    size_t soft = ((size_t)256 << 20) / (size_t)p->ahead;
+    if (soft < ((size_t)4 << 20)) soft = (size_t)4 << 20;
+    if (soft > ((size_t)32 << 20)) soft = (size_t)32 << 20;
     size_t cb = opts->chunk_bytes;
     if (cb == 0) {
         cb = body / (4 * (size_t)nth);
-        if (cb < ((size_t)1 << 19)) cb = (size_t)1 << 19;
-        if (cb > ((size_t)4 << 20)) cb = (size_t)4 << 20;
+        if (cb < ((size_t)1 << 18)) cb = (size_t)1 << 18;
+        if (cb > soft / 8) cb = soft / 8;
+    } else {
+        soft = 16 * cb; /* small for tests, so that the cap is reached */
     }
     p->chunk_bytes = cb;
     p->nchunks = (int)((body + cb - 1) / cb);
-    p->out_soft = 16 * cb < ((size_t)32 << 20) ? (size_t)32 << 20 : 16 * cb;
-    if (opts->chunk_bytes) p->out_soft = 16 * cb; /* small for tests, so that the cap is reached */
-    p->ahead = nth + 4;
+    p->out_soft = soft;
     p->pos = 8 * (uint64_t)p->data_off;
     p->slots = calloc((size_t)p->nchunks, sizeof *p->slots);
     p->queue = malloc((size_t)p->nchunks * sizeof *p->queue);
