@@ -1314,6 +1314,20 @@ static int gzip_ranges(const char *path, const gs_data_opts *o)
     return gz ? nt : 0;
 }
 
+/* The parallel reads: a gzip file inflated on threads, a large plain file in ranges.
+ * @return as read_ranges; *whole set when the stream must read the file (neither applies, or it
+ *         was handed back) */
+static gs_status read_parallel(const char *path, const gs_data_opts *o, gs_problem *out, int *whole)
+{
+    const int gz = gzip_ranges(path, o);
+    if (gz > 0) return read_gzip_ranges(path, o, gz, out, whole);
+    int64_t size = 0;
+    const int nt = par_ranges(path, &size);
+    if (nt > 1) return read_ranges(path, size, nt, out, whole);
+    *whole = 1;
+    return GS_OK;
+}
+
 gs_status gs_data_read(const char *path, gs_problem *out)
 {
     return gs_data_read_with(path, NULL, out);
@@ -1327,23 +1341,11 @@ gs_status gs_data_read_with(const char *path, const gs_data_opts *opts, gs_probl
     const gs_data_opts none = {0}, *o = opts ? opts : &none;
     const gs_data_opts so = {.inflate_threads = o->inflate_threads, .inflate_chunk = o->inflate_chunk};
     memset(out, 0, sizeof *out);
-    const int gz = gzip_ranges(path, o);
-    if (gz > 0) {
-        int whole = 0;
-        st = read_gzip_ranges(path, o, gz, out, &whole);
-        if (!whole) return st;
-        gs_problem_free(out);
-        st = GS_OK;
-    }
-    int64_t size = 0;
-    const int nt = par_ranges(path, &size);
-    if (nt > 1) {
-        int whole = 0;
-        st = read_ranges(path, size, nt, out, &whole);
-        if (!whole) return st;
-        gs_problem_free(out);
-        st = GS_OK;
-    }
+    int whole = 0;
+    st = read_parallel(path, o, out, &whole);
+    if (!whole) return st;
+    gs_problem_free(out);
+    st = GS_OK;
 
     st = gs_data_stream_open(path, &so, &s);
     if (st != GS_OK) goto cleanup;
