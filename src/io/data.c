@@ -1191,10 +1191,11 @@ typedef struct seg_read {
     const char *path;
     gs_pinflate *pz;
     char *buf;
-    size_t cap, len; /* len: bytes held, the first `carry` of them left from the last segment */
+    size_t cap, len; /* len: bytes held (the start of a line cut by the last segment first) */
     bool eof;
-    range_job *jobs;
-    int njobs, jobs_cap;
+    range_job *jobs;  /* a segment's pieces */
+    gs_problem acc;   /* the rows so far, in file order */
+    size_t rows_cap, nnz_cap;
 } seg_read;
 
 static void *text_run(void *arg)
@@ -1208,17 +1209,62 @@ static void *text_run(void *arg)
     return NULL;
 }
 
-/* Parses buf[0..n) (whole lines) on nt threads, appending the pieces to r->jobs. */
-static gs_status parse_segment(seg_read *r, size_t n, int nt)
+/* Room in r->acc for `rows` rows (row_ptr one more) and `nnz` pairs (at least one, so that a read
+ * of no rows has its arrays too). @return 0, -1 */
+static int acc_reserve(seg_read *r, size_t rows, size_t nnz)
 {
-    if (r->njobs + nt > r->jobs_cap) {
-        const int cap = (r->njobs + nt) * 2;
-        range_job *nj = realloc(r->jobs, (size_t)cap * sizeof *nj);
-        if (!nj) return GS_FAIL(GS_ERR_NOMEM, "out of memory reading %s", r->path);
-        r->jobs = nj;
-        r->jobs_cap = cap;
+    gs_problem *const a = &r->acc;
+    if (rows + 1 > r->rows_cap || !a->y) {
+        size_t nc = r->rows_cap + r->rows_cap / 2 + 4096;
+        if (nc < rows + 1) nc = rows + 1;
+        double *ny = realloc(a->y, nc * sizeof *ny);
+        if (!ny) return -1;
+        a->y = ny;
+        int64_t *nr = realloc(a->row_ptr, nc * sizeof *nr);
+        if (!nr) return -1;
+        a->row_ptr = nr;
+        r->rows_cap = nc;
     }
-    range_job *const j = r->jobs + r->njobs;
+    if (nnz > r->nnz_cap || !a->idx) {
+        size_t nc = r->nnz_cap + r->nnz_cap / 2 + 4096;
+        if (nc < nnz) nc = nnz;
+        int32_t *ni = realloc(a->idx, nc * sizeof *ni);
+        if (!ni) return -1;
+        a->idx = ni;
+        float *nv = realloc(a->val, nc * sizeof *nv);
+        if (!nv) return -1;
+        a->val = nv;
+        r->nnz_cap = nc;
+    }
+    return 0;
+}
+
+/* Appends piece p's rows to r->acc (so a piece's memory goes as soon as it is parsed).
+ * @return 0, or -1 (no memory, or INT32_MAX rows: the stream decides) */
+static int append_rows(seg_read *r, const gs_problem *p)
+{
+    gs_problem *const a = &r->acc;
+    if ((int64_t)a->l + p->l >= INT32_MAX) return -1;
+    const size_t rows = (size_t)a->l + (size_t)p->l, nnz = (size_t)a->nnz + (size_t)p->nnz;
+    if (acc_reserve(r, rows, nnz)) return -1;
+    if (p->l > 0) memcpy(a->y + a->l, p->y, sizeof *p->y * (size_t)p->l);
+    a->row_ptr[0] = 0;
+    for (int32_t i = 0; i < p->l; i++) a->row_ptr[a->l + i + 1] = a->nnz + p->row_ptr[i + 1];
+    if (p->nnz > 0) {
+        memcpy(a->idx + a->nnz, p->idx, sizeof *p->idx * (size_t)p->nnz);
+        memcpy(a->val + a->nnz, p->val, sizeof *p->val * (size_t)p->nnz);
+    }
+    if (p->max_index > a->max_index) a->max_index = p->max_index;
+    a->l = (int32_t)rows;
+    a->nnz = (int64_t)nnz;
+    return 0;
+}
+
+/* Parses buf[0..n) (whole lines) in nt pieces on threads and appends their rows in order.
+ * @return 0, or -1 (a piece failed, or appending did: the stream decides) */
+static int parse_segment(seg_read *r, size_t n, int nt)
+{
+    range_job *const j = r->jobs;
     int k = 0;
     for (size_t start = 0; start < n; k++) {
         size_t end = n;
@@ -1231,10 +1277,12 @@ static gs_status parse_segment(seg_read *r, size_t n, int nt)
         start = end;
     }
     gs_parallel_run(j, sizeof *j, k, text_run);
-    r->njobs += k;
-    for (int i = r->njobs - k; i < r->njobs; i++)
-        if (r->jobs[i].st != GS_OK) return r->jobs[i].st;
-    return GS_OK;
+    int rc = 0;
+    for (int i = 0; i < k; i++) {
+        if (rc == 0 && (j[i].st != GS_OK || append_rows(r, &j[i].p))) rc = -1;
+        gs_problem_free(&j[i].p);
+    }
+    return rc;
 }
 
 /* Fills r->buf to a segment: inflated bytes up to its capacity, cut after the last newline (the
@@ -1264,39 +1312,35 @@ static int64_t next_segment(seg_read *r)
 static gs_status read_gzip_ranges(const char *path, const gs_data_opts *o, int nt, gs_problem *out,
                                   int *whole)
 {
-    gs_status st = GS_OK;
     seg_read r = {.path = path, .cap = o->block_bytes ? o->block_bytes : GS_SEGMENT_BYTES};
     const int fd = open(path, O_RDONLY | O_CLOEXEC);
     const gs_pinflate_opts po = {.threads = nt, .chunk_bytes = o->inflate_chunk};
-    int64_t rows = 0, nnz = 0;
     *whole = 1;
     if (fd < 0 || gs_pinflate_open(fd, path, &po, &r.pz) != GS_OK) goto cleanup;
     r.buf = malloc(r.cap);
-    if (!r.buf) goto cleanup;
+    r.jobs = calloc((size_t)nt, sizeof *r.jobs);
+    if (!r.buf || !r.jobs) goto cleanup;
     for (;;) {
         const int64_t n = next_segment(&r);
         if (n < 0) goto cleanup;
         if (n == 0) break;
-        if (parse_segment(&r, (size_t)n, nt) != GS_OK) goto cleanup;
+        if (parse_segment(&r, (size_t)n, nt)) goto cleanup;
         memmove(r.buf, r.buf + n, r.len - (size_t)n);
         r.len -= (size_t)n;
     }
-    for (int i = 0; i < r.njobs; i++) {
-        rows += r.jobs[i].p.l;
-        nnz += r.jobs[i].p.nnz;
-    }
-    if (rows >= INT32_MAX) goto cleanup;
+    if (acc_reserve(&r, (size_t)r.acc.l, 1)) goto cleanup; /* a read of no rows too */
+    r.acc.row_ptr[0] = 0;
+    *out = r.acc;
+    memset(&r.acc, 0, sizeof r.acc);
     *whole = 0;
-    st = range_join(path, r.jobs, r.njobs, rows, nnz, out);
-    if (st != GS_OK) gs_problem_free(out);
 cleanup:
     if (*whole) gs_clear_error();
-    for (int i = 0; i < r.njobs; i++) gs_problem_free(&r.jobs[i].p);
+    gs_problem_free(&r.acc);
     free(r.jobs);
     free(r.buf);
     gs_pinflate_close(r.pz);
     if (fd >= 0) close(fd);
-    return st;
+    return GS_OK;
 }
 
 /* Threads for read_gzip_ranges (a gzip regular file), or 0. */

@@ -555,6 +555,12 @@ static void test_gzip_stdin(void)
     check_threads_same(tmp_path("trunc.gz"), "gzip cut short");
     check_threads_same(tmp_path("bad.gz"), "gzip damaged");
     check_threads_same(tmp_path("badline.gz"), "gzip with a bad line");
+    write_gz(tmp_path("empty.gz"), "", 0, 1);
+    check_threads_same(tmp_path("empty.gz"), "gzip of nothing");
+    write_gz(tmp_path("blank.gz"), "1 1:1\n\n-1 2:1\n", 15, 1);
+    check_threads_same(tmp_path("blank.gz"), "gzip with an empty line");
+    write_gz(tmp_path("nonl.gz"), "1 1:1\n-1 2:1", 13, 2);
+    check_threads_same(tmp_path("nonl.gz"), "gzip without a last newline, two members");
 
     /* one line longer than a block */
     size_t big = 3u << 20, len = 0;
