@@ -54,6 +54,8 @@ void gs_tuning_from_env(gs_tuning *t)
     const char *sel = getenv("GPUSVM_SELECT");
     if (sel && strcmp(sel, "one") == 0) t->select = GS_SELECT_ONE;
     if (sel && strcmp(sel, "multi") == 0) t->select = GS_SELECT_MULTI;
+    const char *it = getenv("GPUSVM_INFLATE_THREADS");
+    if (it && atoi(it) != 0) t->inflate_threads = atoi(it) < 0 ? -1 : atoi(it) > 64 ? 64 : atoi(it);
     const char *mb = getenv("GPUSVM_BATCH_MB");
     if (mb && atol(mb) > 0) t->batch_mb = atol(mb);
     const char *sm = getenv("GPUSVM_SHRINK_MIN");

@@ -755,7 +755,8 @@ static int prepare(grid_opts *o, gs_problem *prob, gs_grid_resumed *res, grid_ru
 {
     if (access(o->dataset, R_OK) != 0 && strcmp(o->dataset, "-") != 0) return grid_error("dataset not found");
     if (o->resume_path && access(o->resume_path, R_OK) != 0) return grid_error("file for resumption not found");
-    if (gs_data_read(o->dataset, prob) != GS_OK || (o->resume_path && gs_grid_resume_read(o->resume_path, res) != GS_OK)) {
+    const gs_data_opts ro = {.inflate_threads = o->param.tuning.inflate_threads};
+    if (gs_data_read_with(o->dataset, &ro, prob) != GS_OK || (o->resume_path && gs_grid_resume_read(o->resume_path, res) != GS_OK)) {
         fprintf(stderr, "%s\n", gs_last_error());
         return 1;
     }

@@ -47,9 +47,9 @@ typedef struct reader {
     gs_problem part; /* the rows of the last stream call */
 } reader;
 
-static int reader_open(reader *rd, const char *path)
+static int reader_open(reader *rd, const char *path, int inflate_threads)
 {
-    const gs_data_opts o = {.double_values = 1, .any_label = 1};
+    const gs_data_opts o = {.double_values = 1, .any_label = 1, .inflate_threads = inflate_threads};
     memset(rd, 0, sizeof *rd);
     return gs_data_stream_open(path, &o, &rd->s) == GS_OK ? 0 : -1; /* "-": standard input */
 }
@@ -471,7 +471,7 @@ typedef struct run {
 static int open_files(run *r)
 {
     const predict_opts *opt = r->opt;
-    if (reader_open(&r->rd, opt->test_path) != 0) {
+    if (reader_open(&r->rd, opt->test_path, opt->tuning.inflate_threads) != 0) {
         fprintf(stderr, "can't open input file %s\n", opt->test_path);
         return 1;
     }

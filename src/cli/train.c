@@ -348,7 +348,8 @@ int main(int argc, char **argv)
         device_open_thread(&job); /* no thread: open it here, just slower */
     }
 
-    if (gs_data_read(o.train_file, &prob) != GS_OK) {
+    const gs_data_opts ro = {.inflate_threads = o.param.tuning.inflate_threads};
+    if (gs_data_read_with(o.train_file, &ro, &prob) != GS_OK) {
         fprintf(stderr, "%s\n", gs_last_error());
         goto cleanup;
     }

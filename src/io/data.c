@@ -1182,10 +1182,11 @@ cleanup:
 /* ------------------------------------------------------------------------------------------ */
 /* gs_data_read's parallel read of a large gzip file: inflated on several threads (io/pinflate.c)
  * into segments of whole lines, each segment cut into one piece a thread and parsed from memory,
- * the rows joined in file order. Any error (of inflating or of a line) sends the file to the
- * stream, read from the start, so that errors are exactly a one-thread reading's. */
+ * the rows appended in file order. Any error (of inflating or of a line), and a line longer than
+ * a segment, send the file to the stream, read from the start, so that errors are exactly a
+ * one-thread reading's and memory never follows a line's length. */
 
-#define GS_SEGMENT_BYTES ((size_t)64 << 20) /* inflated text held at once (more for a longer line) */
+#define GS_SEGMENT_BYTES ((size_t)32 << 20) /* inflated text parsed at a time */
 
 typedef struct seg_read {
     const char *path;
@@ -1286,26 +1287,22 @@ static int parse_segment(seg_read *r, size_t n, int nt)
 }
 
 /* Fills r->buf to a segment: inflated bytes up to its capacity, cut after the last newline (the
- * rest carried to the next). @return the segment's bytes, or -1 (an inflating error: the stream
- * decides) */
+ * rest carried to the next). A line longer than the segment is left to the stream, whose memory
+ * follows a line's pairs, not its length. @return the segment's bytes, or -1 (an inflating error
+ * or such a line: the stream decides) */
 static int64_t next_segment(seg_read *r)
 {
     char msg[256];
-    for (;;) {
-        while (!r->eof && r->len < r->cap) {
-            const ssize_t got = gs_pinflate_read(r->pz, r->buf + r->len, r->cap - r->len, msg, sizeof msg);
-            if (got < 0) return -1;
-            if (got == 0) r->eof = true;
-            r->len += (size_t)got;
-        }
-        if (r->eof) return (int64_t)r->len;
-        for (size_t i = r->len; i > 0; i--)
-            if (r->buf[i - 1] == '\n') return (int64_t)i;
-        char *nb = realloc(r->buf, 2 * r->cap); /* a line longer than the segment */
-        if (!nb) return -1;
-        r->buf = nb;
-        r->cap *= 2;
+    while (!r->eof && r->len < r->cap) {
+        const ssize_t got = gs_pinflate_read(r->pz, r->buf + r->len, r->cap - r->len, msg, sizeof msg);
+        if (got < 0) return -1;
+        if (got == 0) r->eof = true;
+        r->len += (size_t)got;
     }
+    if (r->eof) return (int64_t)r->len;
+    for (size_t i = r->len; i > 0; i--)
+        if (r->buf[i - 1] == '\n') return (int64_t)i;
+    return -1;
 }
 
 /* *whole set when the stream must read the file instead (then no message is left). */

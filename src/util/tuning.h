@@ -41,6 +41,10 @@ typedef struct gs_tuning {
                         where the data allows: not wide, finite, float sums, not -t 4) or by row
                         (0), the same sums either way (kernels/solver.cl k_rows_col); GS_TUNE_AUTO
                         (default): by column on a GPU for data whose clusters are mostly row-wise */
+    int inflate_threads; /* GPUSVM_INFLATE_THREADS=N: a gzip input file inflated on N threads (N >
+                            0, whatever its size and the cores: tests and benchmarks) or by zlib on
+                            one (-1); 0 (default): on the cores but one for 4 MiB or more with 4+
+                            cores (src/io/data.h, inflate_threads) */
     long batch_mb;   /* GPUSVM_BATCH_MB=N: caps the device, pinned and host budget of one batch
                         of problems at N MB (to test several batches; gpusvm-grid's lanes share
                         the device's budget this way); 0 (default): no cap */

@@ -7,6 +7,7 @@
 #     svm-predict does; models with rho nan, gamma inf or a cut last SV line are refused;
 #  5. (with 4) a model cut inside its last SV line ("13:0.5" -> "13:0.") flips no prediction;
 #  6. one line of 1 GiB (a gzip of a few MB): bounded memory, the error or the rows right.
+# The gzip cases run again with GPUSVM_INFLATE_THREADS=3 (inflated on threads, src/io/pinflate.c).
 # Peak memory is read with GNU time (/usr/bin/time -f %M); without it those checks SKIP.
 . "$(dirname "$0")/lib.sh"
 
@@ -23,19 +24,22 @@ gzip -c "$H/heart_scale" >"$TMPD/hs.gz"
 n=$(wc -c <"$TMPD/hs.gz")
 head -c $((n - 20)) "$TMPD/hs.gz" >"$TMPD/cut.gz"      # inside the last deflate block
 head -c $((n / 2)) "$TMPD/hs.gz" >"$TMPD/half.gz"
+# each also inflated on threads (src/io/pinflate.c; by default only for 4 MiB+ with 4+ cores)
+for it in 0 3; do
 for f in cut half; do
     echo keep >"$TMPD/o3"
-    "$PREDICT" "$TMPD/$f.gz" "$HM" "$TMPD/o3" >"$TMPD/s3" 2>"$TMPD/e3"
-    check_eq "predict $f.gz exit" 1 "$?"
-    check_eq "predict $f.gz message" "can't read input file $TMPD/$f.gz: unexpected end of gzip data" \
+    GPUSVM_INFLATE_THREADS=$it "$PREDICT" "$TMPD/$f.gz" "$HM" "$TMPD/o3" >"$TMPD/s3" 2>"$TMPD/e3"
+    check_eq "predict $f.gz exit ($it)" 1 "$?"
+    check_eq "predict $f.gz message ($it)" "can't read input file $TMPD/$f.gz: unexpected end of gzip data" \
         "$(cat "$TMPD/e3")"
-    check_eq "predict $f.gz stdout" "" "$(cat "$TMPD/s3")"
-    check_eq "predict $f.gz leaves the old output" keep "$(cat "$TMPD/o3")"
-    "$TRAIN" -q "$TMPD/$f.gz" "$TMPD/m3" >"$TMPD/s3" 2>"$TMPD/e3"
-    check_eq "train $f.gz exit" 1 "$?"
-    check_eq "train $f.gz message" "can't read input file $TMPD/$f.gz: unexpected end of gzip data" \
+    check_eq "predict $f.gz stdout ($it)" "" "$(cat "$TMPD/s3")"
+    check_eq "predict $f.gz leaves the old output ($it)" keep "$(cat "$TMPD/o3")"
+    GPUSVM_INFLATE_THREADS=$it "$TRAIN" -q "$TMPD/$f.gz" "$TMPD/m3" >"$TMPD/s3" 2>"$TMPD/e3"
+    check_eq "train $f.gz exit ($it)" 1 "$?"
+    check_eq "train $f.gz message ($it)" "can't read input file $TMPD/$f.gz: unexpected end of gzip data" \
         "$(cat "$TMPD/e3")"
-    check_eq "train $f.gz: no model" no "$([ -e "$TMPD/m3" ] && echo yes || echo no)"
+    check_eq "train $f.gz: no model ($it)" no "$([ -e "$TMPD/m3" ] && echo yes || echo no)"
+done
 done
 check_eq "no temporaries" "" "$(ls "$TMPD" | grep '\.tmp' || true)"
 
@@ -120,12 +124,16 @@ gz1() {
 yes '1:1' | tr '\n' ' ' | head -c 1048576 >"$TMPD/unit"
 gz1 "$TMPD/dup.gz" "+1 " "
 "
-peak "$TMPD/s6" "$TMPD/e6" "$TRAIN" -q "$TMPD/dup.gz" "$TMPD/m6"
-check_eq "1 GiB line, train" "1 Wrong input format at line 1" "$? $(cat "$TMPD/e6")"
-check_peak "1 GiB line, train"
-peak "$TMPD/s6" "$TMPD/e6" "$PREDICT" "$TMPD/dup.gz" "$HM" "$TMPD/o6"
-check_eq "1 GiB line, predict" "1 Wrong input format at line 1" "$? $(cat "$TMPD/e6")"
-check_peak "1 GiB line, predict"
+for it in 0 3; do # 3: inflated on threads (a line longer than a segment goes to the stream)
+    export GPUSVM_INFLATE_THREADS=$it
+    peak "$TMPD/s6" "$TMPD/e6" "$TRAIN" -q "$TMPD/dup.gz" "$TMPD/m6"
+    check_eq "1 GiB line, train ($it)" "1 Wrong input format at line 1" "$? $(cat "$TMPD/e6")"
+    check_peak "1 GiB line, train ($it)"
+    peak "$TMPD/s6" "$TMPD/e6" "$PREDICT" "$TMPD/dup.gz" "$HM" "$TMPD/o6"
+    check_eq "1 GiB line, predict ($it)" "1 Wrong input format at line 1" "$? $(cat "$TMPD/e6")"
+    check_peak "1 GiB line, predict ($it)"
+done
+unset GPUSVM_INFLATE_THREADS
 # b) one number of 1 GiB: refused with the reason after 4096 characters
 head -c 1048576 /dev/zero | tr '\0' '7' >"$TMPD/unit"
 gz1 "$TMPD/num.gz" "-1 1:0.5
@@ -144,10 +152,15 @@ head -c 1048576 /dev/zero | tr '\0' ' ' >"$TMPD/unit"
 gz1 "$TMPD/blanks.gz" "-1 1:-0.5 2:0.25
 +1 1:0.5" "3:0.75
 "
-peak "$TMPD/s6" "$TMPD/e6" "$TRAIN" -q -t 0 "$TMPD/blanks.gz" "$TMPD/m6"
-check_eq "1 GiB of blanks in a row, train" "0 " "$? $(cat "$TMPD/e6")"
-check_peak "1 GiB of blanks in a row, train"
-check_eq "... its SV" 1 "$(grep -c ' 1:0.5 3:0.75 $' "$TMPD/m6" 2>/dev/null)"
+for it in 0 3; do
+    rm -f "$TMPD/m6"
+    export GPUSVM_INFLATE_THREADS=$it
+    peak "$TMPD/s6" "$TMPD/e6" "$TRAIN" -q -t 0 "$TMPD/blanks.gz" "$TMPD/m6"
+    check_eq "1 GiB of blanks in a row, train ($it)" "0 " "$? $(cat "$TMPD/e6")"
+    check_peak "1 GiB of blanks in a row, train ($it)"
+    check_eq "... its SV ($it)" 1 "$(grep -c ' 1:0.5 3:0.75 $' "$TMPD/m6" 2>/dev/null)"
+done
+unset GPUSVM_INFLATE_THREADS
 peak "$TMPD/s6" "$TMPD/e6" "$PREDICT" "$TMPD/blanks.gz" "$TMPD/m6" "$TMPD/o6"
 check_eq "1 GiB of blanks in a row, predict" "0 " "$? $(cat "$TMPD/e6")"
 check_peak "1 GiB of blanks in a row, predict"
