@@ -17,6 +17,7 @@ static const char *const k_vars[] = {
     "GPUSVM_PROFILE", "GPUSVM_KERNEL_DIR", "GS_PRED_LAYOUT", "GPUSVM_DRIVER_ENV", "GPUSVM_FAST_EXIT",
     "GPUSVM_EXIT_WAIT", "GPUSVM_CV_DEVICE", "GPUSVM_CERT_RESUME", "GPUSVM_GRID_LANES",
     "GPUSVM_PRECISE", "GPUSVM_SHRINK_MIN", "GPUSVM_CERT_WIDE", "GPUSVM_COL_ROWS",
+    "GPUSVM_INFLATE_THREADS",
 };
 #define N_VARS (sizeof k_vars / sizeof k_vars[0])
 
@@ -36,7 +37,7 @@ static int same_tuning(const gs_tuning *a, const gs_tuning *b)
            a->fast_exit == b->fast_exit && a->exit_wait == b->exit_wait && a->cv_device == b->cv_device &&
            a->cert_resume == b->cert_resume && a->pred_codes == b->pred_codes && a->grid_lanes == b->grid_lanes &&
            a->precise == b->precise && a->shrink_min == b->shrink_min && a->cert_wide == b->cert_wide &&
-           a->col_rows == b->col_rows;
+           a->col_rows == b->col_rows && a->inflate_threads == b->inflate_threads;
 }
 
 static void check_defaults(void)
@@ -49,12 +50,12 @@ static void check_defaults(void)
           d.fast_exit == 0 && d.exit_wait == 0 && d.cv_device == GS_TUNE_AUTO && d.cert_resume == 0 &&
           d.pred_codes == 1 && d.grid_lanes == GS_TUNE_AUTO && d.precise == GS_TUNE_AUTO &&
           d.shrink_min == GS_SHRINK_MIN_DEFAULT && d.cert_wide == GS_TUNE_AUTO &&
-          d.col_rows == GS_TUNE_AUTO, "gs_tuning_init's defaults");
+          d.col_rows == GS_TUNE_AUTO && d.inflate_threads == 0, "gs_tuning_init's defaults");
     for (size_t i = 0; i < N_VARS; i++) unsetenv(k_vars[i]);
     gs_tuning_from_env(&t);
     CHECK(same_tuning(&t, &d), "no variable set: the defaults");
     /* unknown values leave the defaults, as the variables always did */
-    const char *odd[N_VARS] = {"2", "yes", "all", "-5", "", "2", "", "columns", "no", "2", "yes", "on", "-1", "0", "yes", "12x", "2", "yes"};
+    const char *odd[N_VARS] = {"2", "yes", "all", "-5", "", "2", "", "columns", "no", "2", "yes", "on", "-1", "0", "yes", "12x", "2", "yes", "many"};
     for (size_t i = 0; i < N_VARS; i++) setenv(k_vars[i], odd[i], 1);
     gs_tuning_from_env(&t);
     d.profile = 0; /* GPUSVM_PROFILE set to anything but 1: no profiling, even with --verbose */
@@ -105,6 +106,15 @@ static void check_values(void)
         gs_tuning_from_env(&t);
         CHECK(t.col_rows == v, "GPUSVM_COL_ROWS=%d", v);
     }
+    setenv("GPUSVM_INFLATE_THREADS", "3", 1);
+    gs_tuning_from_env(&t);
+    CHECK(t.inflate_threads == 3, "GPUSVM_INFLATE_THREADS=3");
+    setenv("GPUSVM_INFLATE_THREADS", "-1", 1);
+    gs_tuning_from_env(&t);
+    CHECK(t.inflate_threads == -1, "GPUSVM_INFLATE_THREADS=-1: zlib on one thread");
+    setenv("GPUSVM_INFLATE_THREADS", "1000", 1);
+    gs_tuning_from_env(&t);
+    CHECK(t.inflate_threads == 64, "GPUSVM_INFLATE_THREADS=1000: 64 at most");
     CHECK(t.split == 0 && t.courier == 1 && t.select == GS_SELECT_ONE && t.batch_mb == 12 && t.cv_device == 1 &&
           t.cert_resume == 2 && t.grid_lanes == 3, "training knobs");
     CHECK(t.device && strcmp(t.device, "pocl") == 0 && t.profile == 1 && t.kernel_dir &&
