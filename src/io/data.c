@@ -1216,7 +1216,7 @@ static int acc_reserve(seg_read *r, size_t rows, size_t nnz)
 {
     gs_problem *const a = &r->acc;
     if (rows + 1 > r->rows_cap || !a->y) {
-        size_t nc = r->rows_cap + r->rows_cap / 2 + 4096;
+        size_t nc = r->rows_cap + r->rows_cap / 8 + 4096; /* large blocks grow by mremap: no copy */
         if (nc < rows + 1) nc = rows + 1;
         double *ny = realloc(a->y, nc * sizeof *ny);
         if (!ny) return -1;
@@ -1227,7 +1227,7 @@ static int acc_reserve(seg_read *r, size_t rows, size_t nnz)
         r->rows_cap = nc;
     }
     if (nnz > r->nnz_cap || !a->idx) {
-        size_t nc = r->nnz_cap + r->nnz_cap / 2 + 4096;
+        size_t nc = r->nnz_cap + r->nnz_cap / 8 + 4096;
         if (nc < nnz) nc = nnz;
         int32_t *ni = realloc(a->idx, nc * sizeof *ni);
         if (!ni) return -1;
@@ -1305,6 +1305,19 @@ static int64_t next_segment(seg_read *r)
     return -1;
 }
 
+/* After the first segment (n bytes of text): room for the rows and pairs the whole text should
+ * hold at the same rate (gzip's ISIZE gives its length), so that the result grows once, not by
+ * steps that leave the allocator's heap fragmented. A wrong hint only costs the steps. */
+static void reserve_by_hint(seg_read *r, uint64_t n)
+{
+    const uint64_t text = gs_pinflate_size_hint(r->pz);
+    if (r->eof || text <= n || r->acc.l == 0) return;
+    double f = (double)text / (double)n * 1.02;
+    if (f > 64) f = 64; /* ISIZE may be bytes after the last member; untouched room costs no RAM */
+    const double rows = (double)r->acc.l * f + 4096, nnz = (double)r->acc.nnz * f + 4096;
+    if (rows < INT32_MAX && nnz < 1e12) acc_reserve(r, (size_t)rows, (size_t)nnz);
+}
+
 /* *whole set when the stream must read the file instead (then no message is left). */
 static gs_status read_gzip_ranges(const char *path, const gs_data_opts *o, int nt, gs_problem *out,
                                   int *whole)
@@ -1317,11 +1330,13 @@ static gs_status read_gzip_ranges(const char *path, const gs_data_opts *o, int n
     r.buf = malloc(r.cap);
     r.jobs = calloc((size_t)nt, sizeof *r.jobs);
     if (!r.buf || !r.jobs) goto cleanup;
-    for (;;) {
+    for (uint64_t done = 0;;) {
         const int64_t n = next_segment(&r);
         if (n < 0) goto cleanup;
         if (n == 0) break;
         if (parse_segment(&r, (size_t)n, nt)) goto cleanup;
+        if (done == 0) reserve_by_hint(&r, (uint64_t)n);
+        done += (uint64_t)n;
         memmove(r.buf, r.buf + n, r.len - (size_t)n);
         r.len -= (size_t)n;
     }

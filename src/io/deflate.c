@@ -214,14 +214,14 @@ static int room(dec *d)
     if (d->out > c->out_hard) return -1;
     if (d->wide) {
         if (d->wn + MAX_MATCH + SLACK <= c->wcap) return 0;
-        const size_t cap = c->wcap * 2;
+        const size_t cap = c->wcap + c->wcap / 4; /* held at once by many chunks: grow gently */
         uint16_t *nb = realloc(c->wbuf, cap * sizeof *nb);
         if (!nb) return -2;
         c->wbuf = nb;
         c->wcap = cap;
     } else {
         if (d->nn + MAX_MATCH + SLACK <= c->ncap) return 0;
-        const size_t cap = c->ncap * 2;
+        const size_t cap = c->ncap + c->ncap / 4;
         uint8_t *nb = realloc(c->nbuf, cap);
         if (!nb) return -2;
         c->nbuf = nb;
@@ -241,7 +241,7 @@ static size_t guess(const gs_dfl_chunk *c, size_t ratio)
 static int go_narrow(dec *d)
 {
     gs_dfl_chunk *const c = d->c;
-    const size_t want = GS_DFL_WINDOW + (1u << 16) + guess(c, 4);
+    const size_t want = GS_DFL_WINDOW + (1u << 16) + guess(c, 3);
     if (c->ncap < want) {
         free(c->nbuf);
         c->ncap = 0;

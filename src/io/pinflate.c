@@ -71,6 +71,7 @@ struct gs_pinflate {
     bool failed;
     char err[320];
     gs_pinflate_stats stats;
+    size_t dropped; /* the mapping's pages below this are given back (nobody reads them again) */
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -279,6 +280,16 @@ static bool reaches_too_far(const gs_pinflate *p, const slot *s)
     return false;
 }
 
+/* The compressed bytes before the confirmed position are read by nobody again: their pages
+ * leave the process's resident set (they stay in the page cache), 16 MiB at a time. */
+static void drop_behind(gs_pinflate *p)
+{
+    const size_t page = 4096, upto = (size_t)(p->pos / 8) / page * page;
+    if (upto < p->dropped + ((size_t)16 << 20)) return;
+    madvise((char *)(uintptr_t)p->in + p->dropped, upto - p->dropped, MADV_DONTNEED);
+    p->dropped = upto;
+}
+
 /* Accepts chunk s (it starts at pos): posts it with the window and moves the window past it. */
 static int accept(gs_pinflate *p, int k)
 {
@@ -298,6 +309,7 @@ static int accept(gs_pinflate *p, int k)
                         nn > GS_DFL_WINDOW ? GS_DFL_WINDOW : nn);
     p->pos = s->ch.end_bit;
     if (s->ch.final) p->member_end = true;
+    drop_behind(p);
     p->queue[p->qt++] = k;
     pthread_mutex_lock(&p->mu);
     s->state = S_POSTED;
@@ -564,6 +576,13 @@ static size_t rest(gs_pinflate *p, char *buf, size_t cap)
 
 gs_pinflate_stats gs_pinflate_get_stats(const gs_pinflate *p) { return p->stats; }
 
+uint64_t gs_pinflate_size_hint(const gs_pinflate *p)
+{
+    if (p->len < 18) return 0;
+    const uint8_t *t = p->in + p->len - 4;
+    return t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 | (uint64_t)t[3] << 24;
+}
+
 ssize_t gs_pinflate_read(gs_pinflate *p, char *buf, size_t cap, char *msg, size_t msg_cap)
 {
     size_t n = 0;
@@ -658,6 +677,7 @@ gs_status gs_pinflate_open(int fd, const char *path, const gs_pinflate_opts *opt
         cb = body / (4 * (size_t)nth);
         if (cb < ((size_t)1 << 18)) cb = (size_t)1 << 18;
         if (cb > soft / 8) cb = soft / 8;
+        if (cb > ((size_t)2 << 20)) cb = (size_t)2 << 20; /* ~10 MB of 16-bit output for text */
     } else {
         soft = 16 * cb; /* small for tests, so that the cap is reached */
     }

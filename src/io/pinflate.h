@@ -47,6 +47,10 @@ typedef struct gs_pinflate_stats {
 } gs_pinflate_stats;
 gs_pinflate_stats gs_pinflate_get_stats(const gs_pinflate *p);
 
+/* The inflated size the file's last 4 bytes give (gzip's ISIZE: the last member's length mod
+ * 2^32; for a one-member file under 4 GiB, the whole text's). A hint for sizing buffers only. */
+uint64_t gs_pinflate_size_hint(const gs_pinflate *p);
+
 /* Stops the workers and unmaps; NULL is fine. */
 void gs_pinflate_close(gs_pinflate *p);
 
