@@ -13,13 +13,11 @@ REPEAT=${REPEAT:-3}
 TRAIN=${TRAIN:-0}
 ARGS=${ARGS:--c 1 -g 1}
 BUILD=${BUILD:-build}
-CC=${CC:-cc}
+export CC="${CC:-cc}"
 [ $# -ge 1 ] || { echo "usage: $0 FILE.gz..." >&2; exit 2; }
 D=$(mktemp -d "${TMPDIR:-/tmp}/gs-bench-gzip.XXXXXX")
 trap 'rm -rf "$D"' EXIT INT TERM
-$CC -std=c11 -Wall -Wextra -Werror -O2 -D_DEFAULT_SOURCE -I"$TOP/src" "$TOP/scripts/readbench.c" \
-    "$TOP/src/io/data.c" "$TOP/src/io/pinflate.c" "$TOP/src/io/deflate.c" "$TOP/src/util/status.c" \
-    "$TOP/src/util/parallel.c" -lz -lpthread -o "$D/readbench"
+sh "$TOP/scripts/build-readbench.sh" "$D/readbench"
 echo "host: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 for f in "$@"; do
     text=$(gzip -dc "$f" | wc -c)

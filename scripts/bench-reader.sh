@@ -13,13 +13,11 @@ SIZE_MB=${SIZE_MB:-500}
 FEATURES=${FEATURES:-200}
 DENSITY=${DENSITY:-0.1}
 GZIP=${GZIP:-1}
-CC=${CC:-cc}
+export CC="${CC:-cc}"
 D=$(mktemp -d "${TMPDIR:-/tmp}/gs-readbench.XXXXXX")
 trap 'rm -rf "$D"' EXIT INT TERM
 
-$CC -std=c11 -Wall -Wextra -Werror -O2 -D_DEFAULT_SOURCE -I"$TOP/src" "$TOP/scripts/readbench.c" \
-    "$TOP/src/io/data.c" "$TOP/src/io/pinflate.c" "$TOP/src/io/deflate.c" "$TOP/src/util/status.c" \
-    "$TOP/src/util/parallel.c" -lz -lpthread -o "$D/readbench"
+sh "$TOP/scripts/build-readbench.sh" "$D/readbench"
 
 echo "generating ${SIZE_MB} MB (features $FEATURES, density $DENSITY, seed 1) in $D ..."
 t0=$(date +%s)

@@ -1210,34 +1210,36 @@ static void *text_run(void *arg)
     return NULL;
 }
 
+/* Grows two arrays of `*cap` elements (of sa and sb bytes) to hold `need`, by an eighth at least
+ * (large blocks grow by mremap: no copy). @return 0, -1 */
+static int grow_pair(void **a, size_t sa, void **b, size_t sb, size_t *cap, size_t need)
+{
+    if (need <= *cap && *a && *b) return 0;
+    size_t nc = *cap + *cap / 8 + 4096;
+    if (nc < need) nc = need;
+    void *na = realloc(*a, nc * sa);
+    if (!na) return -1;
+    *a = na;
+    void *nb = realloc(*b, nc * sb);
+    if (!nb) return -1;
+    *b = nb;
+    *cap = nc;
+    return 0;
+}
+
 /* Room in r->acc for `rows` rows (row_ptr one more) and `nnz` pairs (at least one, so that a read
  * of no rows has its arrays too). @return 0, -1 */
 static int acc_reserve(seg_read *r, size_t rows, size_t nnz)
 {
     gs_problem *const a = &r->acc;
-    if (rows + 1 > r->rows_cap || !a->y) {
-        size_t nc = r->rows_cap + r->rows_cap / 8 + 4096; /* large blocks grow by mremap: no copy */
-        if (nc < rows + 1) nc = rows + 1;
-        double *ny = realloc(a->y, nc * sizeof *ny);
-        if (!ny) return -1;
-        a->y = ny;
-        int64_t *nr = realloc(a->row_ptr, nc * sizeof *nr);
-        if (!nr) return -1;
-        a->row_ptr = nr;
-        r->rows_cap = nc;
-    }
-    if (nnz > r->nnz_cap || !a->idx) {
-        size_t nc = r->nnz_cap + r->nnz_cap / 8 + 4096;
-        if (nc < nnz) nc = nnz;
-        int32_t *ni = realloc(a->idx, nc * sizeof *ni);
-        if (!ni) return -1;
-        a->idx = ni;
-        float *nv = realloc(a->val, nc * sizeof *nv);
-        if (!nv) return -1;
-        a->val = nv;
-        r->nnz_cap = nc;
-    }
-    return 0;
+    void *y = a->y, *rp = a->row_ptr, *ix = a->idx, *v = a->val;
+    const int rc = grow_pair(&y, sizeof *a->y, &rp, sizeof *a->row_ptr, &r->rows_cap, rows + 1) ||
+                   grow_pair(&ix, sizeof *a->idx, &v, sizeof *a->val, &r->nnz_cap, nnz ? nnz : 1);
+    a->y = y;
+    a->row_ptr = rp;
+    a->idx = ix;
+    a->val = v;
+    return rc ? -1 : 0;
 }
 
 /* Appends piece p's rows to r->acc (so a piece's memory goes as soon as it is parsed).
