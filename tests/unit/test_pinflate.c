@@ -72,7 +72,8 @@ static buf make_text(int kind, size_t want)
     return o;
 }
 
-/* A gzip member of t at the level and strategy, with a file name when named. */
+/* A gzip member of t at the level and strategy, with a file name when named (2: also a comment,
+ * an extra field and a header CRC, which zlib reads for the whole file). */
 static void gz_member(buf *o, const buf *t, int level, int strategy, int named)
 {
     z_stream z = {0};
@@ -80,6 +81,12 @@ static void gz_member(buf *o, const buf *t, int level, int strategy, int named)
     gz_header h = {0};
     if (named) {
         h.name = (Bytef *)"data.txt";
+        if (named == 2) {
+            h.comment = (Bytef *)"a comment";
+            h.extra = (Bytef *)"AB\004\000xyzw";
+            h.extra_len = 8;
+            h.hcrc = 1;
+        }
         deflateSetHeader(&z, &h);
     }
     const size_t cap = deflateBound(&z, (uLong)t->n) + 64;
@@ -230,6 +237,33 @@ static void test_members(void)
     buf none = {0};
     gz_member(&e, &none, 6, Z_DEFAULT_STRATEGY, 0);
     CHECK(same_as_ref(&e, 2, 4096, "empty"), "an empty member");
+    buf h = {0};
+    gz_member(&h, &t1, 6, Z_DEFAULT_STRATEGY, 2);
+    CHECK(same_as_ref(&h, 3, 8192, "comment, extra field, header CRC"), "a full gzip header");
+    free(h.b);
+    h = (buf){0};
+    { /* without the header CRC (which sends the file to zlib): the chunks read past the rest */
+        z_stream z = {0};
+        deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+        gz_header hd = {0};
+        hd.comment = (Bytef *)"c";
+        hd.extra = (Bytef *)"AB\000\000";
+        hd.extra_len = 4;
+        deflateSetHeader(&z, &hd);
+        const size_t cap = deflateBound(&z, (uLong)t1.n) + 64;
+        uint8_t *c = malloc(cap);
+        z.next_in = t1.b;
+        z.avail_in = (uInt)t1.n;
+        z.next_out = c;
+        z.avail_out = (uInt)cap;
+        deflate(&z, Z_FINISH);
+        put(&h, c, cap - z.avail_out);
+        deflateEnd(&z);
+        free(c);
+    }
+    CHECK(same_as_ref(&h, 3, 8192, "comment and extra field"), "a comment and an extra field");
+    CHECK(g_last.chunks > 2, "the chunks read past a comment and an extra field (%d)", g_last.chunks);
+    free(h.b);
     free(t1.b);
     free(t2.b);
     free(g.b);
