@@ -1062,7 +1062,9 @@ typedef struct range_job {
 
 static gs_status range_parse(range_job *j)
 {
-    const gs_data_opts o = {.offset = j->off, .length = j->len, .first_line = j->first_line};
+    const gs_data_opts o = j->text ? (gs_data_opts){.text = j->text, .text_len = (size_t)j->len}
+                                   : (gs_data_opts){.offset = j->off, .length = j->len,
+                                                    .first_line = j->first_line};
     gs_data_stream *s = NULL;
     gs_status st = gs_data_stream_open(j->path, &o, &s);
     if (st == GS_OK) st = gs_parse_into(s, INT32_MAX, &j->p);
@@ -1093,17 +1095,6 @@ static int64_t line_start_at(int fd, int64_t pos, int64_t size)
     return size;
 }
 
-/* The ranges' threads for path: 0 when it is not a regular file of GS_PAR_MIN bytes or more, or
- * the host has one core (read_ranges leaves gzip files to the stream). */
-static int par_ranges(const char *path, int64_t *size)
-{
-    struct stat sb;
-    if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < GS_PAR_MIN) return 0;
-    *size = (int64_t)sb.st_size;
-    const int nt = gs_cpu_threads(GS_PAR_MAX);
-    return nt > 1 ? nt : 0;
-}
-
 /* Joins the ranges' rows in order into out (the parts are freed as they are copied). */
 static gs_status range_join(const char *path, range_job *j, int n, int64_t rows, int64_t nnz, gs_problem *out)
 {
@@ -1130,21 +1121,16 @@ static gs_status range_join(const char *path, range_job *j, int n, int64_t rows,
     return GS_OK;
 }
 
-/* The parallel read; *whole set when the file must be read from the start by the stream instead
- * (gzip, a transient failure that did not repeat, or INT32_MAX rows or more). */
-static gs_status read_ranges(const char *path, int64_t size, int nt, gs_problem *out, int *whole)
+/* The parallel read of a plain file open on fd; *whole set when the file must be read from the
+ * start by the stream instead (a transient failure that did not repeat, or INT32_MAX rows or more). */
+static gs_status read_ranges(int fd, const char *path, int64_t size, int nt, gs_problem *out,
+                             int *whole)
 {
     gs_status st = GS_OK;
     range_job *j = calloc((size_t)nt, sizeof *j);
-    const int fd = open(path, O_RDONLY | O_CLOEXEC);
-    unsigned char magic[2];
     int n = 0;
-    if (!j || fd < 0) {
-        st = j ? GS_FAIL(GS_ERR_IO, "can't open input file %s", path) : GS_FAIL(GS_ERR_NOMEM, "out of memory reading %s", path);
-        goto cleanup;
-    }
-    if (pread(fd, magic, 2, 0) != 2 || gs_gzip_magic(magic, 2)) { /* a gzip stream has no line starts to enter */
-        *whole = 1;
+    if (!j) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory reading %s", path);
         goto cleanup;
     }
     for (int64_t start = 0, i = 1; start < size; i++) {
@@ -1173,7 +1159,6 @@ static gs_status read_ranges(const char *path, int64_t size, int nt, gs_problem 
     st = range_join(path, j, n, rows, nnz, out);
     if (st != GS_OK) gs_problem_free(out);
 cleanup:
-    if (fd >= 0) close(fd);
     for (int i = 0; j && i < n; i++) gs_problem_free(&j[i].p);
     free(j);
     return st;
@@ -1198,17 +1183,6 @@ typedef struct seg_read {
     gs_problem acc;   /* the rows so far, in file order */
     size_t rows_cap, nnz_cap;
 } seg_read;
-
-static void *text_run(void *arg)
-{
-    range_job *j = arg;
-    const gs_data_opts o = {.text = j->text, .text_len = (size_t)j->len};
-    gs_data_stream *s = NULL;
-    j->st = gs_data_stream_open(j->path, &o, &s);
-    if (j->st == GS_OK) j->st = gs_parse_into(s, INT32_MAX, &j->p);
-    gs_data_stream_close(s);
-    return NULL;
-}
 
 /* Grows two arrays of `*cap` elements (of sa and sb bytes) to hold `need`, by an eighth at least
  * (large blocks grow by mremap: no copy). @return 0, -1 */
@@ -1279,7 +1253,7 @@ static int parse_segment(seg_read *r, size_t n, int nt)
         j[k] = (range_job){.path = r->path, .text = r->buf + start, .len = (int64_t)(end - start)};
         start = end;
     }
-    gs_parallel_run(j, sizeof *j, k, text_run);
+    gs_parallel_run(j, sizeof *j, k, range_run);
     int rc = 0;
     for (int i = 0; i < k; i++) {
         if (rc == 0 && (j[i].st != GS_OK || append_rows(r, &j[i].p))) rc = -1;
@@ -1321,14 +1295,13 @@ static void reserve_by_hint(seg_read *r, uint64_t n)
 }
 
 /* *whole set when the stream must read the file instead (then no message is left). */
-static gs_status read_gzip_ranges(const char *path, const gs_data_opts *o, int nt, gs_problem *out,
-                                  int *whole)
+static gs_status read_gzip_ranges(int fd, const char *path, const gs_data_opts *o, int nt,
+                                  gs_problem *out, int *whole)
 {
     seg_read r = {.path = path, .cap = o->block_bytes ? o->block_bytes : GS_SEGMENT_BYTES};
-    const int fd = open(path, O_RDONLY | O_CLOEXEC);
     const gs_pinflate_opts po = {.threads = nt, .chunk_bytes = o->inflate_chunk};
     *whole = 1;
-    if (fd < 0 || gs_pinflate_open(fd, path, &po, &r.pz) != GS_OK) goto cleanup;
+    if (gs_pinflate_open(fd, path, &po, &r.pz) != GS_OK) goto cleanup;
     r.buf = malloc(r.cap);
     r.jobs = calloc((size_t)nt, sizeof *r.jobs);
     if (!r.buf || !r.jobs) goto cleanup;
@@ -1353,37 +1326,33 @@ cleanup:
     free(r.jobs);
     free(r.buf);
     gs_pinflate_close(r.pz);
-    if (fd >= 0) close(fd);
     return GS_OK;
 }
 
-/* Threads for read_gzip_ranges (a gzip regular file), or 0. */
-static int gzip_ranges(const char *path, const gs_data_opts *o)
-{
-    struct stat sb;
-    unsigned char magic[2];
-    if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) return 0;
-    const int nt = inflate_threads(o->inflate_threads, (int64_t)sb.st_size);
-    if (nt <= 0) return 0;
-    const int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    const int gz = pread(fd, magic, 2, 0) == 2 && gs_gzip_magic(magic, 2);
-    close(fd);
-    return gz ? nt : 0;
-}
-
-/* The parallel reads: a gzip file inflated on threads, a large plain file in ranges.
+/* The parallel reads of a regular file: gzip inflated on threads, or a plain file of GS_PAR_MIN
+ * bytes or more in ranges (with a second core). One open for the choice and the read.
  * @return as read_ranges; *whole set when the stream must read the file (neither applies, or it
- *         was handed back) */
+ *         was handed back; also when the file cannot be opened: the stream says so) */
 static gs_status read_parallel(const char *path, const gs_data_opts *o, gs_problem *out, int *whole)
 {
-    const int gz = gzip_ranges(path, o);
-    if (gz > 0) return read_gzip_ranges(path, o, gz, out, whole);
-    int64_t size = 0;
-    const int nt = par_ranges(path, &size);
-    if (nt > 1) return read_ranges(path, size, nt, out, whole);
+    gs_status st = GS_OK;
+    struct stat sb;
+    unsigned char magic[2];
     *whole = 1;
-    return GS_OK;
+    const int fd = strcmp(path, "-") == 0 ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return GS_OK;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        const int64_t size = (int64_t)sb.st_size;
+        if (pread(fd, magic, 2, 0) == 2 && gs_gzip_magic(magic, 2)) {
+            const int nt = inflate_threads(o->inflate_threads, size);
+            if (nt > 0) st = read_gzip_ranges(fd, path, o, nt, out, whole);
+        } else if (size >= GS_PAR_MIN && gs_cpu_threads(GS_PAR_MAX) > 1) {
+            *whole = 0;
+            st = read_ranges(fd, path, size, gs_cpu_threads(GS_PAR_MAX), out, whole);
+        }
+    }
+    close(fd);
+    return st;
 }
 
 gs_status gs_data_read(const char *path, gs_problem *out)

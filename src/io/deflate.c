@@ -32,17 +32,25 @@ static const uint16_t dist_base[30] = {1,    2,    3,    4,    5,    7,     9,  
 static const uint8_t dist_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6,
                                        6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
 
+static inline uint64_t load64(const uint8_t *p)
+{
+    uint64_t w;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&w, p, 8);
+#else
+    w = 0;
+    for (int k = 0; k < 8; k++) w |= (uint64_t)p[k] << (8 * k);
+#endif
+    return w;
+}
+
 /* At least 57 bits from bit offset `bit` on, LSB first; zeros past the end of the input. */
 static inline uint64_t peek(const uint8_t *in, size_t len, uint64_t bit)
 {
     const size_t byte = (size_t)(bit >> 3);
     uint64_t w = 0;
     if (byte + 8 <= len) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        memcpy(&w, in + byte, 8);
-#else
-        for (int k = 0; k < 8; k++) w |= (uint64_t)in[byte + k] << (8 * k);
-#endif
+        w = load64(in + byte);
     } else {
         for (size_t k = 0; byte + k < len && k < 8; k++) w |= (uint64_t)in[byte + k] << (8 * k);
     }
@@ -257,47 +265,59 @@ static int go_narrow(dec *d)
     return 0;
 }
 
-static inline void copy_wide(dec *d, unsigned dist, unsigned n)
+/* A match: n bytes from dist back to dst. With dist >= 8, 8 a step (a step's source precedes its
+ * destination), so up to 7 past n are written (SLACK). */
+static inline void match8(uint8_t *dst, unsigned dist, unsigned n)
 {
-    uint16_t *const b = d->c->wbuf;
-    size_t at = d->wn, from = at - dist;
-    for (unsigned k = 0; k < n; k++, at++, from++) {
-        const uint16_t v = b[from];
-        b[at] = v;
-        if (v >= GS_DFL_MARK) d->switch_at = at + 1 + GS_DFL_WINDOW;
-    }
-    d->wn = at;
-}
-
-static inline void copy_narrow(dec *d, unsigned dist, unsigned n)
-{
-    uint8_t *const b = d->c->nbuf;
-    uint8_t *dst = b + d->nn;
-    const uint8_t *src = dst - dist;
-    if (dist >= 8) { /* word copies may run past n by up to 7 bytes (SLACK) */
+    const uint8_t *const src = dst - dist;
+    if (dist >= 8) {
         for (unsigned k = 0; k < n; k += 8) memcpy(dst + k, src + k, 8);
     } else if (dist == 1) {
         memset(dst, src[0], n);
     } else {
         for (unsigned k = 0; k < n; k++) dst[k] = src[k];
     }
-    d->nn += n;
+}
+
+/* The same for 16-bit symbols. @return whether a marker was copied: conservative, as the up to 7
+ * symbols past n are earlier output too (which only delays the switch to bytes) */
+static inline bool match16(uint16_t *dst, unsigned dist, unsigned n)
+{
+    const uint16_t *const src = dst - dist;
+    uint64_t any = 0; /* a marker sets a bit of 0xff00 in its lane */
+    if (dist >= 8) {
+        for (unsigned k = 0; k < n; k += 8) {
+            uint64_t w0, w1;
+            memcpy(&w0, src + k, 8);
+            memcpy(&w1, src + k + 4, 8);
+            memcpy(dst + k, &w0, 8);
+            memcpy(dst + k + 4, &w1, 8);
+            any |= w0 | w1;
+        }
+    } else {
+        for (unsigned k = 0; k < n; k++) {
+            dst[k] = src[k];
+            any |= src[k];
+        }
+    }
+    return (any & 0xff00ff00ff00ff00ull) != 0;
+}
+
+/* A match in d's output, wide or narrow; a marker moves the switch to bytes past it. */
+static inline void copy_match(dec *d, unsigned dist, unsigned n)
+{
+    if (d->wide) {
+        if (match16(d->c->wbuf + d->wn, dist, n)) d->switch_at = d->wn + n + GS_DFL_WINDOW;
+        d->wn += n;
+    } else {
+        match8(d->c->nbuf + d->nn, dist, n);
+        d->nn += n;
+    }
 }
 
 /* ------------------------------------------------------------------------------------------ */
 /* Blocks                                                                                      */
 
-static inline uint64_t load64(const uint8_t *p)
-{
-    uint64_t w;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(&w, p, 8);
-#else
-    w = 0;
-    for (int k = 0; k < 8; k++) w |= (uint64_t)p[k] << (8 * k);
-#endif
-    return w;
-}
 
 /* The general decoding's inner loop while the input has 8 bytes to spare and the output room for
  * a match: the bits in a register, refilled without a branch to 56-63 of them, up to three
@@ -372,40 +392,11 @@ static inline __attribute__((always_inline)) int fast_loop(dec *d, const huff *l
         bb >>= dx;
         left -= dx;
         if (wide) {
-            /* 8 symbols a step when a step's source precedes its destination (up to 7 past n:
-             * SLACK; those are earlier output, so a marker among them only delays the switch) */
-            uint16_t *const dst = wb + o;
-            const uint16_t *const src = dst - dd;
-            uint64_t any = 0; /* a marker sets a bit of 0xff00 in its lane */
-            if (dd >= 8) {
-                for (unsigned k = 0; k < n; k += 8) {
-                    uint64_t w0, w1;
-                    memcpy(&w0, src + k, 8);
-                    memcpy(&w1, src + k + 4, 8);
-                    memcpy(dst + k, &w0, 8);
-                    memcpy(dst + k + 4, &w1, 8);
-                    any |= w0 | w1;
-                }
-            } else {
-                for (unsigned k = 0; k < n; k++) {
-                    dst[k] = src[k];
-                    any |= src[k];
-                }
-            }
-            o += n;
-            if (any & 0xff00ff00ff00ff00ull) switch_at = o + GS_DFL_WINDOW; /* past the last marker */
+            if (match16(wb + o, dd, n)) switch_at = o + n + GS_DFL_WINDOW;
         } else {
-            uint8_t *const op = ob + o;
-            const uint8_t *src = op - dd;
-            if (dd >= 8) {
-                for (unsigned k = 0; k < n; k += 8) memcpy(op + k, src + k, 8);
-            } else if (dd == 1) {
-                memset(op, src[0], n);
-            } else {
-                for (unsigned k = 0; k < n; k++) op[k] = src[k];
-            }
-            o += n;
+            match8(ob + o, dd, n);
         }
+        o += n;
     }
 #undef PUT
     /* the position: the bits not yet used precede ip by `left` */
@@ -473,12 +464,8 @@ static int huff_block(dec *d, const huff *lit, const huff *dist)
         const int de = dist_extra[ds];
         const unsigned dd = dist_base[ds] + (unsigned)(w & ((1u << de) - 1));
         used += (uint64_t)de;
-        if (d->wide) {
-            copy_wide(d, dd, n);
-            if (d->wn >= d->switch_at && go_narrow(d)) return -2;
-        } else {
-            copy_narrow(d, dd, n);
-        }
+        copy_match(d, dd, n);
+        if (d->wide && d->wn >= d->switch_at && go_narrow(d)) return -2;
         d->out += n;
         d->pos += used;
     }

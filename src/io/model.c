@@ -753,18 +753,20 @@ static void sv_blocks(sv_lines *v, size_t bytes, gs_status (*fn)(void *ctx, int 
         gs_parallel_items(nb, nt, fn, v);
 }
 
-/* How many lines (the last may lack its newline) start at or after r->pos, at most cap. */
-static int32_t sv_lines_left(const reader *r, int32_t cap)
+/* Grows the line tables (start, at: *cap + 1 entries each) toward l lines, doubling: sized by
+ * the lines the file has, not by total_sv, so a short file claiming 2^31 - 1 SVs is refused
+ * ("expected ... SV lines, found ...") without asking for 32 GB first. @return 0, -1 */
+static int grow_lines(size_t **start, int64_t **at, int32_t *cap, int32_t l)
 {
-    int32_t n = 0;
-    size_t pos = r->pos;
-    while (n < cap && pos < r->len) {
-        const char *nl = memchr(r->buf + pos, '\n', r->len - pos);
-        n++;
-        if (!nl) break;
-        pos = (size_t)(nl - r->buf) + 1;
-    }
-    return n;
+    const int32_t nc = *cap >= l / 2 ? l : (*cap ? 2 * *cap : (l < 4096 ? l : 4096));
+    size_t *ns = realloc(*start, ((size_t)nc + 1) * sizeof *ns);
+    if (!ns) return -1;
+    *start = ns;
+    int64_t *na = realloc(*at, ((size_t)nc + 1) * sizeof *na);
+    if (!na) return -1;
+    *at = na;
+    *cap = nc;
+    return 0;
 }
 
 /* The SV section: l lines of n_coef coefficients and index:value pairs. The line ends are found
@@ -788,22 +790,14 @@ static gs_status read_svs(reader *r, gs_model *m, int sv_line)
         if (st0 != GS_OK) return st0;
         sv_next_line(r);
     }
-    /* Sized by the lines the file has, not by total_sv: a short file claiming 2^31 - 1 SVs is
-     * refused below ("expected ... SV lines, found ...") without asking for 32 GB first. */
-    const int32_t have = sv_lines_left(r, l);
-    start = malloc(((size_t)have + 1) * sizeof *start);
-    m->sv_ptr = malloc(((size_t)have + 1) * sizeof *m->sv_ptr);
-    int64_t *const at = m->sv_ptr;
-    if (!start || !at) {
-        st = GS_FAIL(GS_ERR_NOMEM, "out of memory reading model file %s", r->path);
-        goto cleanup;
-    }
     /* Where the lines start; the first that is missing (cut_kind 1) or ends the file without its
      * newline (2: lines still expected after it, 3: the last one). */
-    int32_t cut = l;
+    int32_t cut = l, cap = 0;
     int cut_kind = 0;
     size_t pos = r->pos;
+    if (grow_lines(&start, &m->sv_ptr, &cap, l)) goto nomem;
     for (int32_t s = 0; s < l; s++) {
+        if (s == cap && grow_lines(&start, &m->sv_ptr, &cap, l)) goto nomem;
         if (pos >= r->len) { cut = s; cut_kind = 1; break; }
         start[s] = pos;
         const char *nl = memchr(r->buf + pos, '\n', r->len - pos);
@@ -811,6 +805,7 @@ static gs_status read_svs(reader *r, gs_model *m, int sv_line)
         pos = (size_t)(nl - r->buf) + 1;
     }
     start[cut] = pos;
+    int64_t *const at = m->sv_ptr;
     sv_lines v = {.r0 = *r, .m = m, .start = start, .at = at, .n = cut};
     sv_blocks(&v, pos - r->pos, sv_count_block);
     /* in file order: a line without its coefficients, else the cut */
@@ -854,6 +849,9 @@ static gs_status read_svs(reader *r, gs_model *m, int sv_line)
         }
     r->pos = pos;
     r->line += l;
+    goto cleanup;
+nomem:
+    st = GS_FAIL(GS_ERR_NOMEM, "out of memory reading model file %s", r->path);
 cleanup:
     free(start);
     free(bad);

@@ -130,23 +130,22 @@ static void do_decode(gs_pinflate *p, int k)
     }
 }
 
-/* A posted chunk's wide symbols to bytes, in place (byte i is written after symbol i is read). */
+/* n 16-bit symbols to bytes, window markers through win (the GS_DFL_WINDOW bytes before them),
+ * by a table without a branch; out may be the symbols' own memory (byte i is written after
+ * symbol i is read). */
+static void resolve_syms(uint8_t *out, const uint16_t *w, size_t n, const uint8_t *win)
+{
+    uint8_t map[GS_DFL_MARK + GS_DFL_WINDOW];
+    for (unsigned v = 0; v < GS_DFL_MARK; v++) map[v] = (uint8_t)v;
+    memcpy(map + GS_DFL_MARK, win, GS_DFL_WINDOW);
+    for (size_t i = 0; i < n; i++) out[i] = map[w[i]];
+}
+
+/* A posted chunk's wide symbols to bytes, in place, and their CRC-32. */
 static void do_resolve(slot *s)
 {
-    const uint16_t *const w = s->ch.wide;
     uint8_t *const b = (uint8_t *)s->ch.wide;
-    uint8_t *const map = malloc(GS_DFL_MARK + GS_DFL_WINDOW); /* symbol -> byte, no branch */
-    if (map) {
-        for (unsigned v = 0; v < GS_DFL_MARK; v++) map[v] = (uint8_t)v;
-        memcpy(map + GS_DFL_MARK, s->win, GS_DFL_WINDOW);
-        for (size_t i = 0; i < s->ch.nwide; i++) b[i] = map[w[i]];
-        free(map);
-    } else {
-        for (size_t i = 0; i < s->ch.nwide; i++) {
-            const unsigned v = w[i];
-            b[i] = v < GS_DFL_MARK ? (uint8_t)v : s->win[v - GS_DFL_MARK];
-        }
-    }
+    resolve_syms(b, s->ch.wide, s->ch.nwide, s->win);
     s->crc_wide = crc_of((uint32_t)crc32(0, NULL, 0), b, s->ch.nwide);
 }
 
@@ -300,10 +299,7 @@ static int accept(gs_pinflate *p, int k)
     const size_t nw = s->ch.nwide, nn = s->ch.nnarrow;
     const size_t tw = nn >= GS_DFL_WINDOW ? 0 : (nw < GS_DFL_WINDOW - nn ? nw : GS_DFL_WINDOW - nn);
     uint8_t tail[GS_DFL_WINDOW];
-    for (size_t i = 0; i < tw; i++) {
-        const unsigned v = s->ch.wide[nw - tw + i];
-        tail[i] = v < GS_DFL_MARK ? (uint8_t)v : p->win[v - GS_DFL_MARK];
-    }
+    resolve_syms(tail, s->ch.wide + nw - tw, tw, p->win);
     window_push(p, tail, tw);
     if (nn) window_push(p, s->ch.narrow + (nn > GS_DFL_WINDOW ? nn - GS_DFL_WINDOW : 0),
                         nn > GS_DFL_WINDOW ? GS_DFL_WINDOW : nn);

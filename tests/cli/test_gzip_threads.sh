@@ -45,7 +45,7 @@ check_eq "heart trains" 0 "$(sed -n '$p' "$TMPD/heart.3.out")"
 GRID=$B/gpusvm-grid
 if [ -x "$GRID" ]; then
     for it in -1 3; do
-        GPUSVM_INFLATE_THREADS=$it "$GRID" -log2c 0,2,1 -log2g -3,-1,1 -v 3 -out "$TMPD/grid.$it" \
+        GPUSVM_INFLATE_THREADS=$it "$GRID" -log2c 0,2,1 -log2g -3,-1,1 -v 3 -out "$TMPD/grid.$it" -png "$TMPD/g.png" \
             "$TMPD/heart.gz" >"$TMPD/grid.$it.out" 2>/dev/null
     done
     check_file_eq "grid: the same rates" "$TMPD/grid.-1" "$TMPD/grid.3"
