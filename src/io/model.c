@@ -9,11 +9,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char *const svm_names[] = {"c_svc", "nu_svc", "one_class", "epsilon_svr", "nu_svr",
                                         "cs_svc"};
@@ -184,6 +182,94 @@ static void put_index(linebuf *l, int i)
     lb_put(l, e, (size_t)(buf + sizeof buf - e));
 }
 
+/* Appends SV s's line: its coefficients, then its pairs (or precomputed "0:ID"). */
+static void put_sv_line(linebuf *lb, const gs_model *m, int32_t s, fmt_cache *cc, fmt_cache *vc)
+{
+    const double *c = m->sv_coef + (int64_t)s * m->n_coef;
+    for (int j = 0; j < m->n_coef; j++) put_cached(lb, cc, "%.17g ", c[j]);
+    const int64_t a = m->sv_ptr[s], b = m->sv_ptr[s + 1];
+    if (m->kernel_type == GS_KERNEL_PRECOMPUTED) {
+        char tmp[32];
+        const int n = snprintf(tmp, sizeof tmp, "0:%d ", (int)m->sv_val[a]);
+        lb_put(lb, tmp, (size_t)n);
+    } else {
+        for (int64_t p = a; p < b; p++) {
+            put_index(lb, (int)m->sv_idx[p]);
+            put_cached(lb, vc, "%.8g ", m->sv_val[p]);
+        }
+    }
+    lb_put(lb, "\n", 1);
+}
+
+/* One thread's part of a wave of the SV section: SVs [from, to) formatted into out, with caches
+ * of its own that live across waves. */
+typedef struct sv_writer {
+    const gs_model *m;
+    int32_t from, to;      /* this wave's SVs for this thread */
+    linebuf out;
+    fmt_cache *cc, *vc;    /* NULL: uncached */
+} sv_writer;
+
+static void *sv_writer_run(void *arg)
+{
+    sv_writer *w = arg;
+    w->out.n = 0;
+    for (int32_t s = w->from; s < w->to && !w->out.bad; s++) put_sv_line(&w->out, w->m, s, w->cc, w->vc);
+    return NULL;
+}
+
+/* Next chunk end after SV s: about `want` pairs (a chunk holds at least one SV). */
+static int32_t chunk_end(const gs_model *m, int32_t s, int64_t want)
+{
+    const int64_t goal = m->sv_ptr[s] + want;
+    int32_t lo = s + 1, hi = m->l; /* the first end whose pairs reach goal, by bisection */
+    while (lo < hi) {
+        const int32_t mid = lo + (hi - lo) / 2;
+        if (m->sv_ptr[mid] >= goal) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
+/* The SV lines in order. Large sections are formatted on the cores in waves of one chunk a thread
+ * (~64K pairs, ~1 MB of text each) and written in order: printf is most of a model's writing,
+ * and the text is the same bytes whatever the threads (each line depends only on its SV).
+ * @return 0 when a line could not be built (out of memory), else 1 */
+static int put_svs(FILE *f, const gs_model *m)
+{
+    enum { MAXT = 16, CHUNK = 65536 };
+    const int64_t pairs = m->l > 0 ? m->sv_ptr[m->l] - m->sv_ptr[0] : 0;
+    const int64_t work = pairs + (int64_t)m->l * (m->n_coef + 1);
+    int nt = work < 4 * CHUNK ? 1 : gs_cpu_threads(MAXT);
+    sv_writer w[MAXT];
+    int ok = 1;
+    for (int t = 0; t < nt; t++) {
+        w[t] = (sv_writer){.m = m};
+        w[t].cc = calloc(1, sizeof *w[t].cc);
+        w[t].vc = calloc(1, sizeof *w[t].vc);
+    }
+    for (int32_t s = 0; s < m->l && ok;) {
+        int used = 0;
+        for (; used < nt && s < m->l; used++) {
+            const int32_t e = nt == 1 ? m->l : chunk_end(m, s, CHUNK);
+            w[used].from = s;
+            w[used].to = e;
+            s = e;
+        }
+        gs_parallel_run(w, sizeof w[0], used, sv_writer_run);
+        for (int t = 0; t < used && ok; t++) {
+            if (w[t].out.bad) ok = 0;
+            else fwrite(w[t].out.p, 1, w[t].out.n, f);
+        }
+    }
+    for (int t = 0; t < nt; t++) {
+        free(w[t].out.p);
+        free(w[t].cc);
+        free(w[t].vc);
+    }
+    return ok;
+}
+
 /* Writes the whole model; stdio errors are sticky, so the caller checks ferror/fflush once.
  * @return 0 when a line could not be built (out of memory), else 1 */
 static int put_model(FILE *f, const gs_model *m)
@@ -206,31 +292,7 @@ static int put_model(FILE *f, const gs_model *m)
     if (m->prob_density_marks) put_doubles(f, "prob_density_marks", m->prob_density_marks, 10);
     if (cls || m->nSV) put_ints(f, "nr_sv", m->nSV, k);
     fputs("SV\n", f);
-    fmt_cache *cc = calloc(1, sizeof *cc), *vc = calloc(1, sizeof *vc); /* NULL: uncached */
-    linebuf lb = {NULL, 0, 0, 0};
-    for (int32_t s = 0; s < m->l; s++) {
-        const double *c = m->sv_coef + (int64_t)s * m->n_coef;
-        lb.n = 0;
-        for (int j = 0; j < m->n_coef; j++) put_cached(&lb, cc, "%.17g ", c[j]);
-        const int64_t a = m->sv_ptr[s], b = m->sv_ptr[s + 1];
-        if (kt == GS_KERNEL_PRECOMPUTED) {
-            char tmp[32];
-            const int n = snprintf(tmp, sizeof tmp, "0:%d ", (int)m->sv_val[a]);
-            lb_put(&lb, tmp, (size_t)n);
-        } else {
-            for (int64_t p = a; p < b; p++) {
-                put_index(&lb, (int)m->sv_idx[p]);
-                put_cached(&lb, vc, "%.8g ", m->sv_val[p]);
-            }
-        }
-        lb_put(&lb, "\n", 1);
-        if (lb.bad) break;
-        fwrite(lb.p, 1, lb.n, f);
-    }
-    free(lb.p);
-    free(cc);
-    free(vc);
-    return !lb.bad;
+    return put_svs(f, m);
 }
 
 /* Every failure of the writer is this one message, as in LIBSVM (the CLI prints it). */
@@ -981,17 +1043,9 @@ static void *dec_run(void *arg)
 
 void gs_model_sv_values(double *v, int64_t n)
 {
-    enum { MAXT = 8 };
-    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int nt = n < 20000 ? 1 : (int)(cpus < 1 ? 1 : (cpus > MAXT ? MAXT : cpus));
+    enum { MAXT = 16 };
+    const int nt = n < 20000 ? 1 : gs_cpu_threads(MAXT);
     dec_job jobs[MAXT];
-    pthread_t th[MAXT];
-    int started[MAXT] = {0};
     for (int t = 0; t < nt; t++) jobs[t] = (dec_job){v + n * t / nt, n * (t + 1) / nt - n * t / nt};
-    for (int t = 1; t < nt; t++) started[t] = pthread_create(&th[t], NULL, dec_run, &jobs[t]) == 0;
-    dec_run(&jobs[0]);
-    for (int t = 1; t < nt; t++) {
-        if (started[t]) pthread_join(th[t], NULL);
-        else dec_run(&jobs[t]);
-    }
+    gs_parallel_run(jobs, sizeof jobs[0], nt, dec_run);
 }

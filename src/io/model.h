@@ -74,7 +74,7 @@ const char *gs_kernel_type_name(int kernel_type);
 /* SV values for a model file: v[i] holds a float (the training data's value, widened) and becomes
  * the shortest decimal that reads back as that float (LIBSVM keeps the file's doubles and writes
  * them with %.8g; printing the float's exact value would turn 0.3 into 0.30000001). Cached by value
- * and run on up to 8 threads for large models. */
+ * and run on up to 16 threads for large models. */
 void gs_model_sv_values(double *v, int64_t n);
 
 /* The double whose %.8g text is the shortest decimal (at most 8 digits) that reads back as f, the

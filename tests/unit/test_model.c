@@ -441,6 +441,71 @@ static void test_writer_text(void)
     remove(p);
 }
 
+/* A model large enough to be formatted on several threads (over 4 x 64K pairs), with lines of 0
+ * to 60 pairs, one line longer than a chunk, repeated values (the writer's caches) and unique
+ * ones: its text is checked against snprintf of each line here, SV by SV. */
+static void test_writer_large(void)
+{
+    enum { L = 20000, LONG_SV = 7777, LONG_PAIRS = 150000 };
+    char p[512];
+    snprintf(p, sizeof p, "%s/large.model", g_tmp);
+    gs_model m;
+    memset(&m, 0, sizeof m);
+    m.svm_type = GS_C_SVC;
+    m.kernel_type = GS_KERNEL_RBF;
+    m.gamma = 0.5;
+    m.nr_class = 3;
+    m.l = L;
+    m.n_coef = 2;
+    const double rho[3] = {0.25, -1.0 / 3, 1e-9};
+    const int lab[3] = {1, 2, 3}, nsv[3] = {7000, 6000, 7000};
+    m.rho = dup_d(rho, 3);
+    m.label = dup_i(lab, 3);
+    m.nSV = dup_i(nsv, 3);
+    m.sv_coef = malloc(sizeof *m.sv_coef * 2 * L);
+    m.sv_ptr = malloc(sizeof *m.sv_ptr * (L + 1));
+    uint64_t r = 88172645463325252ull; /* xorshift64 */
+#define NEXT() (r ^= r << 13, r ^= r >> 7, r ^= r << 17, r)
+    m.sv_ptr[0] = 0;
+    for (int s = 0; s < L; s++)
+        m.sv_ptr[s + 1] = m.sv_ptr[s] + (s == LONG_SV ? LONG_PAIRS : (int64_t)(NEXT() % 61));
+    const int64_t nnz = m.sv_ptr[L];
+    m.sv_idx = malloc(sizeof *m.sv_idx * (size_t)nnz);
+    m.sv_val = malloc(sizeof *m.sv_val * (size_t)nnz);
+    for (int s = 0; s < L; s++) {
+        for (int c = 0; c < 2; c++)
+            m.sv_coef[2 * s + c] = NEXT() % 3 == 0 ? (c ? -4.0 : 4.0) : (double)(int64_t)NEXT() / 3e18;
+        int32_t col = 0;
+        for (int64_t q = m.sv_ptr[s]; q < m.sv_ptr[s + 1]; q++) {
+            col += 1 + (int32_t)(NEXT() % 5);
+            m.sv_idx[q] = col;
+            m.sv_val[q] = NEXT() % 2 ? (double)(NEXT() % 1000) / 1000 : (double)(float)((double)(int64_t)NEXT() / 1e19);
+        }
+    }
+#undef NEXT
+    CHECK(nnz > 4 * 65536, "large enough for the threads (%lld pairs)", (long long)nnz);
+    CHECK(gs_model_write(p, &m) == GS_OK, "%s", gs_last_error());
+    size_t n = 0;
+    char *t = slurp(p, &n);
+    size_t cap = 64 * (size_t)(nnz + 3 * L) + 4096, k = 0;
+    char *want = malloc(cap);
+    k += (size_t)snprintf(want + k, cap - k,
+                          "svm_type c_svc\nkernel_type rbf\ngamma 0.5\nnr_class 3\ntotal_sv %d\n"
+                          "rho %.17g %.17g %.17g\nlabel 1 2 3\nnr_sv 7000 6000 7000\nSV\n",
+                          L, rho[0], rho[1], rho[2]);
+    for (int s = 0; s < L; s++) {
+        k += (size_t)snprintf(want + k, cap - k, "%.17g %.17g ", m.sv_coef[2 * s], m.sv_coef[2 * s + 1]);
+        for (int64_t q = m.sv_ptr[s]; q < m.sv_ptr[s + 1]; q++)
+            k += (size_t)snprintf(want + k, cap - k, "%d:%.8g ", (int)m.sv_idx[q], m.sv_val[q]);
+        want[k++] = '\n';
+    }
+    CHECK(t && n == k && memcmp(t, want, k) == 0, "large model text (%zu bytes, want %zu)", n, k);
+    free(want);
+    free(t);
+    gs_model_free(&m);
+    remove(p);
+}
+
 /* ---- rejections and tolerance of the reader -------------------------------------------------- */
 
 static void expect_reject(const char *name, const char *text, int line, const char *msg)
@@ -831,6 +896,7 @@ int main(void)
     test_shortest_decimal();
     test_in_memory();
     test_writer_text();
+    test_writer_large();
     test_reject();
     test_reject_nonfinite();
     test_tolerance();
