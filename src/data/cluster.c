@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "data/colchunks.h"
@@ -84,6 +85,14 @@ static uint64_t splitmix64(uint64_t *s)
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
+}
+
+uint64_t gs_clustered_stamp(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    const uint64_t ns = (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+    return ns ? ns : 1;
 }
 
 void gs_clustered_free(gs_clustered *c)
@@ -939,6 +948,7 @@ gs_status gs_cluster_build_seg_wide(const int64_t *row_ptr, const int32_t *idx, 
               : (double)(out->ell_w[k] ? out->ell_w[k] : out->col_off[k + 1] - out->col_off[k]) * b.fill[k];
     out->clustered_nnz_per_row = n ? cl / n : 0;
     out->seconds = gs_now() - t0;
+    out->stamp = gs_clustered_stamp();
 cleanup:
     build_free(&b);
     if (st != GS_OK) gs_clustered_free(out);

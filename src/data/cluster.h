@@ -46,6 +46,10 @@ typedef struct gs_clustered {
     int32_t n_seg;         /* row segments clustered separately (gs_cluster_build_seg), 1 otherwise */
     int32_t *seg_cl;       /* [n_seg+1] first cluster of each segment (cluster ids are in segment order) */
     double seconds;        /* clustering time */
+    /* CLOCK_MONOTONIC nanoseconds when the layout was made (gs_clustered_stamp; 0: unknown): with
+     * the layout's address, what tells a solver that its device already holds this layout (a
+     * layout made later at the same address has a later stamp) */
+    uint64_t stamp;
     int exact_float_dots;  /* set by gs_solver_cluster: float sums of the rows' products are exact */
     /* The layout by column (data/colchunks.h), made by the first batch of the solver that computes
      * kernel rows by column (gs_colchunks_of: the one field changed through a const layout, once,
@@ -71,5 +75,7 @@ gs_status gs_cluster_build_seg_wide(const int64_t *row_ptr, const int32_t *idx, 
                                     uint64_t seed, int wide, gs_clustered *out);
 /* Frees and zeroes; c may be NULL. */
 void gs_clustered_free(gs_clustered *c);
+/* The stamp a layout's maker gives it when done (never 0). */
+uint64_t gs_clustered_stamp(void);
 
 #endif

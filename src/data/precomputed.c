@@ -142,5 +142,6 @@ gs_status gs_precomputed_cluster(const int64_t *row_ptr, const int32_t *idx, con
     out->raw_nnz_per_row = n ? (double)row_ptr[n] / n : 0;
     out->clustered_nnz_per_row = (double)w;
     out->seconds = gs_now() - t0;
+    out->stamp = gs_clustered_stamp();
     return GS_OK;
 }

@@ -128,6 +128,12 @@ struct gs_solver {
     int pcl;                /* its chunks' clusters (PCL) */
     double build_seconds;
     dev d;                  /* this solver's buffers (see dev) */
+    /* what d.data and d.pc_* hold: the layout (its address and stamp) and its by-column copy, so a
+     * batch over the same layout (shrinking's stages, the certification's and the resumed rounds'
+     * batches, -v's and the grid's batches) skips their upload; NULL / 0 until the first upload */
+    const gs_clustered *up_cl;
+    uint64_t up_stamp;
+    const gs_colchunks *up_pc;
     /* the per-round readback [0] and update [1] in pinned, mapped host memory */
     gs_dev_pinned pin[2];
 };
@@ -1665,6 +1671,7 @@ typedef struct batch {
     double ph[PH_N], per_kernel[K_COUNT_ALL];
     double t_wait, t_enq, t_abs, t_loop0;
     double t_pinned;       /* --verbose: batch_upload's pinned memory (allocated and mapped when it grows) */
+    int data_kept;         /* --verbose: the layout (and its copy by column) was on the device already */
     double t_overlap;      /* split, profiled: device time during the second parts (estimate) */
     double t_seldrain, t_heads; /* the loop's waits for the selection's enqueueing (its courier) and
                                  * its enqueueing of the heads (with their read) */
@@ -1799,8 +1806,17 @@ static gs_status batch_upload(gs_solver *s, batch *b, double **rb, double **updp
     neg = malloc(sizeof *neg * (size_t)np * q);
     if (!neg) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
     for (size_t k = 0; k < (size_t)np * q; k++) neg[k] = -1;
-    if ((st = gs_dev_upload_clustered(&s->dev, cl, &dp->data)) ||
-        (st = gs_dev_buf_ensure(&s->dev, &dp->y, total, b->yb, "y")) ||
+    /* the layout's arrays are never changed once made, and kernels only read them */
+    const int same_cl = cl->stamp != 0 && s->up_cl == cl && s->up_stamp == cl->stamp;
+    if (rb == &b->rb) b->data_kept = same_cl && (!b->pc || s->up_pc == b->pc);
+    if (!same_cl) {
+        s->up_cl = NULL;
+        s->up_pc = NULL;
+        if ((st = gs_dev_upload_clustered(&s->dev, cl, &dp->data))) goto cleanup;
+        s->up_cl = cl;
+        s->up_stamp = cl->stamp;
+    }
+    if ((st = gs_dev_buf_ensure(&s->dev, &dp->y, total, b->yb, "y")) ||
         (st = gs_dev_buf_ensure(&s->dev, &dp->ctab, 2 * (size_t)np * sizeof(double), b->ctab, "C table")) ||
         (st = gs_dev_buf_ensure(&s->dev, &dp->ptab, (size_t)np * sizeof *b->ptab, b->ptab, "problem table")) ||
         (st = gs_dev_buf_ensure(&s->dev, &dp->koff, (size_t)np * sizeof(cl_long), b->koff, "kernel row offsets")) ||
@@ -1831,18 +1847,21 @@ static gs_status batch_upload(gs_solver *s, batch *b, double **rb, double **updp
         (b->rs.nd > 1 &&
          (st = gs_dev_buf_ensure(&s->dev, &dp->ckey, 2 * (size_t)q * np * sizeof(cl_uint), NULL, "pick keys"))))
         goto cleanup;
-    if (b->pc) {
+    if (b->pc && s->up_pc != b->pc) { /* the copy is the layout's (cl->bycol), freed with it */
         const gs_colchunks *pc = b->pc;
         const size_t nk = (size_t)pc->n_cols, ne = (size_t)pc->n_entries;
+        s->up_pc = NULL;
         if ((st = gs_dev_buf_ensure(&s->dev, &dp->pc_cols, ((size_t)pc->n_chunks + 1) * 4, pc->chunk_cols,
                                     "chunk columns")) ||
             (st = gs_dev_buf_ensure(&s->dev, &dp->pc_ccol, (nk + 1) * 4, pc->cols, "columns by chunk")) ||
             (st = gs_dev_buf_ensure(&s->dev, &dp->pc_coff, (nk + 1) * 4, pc->col_off, "column offsets")) ||
             (st = gs_dev_buf_ensure(&s->dev, &dp->pc_row, (ne + 1) * 2, pc->row, "entries' rows")) ||
-            (st = gs_dev_buf_ensure(&s->dev, &dp->pc_val, (ne + 1) * 4, pc->val, "entries' values")) ||
-            (st = gs_dev_buf_ensure(&s->dev, &dp->vpc, 2 * (size_t)b->nvc_all * sizeof(int), NULL, "chunk table")))
+            (st = gs_dev_buf_ensure(&s->dev, &dp->pc_val, (ne + 1) * 4, pc->val, "entries' values")))
             goto cleanup;
+        if (s->up_cl == cl) s->up_pc = pc;
     }
+    if (b->pc && (st = gs_dev_buf_ensure(&s->dev, &dp->vpc, 2 * (size_t)b->nvc_all * sizeof(int), NULL, "chunk table")))
+        goto cleanup;
     if ((st = gs_dev_buf_fill(&s->dev, &dp->hist, 0, 2 * 2048 * (size_t)np * sizeof(cl_uint))) ||
         (ucols && (st = gs_dev_buf_fill(&s->dev, &dp->U, 0, ucols * (size_t)q * np * sizeof(float)))) ||
         (st = gs_dev_buf_fill(&s->dev, &dp->kws, 0, (size_t)q * q * np * sizeof(float))) ||
@@ -1852,6 +1871,10 @@ cleanup:
     { /* the uploads above are queued; neg must live until they are done */
         const cl_int e = clFinish(s->queue);
         if (st == GS_OK && e != CL_SUCCESS) st = GS_FAIL(GS_ERR_OCL, "clFinish failed: %s", gs_cl_error_name(e));
+    }
+    if (st != GS_OK) { /* whatever was queued, the buffers are not trusted */
+        s->up_cl = NULL;
+        s->up_pc = NULL;
     }
     free(neg);
     return st;
@@ -2563,9 +2586,10 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     if ((st = crew_start(s, &b))) goto cleanup;
     b.t_loop0 = ts[5] = gs_now();
     const double t_setup0 = ts[0];
-    gs_log_verbose(s->log, "gpusvm: batch of %d problem(s), %lld positions, set up: layout %.4f s, upload %.4f s, "
+    gs_log_verbose(s->log, "gpusvm: batch of %d problem(s), %lld positions, set up: layout %.4f s, upload %.4f s%s, "
                    "arguments %.4f s, start %.4f s, crew %.4f s; pinned memory %.1f MB in %.4f s\n", np,
-                   (long long)b.total, ts[1] - ts[0], ts[2] - ts[1], ts[3] - ts[2], ts[4] - ts[3], ts[5] - ts[4],
+                   (long long)b.total, ts[1] - ts[0], ts[2] - ts[1], b.data_kept ? " (the data already there)" : "",
+                   ts[3] - ts[2], ts[4] - ts[3], ts[5] - ts[4],
                    (double)(s->pin[0].cap + s->pin[1].cap) / 1048576.0, b.t_pinned);
     if (stats) stats->setup += b.t_loop0 - t_setup0;
     if (stats && stats->t_on_device == 0) stats->t_on_device = b.t_loop0;
