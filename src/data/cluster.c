@@ -32,7 +32,7 @@
 #include "util/order.h"
 
 #ifndef GS_CLUSTER_THREADS
-#define GS_CLUSTER_THREADS 4
+#define GS_CLUSTER_THREADS 16
 #endif
 /* fewer stored values than this per extra thread: lay out on the calling thread only */
 #define GS_CLUSTER_PAR_MIN (1 << 18)
@@ -940,7 +940,9 @@ gs_status gs_cluster_build_seg_wide(const int64_t *row_ptr, const int32_t *idx, 
     out->n_pos = b.total * cluster_size;
     out->max_col = b.max_col;
     out->n_ucols = b.n_ucols;
+    const double t_layout = gs_now();
     if ((st = plan_layout(&b, out)) || (st = fill_layout(&b, out))) goto cleanup;
+    out->layout_seconds = gs_now() - t_layout;
     out->raw_nnz_per_row = n ? (double)row_ptr[n] / n : 0;
     double cl = 0;
     for (int32_t k = 0; k < b.total; k++)

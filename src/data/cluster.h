@@ -46,6 +46,7 @@ typedef struct gs_clustered {
     int32_t n_seg;         /* row segments clustered separately (gs_cluster_build_seg), 1 otherwise */
     int32_t *seg_cl;       /* [n_seg+1] first cluster of each segment (cluster ids are in segment order) */
     double seconds;        /* clustering time */
+    double layout_seconds; /* of which filling the layout (values, padding, norms) */
     /* CLOCK_MONOTONIC nanoseconds when the layout was made (gs_clustered_stamp; 0: unknown): with
      * the layout's address, what tells a solver that its device already holds this layout (a
      * layout made later at the same address has a later stamp) */

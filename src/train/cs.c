@@ -730,8 +730,9 @@ gs_status gs_cs_train(const gs_device_provider *dev, const gs_problem *prob, con
             goto cleanup;
         if (stats) stats->cluster += cl.seconds;
         gs_log_verbose(log, "gpusvm: clustering: %d rows into %d clusters of %d (%d stored row-wise), %.2f "
-                       "nonzeros/row raw, %.2f per clustered row, %.4f s\n", (int)cl.n, cl.n_clusters,
-                       cl.cluster_size, cl.n_ell, cl.raw_nnz_per_row, cl.clustered_nnz_per_row, cl.seconds);
+                       "nonzeros/row raw, %.2f per clustered row, %.4f s (layout %.4f s)\n", (int)cl.n,
+                       cl.n_clusters, cl.cluster_size, cl.n_ell, cl.raw_nnz_per_row, cl.clustered_nnz_per_row,
+                       cl.seconds, cl.layout_seconds);
         gs_ocl *ocl = dev ? dev->wait(dev->ctx) : NULL;
         if (!ocl) {
             st = dev ? GS_ERR_NODEVICE : GS_FAIL(GS_ERR_NODEVICE, "no OpenCL device");

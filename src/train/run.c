@@ -378,8 +378,9 @@ gs_status gs_run_open_solver(const gs_device_provider *dev, const gs_param *para
     /* the clustering's figures once per clustered set (its batches, resumes and devices share it) */
     if (stats) stats->cluster += cl->seconds;
     gs_log_verbose(log, "gpusvm: clustering: %d rows into %d clusters of %d (%d stored row-wise), %.2f "
-                   "nonzeros/row raw, %.2f per clustered row, %.4f s\n", cl->n, cl->n_clusters, cl->cluster_size,
-                   cl->n_ell, cl->raw_nnz_per_row, cl->clustered_nnz_per_row, cl->seconds);
+                   "nonzeros/row raw, %.2f per clustered row, %.4f s (layout %.4f s)\n", cl->n, cl->n_clusters,
+                   cl->cluster_size, cl->n_ell, cl->raw_nnz_per_row, cl->clustered_nnz_per_row, cl->seconds,
+                   cl->layout_seconds);
     gs_param sp = *param; /* shallow: only the working-set fields change */
     pick_ws(param, k, l, &sp.ws_size, &sp.ws_keep);
     gs_log_verbose(log, "gpusvm: working set %d, %d kept\n", sp.ws_size, sp.ws_keep);
