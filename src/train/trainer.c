@@ -708,6 +708,7 @@ static gs_status fold_set_solve(const gs_device_provider *dev, fold_set *fs, con
     for (int f = 0; f < fs->nfold; f++)
         for (int p = 0; p < fs->fd[f].npair; p++) total += cls->count[fs->fd[f].lo[p]] + cls->count[fs->fd[f].hi[p]];
     const size_t t1 = (size_t)(total ? total : 1);
+    const double t_start = gs_now();
     gs_run_pool *solver = NULL;
     int *in_fold = malloc(sizeof *in_fold * (size_t)(l ? l : 1));
     fs->items = calloc((size_t)(fs->nitems ? fs->nitems : 1), sizeof *fs->items);
@@ -751,14 +752,17 @@ static gs_status fold_set_solve(const gs_device_provider *dev, fold_set *fs, con
             (nu && (st = gs_run_start_gradients(solver, &fs->cl, fs->ysign, fs->items, fs->nitems, &ts))) ||
             (st = gs_run_certified(solver, &fs->cl, fs->ysign, fs->items, fs->nitems, param->eps, 0, log, &ts)))
             goto cleanup;
-        gs_log_verbose(log, "gpusvm: %d fold problem(s): seconds: device and solver ready %.3f, setup %.3f, "
-                       "update %.3f, select %.3f, rows %.3f, subproblem %.3f, transfer %.3f, other %.3f, "
-                       "certification %.3f\n", fs->nitems, ts.t_on_device > 0 ? ts.t_on_device - t0 - ts.setup : 0,
-                       ts.setup, ts.update, ts.select, ts.rows, ts.subproblem, ts.transfer, ts.other, ts.certify);
+        gs_log_verbose(log, "gpusvm: %d fold problem(s): seconds: problems laid out %.3f, device and solver ready "
+                       "%.3f, setup %.3f, update %.3f, select %.3f, rows %.3f, subproblem %.3f, transfer %.3f, "
+                       "other %.3f, certification %.3f, solved after %.3f\n", fs->nitems, t0 - t_start,
+                       ts.t_on_device > 0 ? ts.t_on_device - t0 - ts.setup : 0, ts.setup, ts.update, ts.select,
+                       ts.rows, ts.subproblem, ts.transfer, ts.other, ts.certify, gs_now() - t0);
     }
-cleanup:
+cleanup:;
+    const double t_free = gs_now();
     gs_run_pool_free(solver);
     free(in_fold);
+    if (solver) gs_log_verbose(log, "gpusvm: folds' solver released in %.4f s\n", gs_now() - t_free);
     return st;
 }
 
