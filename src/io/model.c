@@ -4,6 +4,7 @@
  * everything svm_load_model trusts, and names file and line in each error. */
 #include "io/model.h"
 #include "util/atomic_file.h"
+#include "util/numfmt.h"
 #include "util/parallel.h"
 
 #include <errno.h>
@@ -152,16 +153,19 @@ static void lb_put(linebuf *l, const char *s, size_t n)
     l->n += n;
 }
 
-/* Appends printf(fmt, v) (fmt one of the writer's formats) through the cache c (may be NULL). */
-static void put_cached(linebuf *l, fmt_cache *c, const char *fmt, double v)
+/* Appends printf("%.<prec>g ", v) (prec 8: SV values, 17: coefficients; util/numfmt.h gives
+ * printf's text) through the cache c (may be NULL). */
+static void put_cached(linebuf *l, fmt_cache *c, int prec, double v)
 {
-    char tmp[64];
+    char tmp[GS_FMT_MAX + 1];
     uint64_t b;
     memcpy(&b, &v, sizeof b);
     const size_t h = (size_t)((b * 0x9E3779B97F4A7C15ull) >> 51) & (FMT_SLOTS - 1);
     if (c && c->len[h] && c->key[h] == b) { lb_put(l, c->txt[h], c->len[h]); return; }
-    const int n = snprintf(tmp, sizeof tmp, fmt, v);
-    if (n <= 0 || n >= (int)sizeof tmp) { l->bad = 1; return; }
+    size_t len = prec == 8 ? gs_fmt_g8(v, tmp) : gs_fmt_g17(v, tmp);
+    tmp[len++] = ' ';
+    const int n = (int)len;
+    if (n <= 1) { l->bad = 1; return; }
     lb_put(l, tmp, (size_t)n);
     if (c && n < (int)sizeof c->txt[h]) {
         memcpy(c->txt[h], tmp, (size_t)n);
@@ -186,7 +190,7 @@ static void put_index(linebuf *l, int i)
 static void put_sv_line(linebuf *lb, const gs_model *m, int32_t s, fmt_cache *cc, fmt_cache *vc)
 {
     const double *c = m->sv_coef + (int64_t)s * m->n_coef;
-    for (int j = 0; j < m->n_coef; j++) put_cached(lb, cc, "%.17g ", c[j]);
+    for (int j = 0; j < m->n_coef; j++) put_cached(lb, cc, 17, c[j]);
     const int64_t a = m->sv_ptr[s], b = m->sv_ptr[s + 1];
     if (m->kernel_type == GS_KERNEL_PRECOMPUTED) {
         char tmp[32];
@@ -195,7 +199,7 @@ static void put_sv_line(linebuf *lb, const gs_model *m, int32_t s, fmt_cache *cc
     } else {
         for (int64_t p = a; p < b; p++) {
             put_index(lb, (int)m->sv_idx[p]);
-            put_cached(lb, vc, "%.8g ", m->sv_val[p]);
+            put_cached(lb, vc, 8, m->sv_val[p]);
         }
     }
     lb_put(lb, "\n", 1);

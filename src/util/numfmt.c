@@ -1,6 +1,7 @@
-/* numfmt.c — "%g" and "%.17g" without printf for the values where the answer is certain.
+/* numfmt.c — "%g", "%.8g" and "%.17g" without printf for the values where the answer is certain.
  *
- * %g rounds to 6 significant digits. For a finite nonzero |v| with decimal exponent X, the digits
+ * %g rounds to 6 significant digits (%.8g to 8: the same with 8 for 6 below, s below 10^8 and
+ * within 1.1e-8 of the exact product). For a finite nonzero |v| with decimal exponent X, the digits
  * are round(|v| * 10^(5-X)). When 5-X lies in 0..22 (or -22..-1) the power of ten is an exact
  * double, so the one multiplication (division) is correctly rounded: the computed s is within
  * 2^-53 relative, less than 1.2e-10 absolute below 10^6, of the exact product. Rounding s to an
@@ -32,56 +33,61 @@ static const char k_pairs[201] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-/* Lays out the 6 digits of n (100000..999999) with decimal exponent x as %g does. */
-static size_t put_g(int neg, uint32_t n, int x, char *out)
+/* Lays out the p digits of n (10^(p-1)..10^p - 1, p <= 9) with decimal exponent x as %.<p>g does. */
+static size_t put_g(int neg, uint32_t n, int x, int p, char *out)
 {
-    char d[6];
-    const uint32_t hi = n / 10000, mid = n / 100 % 100, lo = n % 100;
-    memcpy(d, k_pairs + 2 * hi, 2);
-    memcpy(d + 2, k_pairs + 2 * mid, 2);
-    memcpy(d + 4, k_pairs + 2 * lo, 2);
-    int nd = 6;
+    char d[10];
+    for (int i = p - 1; i >= 1; i -= 2) { /* two digits at a time from the right */
+        memcpy(d + i - 1, k_pairs + 2 * (n % 100), 2);
+        n /= 100;
+    }
+    if (p % 2) d[0] = (char)('0' + n);
+    int nd = p;
     while (nd > 1 && d[nd - 1] == '0') nd--;
-    char *p = out;
-    if (neg) *p++ = '-';
-    if (x >= -4 && x < 6) {
+    char *o = out;
+    if (neg) *o++ = '-';
+    if (x >= -4 && x < p) {
         if (x >= 0) {
-            for (int i = 0; i <= x; i++) *p++ = d[i];
+            for (int i = 0; i <= x; i++) *o++ = d[i];
             if (nd > x + 1) {
-                *p++ = '.';
-                for (int i = x + 1; i < nd; i++) *p++ = d[i];
+                *o++ = '.';
+                for (int i = x + 1; i < nd; i++) *o++ = d[i];
             }
         } else {
-            *p++ = '0';
-            *p++ = '.';
-            for (int i = 0; i < -x - 1; i++) *p++ = '0';
-            for (int i = 0; i < nd; i++) *p++ = d[i];
+            *o++ = '0';
+            *o++ = '.';
+            for (int i = 0; i < -x - 1; i++) *o++ = '0';
+            for (int i = 0; i < nd; i++) *o++ = d[i];
         }
     } else {
-        *p++ = d[0];
+        *o++ = d[0];
         if (nd > 1) {
-            *p++ = '.';
-            for (int i = 1; i < nd; i++) *p++ = d[i];
+            *o++ = '.';
+            for (int i = 1; i < nd; i++) *o++ = d[i];
         }
-        *p++ = 'e';
-        *p++ = x < 0 ? '-' : '+';
+        *o++ = 'e';
+        *o++ = x < 0 ? '-' : '+';
         const int ax = x < 0 ? -x : x;
-        if (ax >= 100) *p++ = (char)('0' + ax / 100);
-        *p++ = (char)('0' + ax / 10 % 10);
-        *p++ = (char)('0' + ax % 10);
+        if (ax >= 100) *o++ = (char)('0' + ax / 100);
+        *o++ = (char)('0' + ax / 10 % 10);
+        *o++ = (char)('0' + ax % 10);
     }
-    *p = '\0';
-    return (size_t)(p - out);
+    *o = '\0';
+    return (size_t)(o - out);
 }
 
-size_t gs_fmt_g(double v, char *out)
+/* %.<p>g for p = 6 or 8; tie is how close to one half a fraction sends the value to snprintf: the
+ * product's error, 2^-53 relative of a number below 10^p, with a margin (1e-9 for 6 digits,
+ * 1e-7 for 8: 1.1e-8 is the error bound there). */
+static size_t fmt_gp(double v, int p, double tie, char *out)
 {
     const double a = fabs(v);
     uint64_t bits;
     memcpy(&bits, &a, sizeof bits);
     const int biased = (int)(bits >> 52);
     /* zero, subnormals, infinities and NaN: printf */
-    if (biased == 0 || biased == 0x7ff) return slow_g(v, out, 6);
+    if (biased == 0 || biased == 0x7ff) return slow_g(v, out, p);
+    const double lo = k_pow10[p - 1], hi = k_pow10[p];
     /* a = m * 2^e2 with m in [1, 2): log10(a) lies in [e2 log10 2, (e2+1) log10 2); 78913 / 2^18
      * is log10 2 to 6 digits, enough for |e2| <= 1023 to give floor(e2 log10 2) or one less */
     const int e2 = biased - 1023;
@@ -89,25 +95,29 @@ size_t gs_fmt_g(double v, char *out)
     int x = t >= 0 ? t >> 18 : -((-t + 262143) >> 18);
     /* each retry moves x one step towards the truth */
     for (int tries = 0; tries < 4; tries++) {
-        const int k = 5 - x;
+        const int k = p - 1 - x;
         double s;
         if (k >= 0 && k <= 22) s = a * k_pow10[k];
         else if (k < 0 && k >= -22) s = a / k_pow10[-k];
         else break;
-        if (s < 100000.0) { x--; continue; }
-        if (s >= 1000000.0) { x++; continue; }
+        if (s < lo) { x--; continue; }
+        if (s >= hi) { x++; continue; }
         uint32_t n = (uint32_t)s; /* floor: s is positive */
         const double f = s - (double)n; /* exact: s and n are within 1 of each other */
-        if (f > 0.5 - 1e-9 && f < 0.5 + 1e-9) break;
+        if (f > 0.5 - tie && f < 0.5 + tie) break;
         n += f > 0.5;
-        if (n == 1000000) { /* 999999.7 rounds up to the next power of ten */
-            n = 100000;
+        if (n == (uint32_t)hi) { /* 999999.7 rounds up to the next power of ten */
+            n = (uint32_t)lo;
             x++;
         }
-        return put_g(v < 0, n, x, out);
+        return put_g(v < 0, n, x, p, out);
     }
-    return slow_g(v, out, 6);
+    return slow_g(v, out, p);
 }
+
+size_t gs_fmt_g(double v, char *out) { return fmt_gp(v, 6, 1e-9, out); }
+
+size_t gs_fmt_g8(double v, char *out) { return fmt_gp(v, 8, 1e-7, out); }
 
 size_t gs_fmt_g17(double v, char *out)
 {

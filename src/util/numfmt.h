@@ -1,4 +1,4 @@
-/* numfmt.h — printf's "%g" and "%.17g" of a double, byte for byte the C library's text, fast for
+/* numfmt.h — printf's "%g", "%.8g" and "%.17g" of a double, byte for byte the C library's text, fast for
  * the common values (a bulk writer such as gpusvm-scale prints tens of millions of them). */
 #ifndef GS_NUMFMT_H
 #define GS_NUMFMT_H
@@ -11,6 +11,11 @@ enum { GS_FMT_MAX = 32 };
 /* Writes snprintf(out, GS_FMT_MAX, "%g", v) into out (NUL-terminated).
  * @return the length, without the NUL */
 size_t gs_fmt_g(double v, char *out);
+
+/* Writes snprintf(out, GS_FMT_MAX, "%.8g", v) into out (NUL-terminated): how model files hold SV
+ * values.
+ * @return the length, without the NUL */
+size_t gs_fmt_g8(double v, char *out);
 
 /* Writes snprintf(out, GS_FMT_MAX, "%.17g", v) into out (NUL-terminated).
  * @return the length, without the NUL */

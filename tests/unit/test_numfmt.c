@@ -1,8 +1,10 @@
-/* test_numfmt.c — gs_fmt_g and gs_fmt_g17 against snprintf's "%g" and "%.17g", byte for byte: random
- * bit patterns (every exponent, subnormals, NaN and infinities among them), the ratios a scaler
- * prints (lower + (upper-lower)*(v-min)/(max-min) of short decimals), values next to every power
- * of ten from 1e-30 to 1e30 (where the exponent and the notation switch), 6-digit ties and their
- * neighbours (where the rounding is decided), integers and signed zeros. */
+/* test_numfmt.c — gs_fmt_g, gs_fmt_g8 and gs_fmt_g17 against snprintf's "%g", "%.8g" and "%.17g",
+ * byte for byte: random bit patterns (every exponent, subnormals, NaN and infinities among them),
+ * the ratios a scaler prints (lower + (upper-lower)*(v-min)/(max-min) of short decimals), values
+ * next to every power of ten from 1e-30 to 1e30 (where the exponent and the notation switch),
+ * 6- and 8-digit ties and their neighbours (where the rounding is decided), the short decimals of
+ * floats a model file's SV values are, integers and signed zeros. */
+#include <stdlib.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +32,11 @@ static void one(double v)
     size_t n = gs_fmt_g(v, got);
     if (strcmp(want, got) != 0 || n != strlen(want)) {
         if (g_bad++ < 5) printf("  %%g of %a: want [%s] got [%s] (len %zu)\n", v, want, got, n);
+    }
+    snprintf(want, sizeof want, "%.8g", v);
+    n = gs_fmt_g8(v, got);
+    if (strcmp(want, got) != 0 || n != strlen(want)) {
+        if (g_bad++ < 5) printf("  %%.8g of %a: want [%s] got [%s] (len %zu)\n", v, want, got, n);
     }
     snprintf(want, sizeof want, "%.17g", v);
     n = gs_fmt_g17(v, got);
@@ -77,9 +84,12 @@ int main(void)
             lo = nextafter(lo, 0);
             hi = nextafter(hi, INFINITY);
         }
-        /* 999999.5 x 10^(e-5): rounds up into the next decade */
-        const double up = 999999.5 * pow(10.0, e - 5);
-        for (int k = -3; k <= 3; k++, count++) one(up + k * up * 1e-16);
+        /* 999999.5 x 10^(e-5) and 99999999.5 x 10^(e-7): round up into the next decade */
+        const double up = 999999.5 * pow(10.0, e - 5), up8 = 99999999.5 * pow(10.0, e - 7);
+        for (int k = -3; k <= 3; k++, count += 2) {
+            one(up + k * up * 1e-16);
+            one(up8 + k * up8 * 1e-16);
+        }
     }
     CHECK(g_bad == 0, "powers of ten: %ld differences", g_bad);
 
@@ -95,6 +105,34 @@ int main(void)
         one(m); /* exact ties: printf rounds them to even */
     }
     CHECK(g_bad == 0, "ties: %ld differences", g_bad);
+
+    /* 8-digit ties d.ddddddd5 and their neighbours */
+    g_bad = 0;
+    for (int i = 0; i < 50000; i++, count += 4) {
+        const double m = (double)(rng(&s) % 90000000 + 10000000) + 0.5;
+        const int e = (int)(rng(&s) % 41) - 20;
+        const double v = m * pow(10.0, e - 7);
+        one(v);
+        one(nextafter(v, 0));
+        one(nextafter(v, INFINITY));
+        one(m);
+    }
+    CHECK(g_bad == 0, "8-digit ties: %ld differences", g_bad);
+
+    /* a model's SV values: the shortest decimals (1 to 9 digits) of floats, as doubles */
+    g_bad = 0;
+    for (int i = 0; i < 100000; i++) {
+        uint32_t b = (uint32_t)rng(&s);
+        if (i % 2) b = (b & 0x807fffffu) | ((uint32_t)(100 + rng(&s) % 60) << 23); /* 2^-27..2^32 */
+        float f;
+        memcpy(&f, &b, sizeof f);
+        for (int p = 1; p <= 9; p++, count++) {
+            char t[64];
+            snprintf(t, sizeof t, "%.*g", p, (double)f);
+            one(strtod(t, NULL));
+        }
+    }
+    CHECK(g_bad == 0, "floats' short decimals: %ld differences", g_bad);
 
     /* integers (labels) and the special values */
     g_bad = 0;
