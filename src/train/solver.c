@@ -100,6 +100,8 @@ static const int k_phase[K_COUNT_ALL] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SEL
  * the next: NVIDIA allocations synchronise the device. Only gs_dev_buf fields (released as an array). */
 typedef struct dev {
     gs_dev_clustered data; /* the clustered rows (gs_dev_upload_clustered) */
+    gs_dev_clustered alt;  /* another layout kept on the device (batch_upload), or nothing */
+    gs_dev_buf alt_pc[5];  /* its copy by column (pc_cols .. pc_val's order) */
     gs_dev_buf y, ctab, ptab, koff, vc, vch, G, alpha, in_ws, slot_of, state, hist, gmax, gap, gcnt, cand, ws_pos,
         ws_row, new_slots, n_new, u_pos, U, K, upd, rb, kws, keys, fresh, cold, cnew, ccoef, certtab, cvcc, cpart, cgx,
         cmx, ckey, pc_cols, pc_ccol, pc_coff, pc_row, pc_val, vpc, cvpc, cdots;
@@ -134,6 +136,12 @@ struct gs_solver {
     const gs_clustered *up_cl;
     uint64_t up_stamp;
     const gs_colchunks *up_pc;
+    /* the same for d.alt and d.alt_pc: the layout before the current one, kept while both fit in
+     * an eighth of the device's memory, so shrinking's full-set batches after its stages (the
+     * certification's, the resumed rounds') find the whole set's layout still there */
+    const gs_clustered *alt_cl;
+    uint64_t alt_stamp;
+    const gs_colchunks *alt_pc;
     /* the per-round readback [0] and update [1] in pinned, mapped host memory */
     gs_dev_pinned pin[2];
 };
@@ -1777,6 +1785,81 @@ static gs_status batch_layout(const gs_solver *s, batch *b, const int8_t *ysign,
     return GS_OK;
 }
 
+/* The copy by column's device buffers, in alt_pc's order. */
+static gs_dev_buf *pc_buf(dev *dp, int i)
+{
+    gs_dev_buf *const b[5] = {&dp->pc_cols, &dp->pc_ccol, &dp->pc_coff, &dp->pc_row, &dp->pc_val};
+    return b[i];
+}
+
+/* Device bytes of a layout slot's buffers (data and its copy by column). */
+static size_t slot_bytes(const gs_dev_clustered *d, gs_dev_buf *const *pc)
+{
+    size_t n = 0;
+    const gs_dev_buf *b = &d->cols;
+    for (size_t i = 0; i < GS_DEV_CLUSTERED_BUFS; i++) n += b[i].cap;
+    for (int i = 0; i < 5; i++) n += pc[i]->cap;
+    return n;
+}
+
+/* Exchanges the current layout's buffers and keys with the kept one's. */
+static void swap_layouts(gs_solver *s)
+{
+    dev *const dp = &s->d;
+    const gs_dev_clustered t = dp->data;
+    dp->data = dp->alt;
+    dp->alt = t;
+    for (int i = 0; i < 5; i++) {
+        const gs_dev_buf b = *pc_buf(dp, i);
+        *pc_buf(dp, i) = dp->alt_pc[i];
+        dp->alt_pc[i] = b;
+    }
+    const gs_clustered *c = s->up_cl;
+    const uint64_t st = s->up_stamp;
+    const gs_colchunks *pc = s->up_pc;
+    s->up_cl = s->alt_cl, s->up_stamp = s->alt_stamp, s->up_pc = s->alt_pc;
+    s->alt_cl = c, s->alt_stamp = st, s->alt_pc = pc;
+}
+
+/* Makes cl the current layout slot's: found there or in the kept slot (swapped in), else uploaded,
+ * the current one kept beside it while both fit in an eighth of the device's memory (else the kept
+ * slot is released first). Sets *same when cl was on the device already. */
+static gs_status layout_to_device(gs_solver *s, const gs_clustered *cl, int *same)
+{
+    dev *const dp = &s->d;
+    gs_dev_buf *alt_pc[5], *cur_pc[5];
+    for (int i = 0; i < 5; i++) alt_pc[i] = &dp->alt_pc[i], cur_pc[i] = pc_buf(dp, i);
+    *same = 0;
+    if (cl->stamp == 0 || s->tuning.keep_data == 0) { /* no identity (or GPUSVM_KEEP_DATA=0): never kept */
+        s->up_cl = NULL;
+        s->up_pc = NULL;
+    } else if (s->up_cl == cl && s->up_stamp == cl->stamp) {
+        *same = 1;
+        return GS_OK;
+    } else if (s->alt_cl == cl && s->alt_stamp == cl->stamp) {
+        swap_layouts(s);
+        *same = 1;
+        return GS_OK;
+    }
+    const size_t cap = (size_t)s->ocl->global_mem / 8;
+    const size_t want = data_bytes(s, cl) + (cl->bycol ? (size_t)gs_colchunks_bytes(cl->bycol) : 0);
+    if (s->up_cl && s->tuning.keep_data != 0 && slot_bytes(&dp->data, cur_pc) + want <= cap) {
+        swap_layouts(s); /* the current layout becomes the kept one; the old kept buffers are reused */
+    } else {
+        gs_dev_bufs_release(&dp->alt.cols, GS_DEV_CLUSTERED_BUFS);
+        for (int i = 0; i < 5; i++) gs_dev_buf_release(alt_pc[i]);
+        s->alt_cl = NULL;
+        s->alt_pc = NULL;
+    }
+    s->up_cl = NULL;
+    s->up_pc = NULL;
+    const gs_status st = gs_dev_upload_clustered(&s->dev, cl, &dp->data);
+    if (st != GS_OK) return st;
+    s->up_cl = cl;
+    s->up_stamp = cl->stamp;
+    return GS_OK;
+}
+
 /* The pinned memory and the device buffers of the batch: the clustered data, the tables and the
  * solver's state uploaded or cleared; returns once the queue has done it. */
 static gs_status batch_upload(gs_solver *s, batch *b, double **rb, double **updp)
@@ -1807,15 +1890,9 @@ static gs_status batch_upload(gs_solver *s, batch *b, double **rb, double **updp
     if (!neg) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
     for (size_t k = 0; k < (size_t)np * q; k++) neg[k] = -1;
     /* the layout's arrays are never changed once made, and kernels only read them */
-    const int same_cl = cl->stamp != 0 && s->up_cl == cl && s->up_stamp == cl->stamp;
+    int same_cl = 0;
+    if ((st = layout_to_device(s, cl, &same_cl))) goto cleanup;
     if (rb == &b->rb) b->data_kept = same_cl && (!b->pc || s->up_pc == b->pc);
-    if (!same_cl) {
-        s->up_cl = NULL;
-        s->up_pc = NULL;
-        if ((st = gs_dev_upload_clustered(&s->dev, cl, &dp->data))) goto cleanup;
-        s->up_cl = cl;
-        s->up_stamp = cl->stamp;
-    }
     if ((st = gs_dev_buf_ensure(&s->dev, &dp->y, total, b->yb, "y")) ||
         (st = gs_dev_buf_ensure(&s->dev, &dp->ctab, 2 * (size_t)np * sizeof(double), b->ctab, "C table")) ||
         (st = gs_dev_buf_ensure(&s->dev, &dp->ptab, (size_t)np * sizeof *b->ptab, b->ptab, "problem table")) ||
@@ -1875,6 +1952,8 @@ cleanup:
     if (st != GS_OK) { /* whatever was queued, the buffers are not trusted */
         s->up_cl = NULL;
         s->up_pc = NULL;
+        s->alt_cl = NULL;
+        s->alt_pc = NULL;
     }
     free(neg);
     return st;

@@ -41,6 +41,9 @@ typedef struct gs_tuning {
                         where the data allows: not wide, finite, float sums, not -t 4) or by row
                         (0), the same sums either way (kernels/solver.cl k_rows_col); GS_TUNE_AUTO
                         (default): by column on a GPU for data whose clusters are mostly row-wise */
+    int keep_data;   /* GPUSVM_KEEP_DATA=0: every batch uploads its layout again (as before the
+                        solver kept it on the device; the same answers, for the tests); GS_TUNE_AUTO
+                        (default) or 1: a layout already on the device is not uploaded again */
     int inflate_threads; /* GPUSVM_INFLATE_THREADS=N: a gzip input file inflated on N threads (N >
                             0, whatever its size and the cores: tests and benchmarks) or by zlib on
                             one (-1); 0 (default): on the cores but one for 4 MiB or more with 4+

@@ -7,7 +7,8 @@
 # models the same but for at most one row (sets under 1000 rows) or 0.1%; with the certification
 # forced to resume (GPUSVM_CERT_RESUME=1) too; for one-class and epsilon-SVR (heart_scale, 3,000 rows
 # of abalone) the objective and nSV. What must not change: -h 0 gives the model of a run without
-# the variable, byte for byte, and so do -v, one-vs-one, nu-SVC, nu-SVR and sets below the threshold.
+# the variable, byte for byte, and so do -v, one-vs-one, nu-SVC, nu-SVR and sets below the threshold;
+# the layouts the solver keeps on the device between batches give the model of uploads every time.
 . "$(dirname "$0")/lib.sh"
 require_bin "$TRAIN"
 H=$TOP/data/heart_scale
@@ -108,5 +109,29 @@ if [ -d "$DATASETS" ]; then
     same "one-vs-one" "GPUSVM_SHRINK_MIN=1" -c 10 "$TMPD/glass"
 else
     skip "../shared/datasets absent: the a9a slice and glass"
+fi
+
+# kept NAME OPTS... DATA: the solver keeps a layout on the device between batches (the stages'
+# and the whole set's, src/train/solver.c layout_to_device); GPUSVM_KEEP_DATA=0 uploads every
+# batch's again. Both give the same lines and model, and the kept run skipped an upload.
+kept() {
+    name=$1; shift
+    for k in 1 0; do
+        GPUSVM_SHRINK_MIN=1 GPUSVM_CERT_RESUME=1 GPUSVM_KEEP_DATA=$k "$TRAIN" --verbose "$@" "$TMPD/k$k" \
+            > "$TMPD/ko$k" 2> "$TMPD/ke$k" || { fail "$name: gpusvm-train failed (keep $k): $(head -c 300 "$TMPD/ke$k")"; return; }
+    done
+    check_file_eq "$name: stdout" "$TMPD/ko1" "$TMPD/ko0"
+    if [ -f "$TMPD/k1" ]; then check_file_eq "$name: model" "$TMPD/k1" "$TMPD/k0"; fi
+    check_eq "$name: uploads skipped with GPUSVM_KEEP_DATA=0" 0 "$(grep -c '(the data already there)' "$TMPD/ke0")"
+    if grep -q '(the data already there)' "$TMPD/ke1"; then pass; else fail "$name: no batch found its layout kept"; fi
+    rm -f "$TMPD/k0" "$TMPD/k1"
+}
+kept "heart_scale, stages and resumes" -c 10 "$H"
+kept "one-class" -s 2 -n 0.3 "$H"
+kept "epsilon-SVR" -s 3 -p 0.1 "$H"
+kept "-v 5" -v 5 -c 10 "$H"
+if [ -d "$DATASETS" ]; then
+    kept "a9a slice" -g 0.05 -c 4 "$TMPD/a3k"
+    kept "glass -v 3" -v 3 -c 10 "$TMPD/glass"
 fi
 finish

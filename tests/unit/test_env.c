@@ -17,7 +17,7 @@ static const char *const k_vars[] = {
     "GPUSVM_PROFILE", "GPUSVM_KERNEL_DIR", "GS_PRED_LAYOUT", "GPUSVM_DRIVER_ENV", "GPUSVM_FAST_EXIT",
     "GPUSVM_EXIT_WAIT", "GPUSVM_CV_DEVICE", "GPUSVM_CERT_RESUME", "GPUSVM_GRID_LANES",
     "GPUSVM_PRECISE", "GPUSVM_SHRINK_MIN", "GPUSVM_CERT_WIDE", "GPUSVM_COL_ROWS",
-    "GPUSVM_INFLATE_THREADS",
+    "GPUSVM_INFLATE_THREADS", "GPUSVM_KEEP_DATA",
 };
 #define N_VARS (sizeof k_vars / sizeof k_vars[0])
 
@@ -37,7 +37,7 @@ static int same_tuning(const gs_tuning *a, const gs_tuning *b)
            a->fast_exit == b->fast_exit && a->exit_wait == b->exit_wait && a->cv_device == b->cv_device &&
            a->cert_resume == b->cert_resume && a->pred_codes == b->pred_codes && a->grid_lanes == b->grid_lanes &&
            a->precise == b->precise && a->shrink_min == b->shrink_min && a->cert_wide == b->cert_wide &&
-           a->col_rows == b->col_rows && a->inflate_threads == b->inflate_threads;
+           a->col_rows == b->col_rows && a->inflate_threads == b->inflate_threads && a->keep_data == b->keep_data;
 }
 
 static void check_defaults(void)
@@ -50,12 +50,13 @@ static void check_defaults(void)
           d.fast_exit == 0 && d.exit_wait == 0 && d.cv_device == GS_TUNE_AUTO && d.cert_resume == 0 &&
           d.pred_codes == 1 && d.grid_lanes == GS_TUNE_AUTO && d.precise == GS_TUNE_AUTO &&
           d.shrink_min == GS_SHRINK_MIN_DEFAULT && d.cert_wide == GS_TUNE_AUTO &&
-          d.col_rows == GS_TUNE_AUTO && d.inflate_threads == 0, "gs_tuning_init's defaults");
+          d.col_rows == GS_TUNE_AUTO && d.inflate_threads == 0 && d.keep_data == GS_TUNE_AUTO,
+          "gs_tuning_init's defaults");
     for (size_t i = 0; i < N_VARS; i++) unsetenv(k_vars[i]);
     gs_tuning_from_env(&t);
     CHECK(same_tuning(&t, &d), "no variable set: the defaults");
     /* unknown values leave the defaults, as the variables always did */
-    const char *odd[N_VARS] = {"2", "yes", "all", "-5", "", "2", "", "columns", "no", "2", "yes", "on", "-1", "0", "yes", "12x", "2", "yes", "many"};
+    const char *odd[N_VARS] = {"2", "yes", "all", "-5", "", "2", "", "columns", "no", "2", "yes", "on", "-1", "0", "yes", "12x", "2", "yes", "many", "keep"};
     for (size_t i = 0; i < N_VARS; i++) setenv(k_vars[i], odd[i], 1);
     gs_tuning_from_env(&t);
     d.profile = 0; /* GPUSVM_PROFILE set to anything but 1: no profiling, even with --verbose */
@@ -105,6 +106,9 @@ static void check_values(void)
         setenv("GPUSVM_COL_ROWS", v ? "1" : "0", 1);
         gs_tuning_from_env(&t);
         CHECK(t.col_rows == v, "GPUSVM_COL_ROWS=%d", v);
+        setenv("GPUSVM_KEEP_DATA", v ? "1" : "0", 1);
+        gs_tuning_from_env(&t);
+        CHECK(t.keep_data == v, "GPUSVM_KEEP_DATA=%d", v);
     }
     setenv("GPUSVM_INFLATE_THREADS", "3", 1);
     gs_tuning_from_env(&t);
