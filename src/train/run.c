@@ -191,19 +191,19 @@ static gs_status pool_batch(gs_run_pool *p, const struct gs_clustered *cl, const
 #define CERT_PASSES 8
 
 /* Before resume number `pass` (0: the first) of a pool in float: from p->precise_from on, the
- * solvers rebuilt with double dot products, the float ones freed first (their buffers too). */
+ * solvers rebuilt with double dot products, each taking the layouts its float one kept on the
+ * device before that one is freed (with its other buffers). */
 static gs_status go_precise(gs_run_pool *p, int pass)
 {
     if (p->precise_from < 0 || pass < p->precise_from) return GS_OK;
     p->precise_from = -1;
     gs_log_verbose(p->log, "gpusvm: resuming with kernel rows' dot products in double\n");
     for (int d = 0; d < p->n; d++) {
+        gs_solver *dbl = NULL;
+        const gs_status st = gs_solver_create(p->devs[d], &p->sp, 1, p->wide, p->rowwise, p->max_npos, p->log, &dbl);
+        gs_solver_take_layouts(dbl, p->s[d]);
         gs_solver_free(p->s[d]);
-        p->s[d] = NULL;
-    }
-    for (int d = 0; d < p->n; d++) {
-        const gs_status st =
-            gs_solver_create(p->devs[d], &p->sp, 1, p->wide, p->rowwise, p->max_npos, p->log, &p->s[d]);
+        p->s[d] = dbl;
         if (st != GS_OK) return st;
     }
     return GS_OK;

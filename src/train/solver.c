@@ -1860,6 +1860,31 @@ static gs_status layout_to_device(gs_solver *s, const gs_clustered *cl, int *sam
     return GS_OK;
 }
 
+void gs_solver_take_layouts(gs_solver *dst, gs_solver *src)
+{
+    if (!dst || !src || dst == src || dst->ocl != src->ocl) return;
+    clFinish(src->queue); /* its last uses of the buffers are done */
+    dev *const a = &dst->d, *const b = &src->d;
+    gs_dev_bufs_release(&a->data.cols, GS_DEV_CLUSTERED_BUFS);
+    gs_dev_bufs_release(&a->alt.cols, GS_DEV_CLUSTERED_BUFS);
+    a->data = b->data;
+    a->alt = b->alt;
+    memset(&b->data, 0, sizeof b->data);
+    memset(&b->alt, 0, sizeof b->alt);
+    for (int i = 0; i < 5; i++) {
+        gs_dev_buf_release(pc_buf(a, i));
+        gs_dev_buf_release(&a->alt_pc[i]);
+        *pc_buf(a, i) = *pc_buf(b, i);
+        a->alt_pc[i] = b->alt_pc[i];
+        memset(pc_buf(b, i), 0, sizeof(gs_dev_buf));
+        memset(&b->alt_pc[i], 0, sizeof(gs_dev_buf));
+    }
+    dst->up_cl = src->up_cl, dst->up_stamp = src->up_stamp, dst->up_pc = src->up_pc;
+    dst->alt_cl = src->alt_cl, dst->alt_stamp = src->alt_stamp, dst->alt_pc = src->alt_pc;
+    src->up_cl = src->alt_cl = NULL;
+    src->up_pc = src->alt_pc = NULL;
+}
+
 /* The pinned memory and the device buffers of the batch: the clustered data, the tables and the
  * solver's state uploaded or cleared; returns once the queue has done it. */
 static gs_status batch_upload(gs_solver *s, batch *b, double **rb, double **updp)

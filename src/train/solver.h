@@ -33,6 +33,10 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int 
                            int64_t max_npos, const gs_log *log, gs_solver **out);
 /* NULL is fine. */
 void gs_solver_free(gs_solver *s);
+/* Hands the layouts src keeps on its device (its data and copy-by-column buffers, both slots) to
+ * dst, a solver on the same device and context made after it (the certification's resumes
+ * rebuilt in double), whose own are released; src keeps none. Nothing when the devices differ. */
+void gs_solver_take_layouts(gs_solver *dst, gs_solver *src);
 /* The rows of a cluster (--cluster-size). */
 int gs_solver_cluster_size(const gs_solver *s);
 

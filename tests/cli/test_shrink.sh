@@ -130,6 +130,12 @@ kept "heart_scale, stages and resumes" -c 10 "$H"
 kept "one-class" -s 2 -n 0.3 "$H"
 kept "epsilon-SVR" -s 3 -p 0.1 "$H"
 kept "-v 5" -v 5 -c 10 "$H"
+# gamma 20: float rounds, the resume in double (test_certify.sh), whose solver takes the float
+# one's layouts (src/train/run.c go_precise): its first batch finds the data there
+kept "resumed in double" -c 10 -g 20 "$H"
+check_eq "resumed in double: the double solver's first batch kept the data" "1" \
+    "$(sed -n '/^gpusvm: resuming with kernel rows. dot products in double/,$p' "$TMPD/ke1" |
+        grep -m 1 '^gpusvm: batch of' | grep -c '(the data already there)')"
 if [ -d "$DATASETS" ]; then
     kept "a9a slice" -g 0.05 -c 4 "$TMPD/a3k"
     kept "glass -v 3" -v 3 -c 10 "$TMPD/glass"
