@@ -1401,32 +1401,68 @@ void gs_problem_free(gs_problem *p)
     memset(p, 0, sizeof *p);
 }
 
+/* One thread's rows [i0, i1) of gs_problem_subset (row_ptr already laid out). */
+typedef struct subset_job {
+    const gs_problem *prob;
+    const int32_t *rows;
+    gs_problem *out;
+    int32_t i0, i1;
+    int32_t max_index;
+} subset_job;
+
+static void *subset_run(void *arg)
+{
+    subset_job *j = arg;
+    const gs_problem *prob = j->prob;
+    gs_problem *out = j->out;
+    for (int32_t i = j->i0; i < j->i1; i++) {
+        const int64_t b = prob->row_ptr[j->rows[i]], e = prob->row_ptr[j->rows[i] + 1], o = out->row_ptr[i];
+        memcpy(out->idx + o, prob->idx + b, sizeof *out->idx * (size_t)(e - b));
+        memcpy(out->val + o, prob->val + b, sizeof *out->val * (size_t)(e - b));
+        if (e > b && prob->idx[e - 1] > j->max_index) j->max_index = prob->idx[e - 1];
+        out->y[i] = prob->y[j->rows[i]];
+    }
+    return NULL;
+}
+
 gs_status gs_problem_subset(const gs_problem *prob, const int32_t *rows, int32_t n, gs_problem *out)
 {
+    enum { MAXT = 16 };
     memset(out, 0, sizeof *out);
     if (n < 0) return GS_FAIL(GS_ERR_ARG, "a subset of %d rows", (int)n);
-    int64_t nnz = 0;
-    for (int32_t i = 0; i < n; i++) nnz += prob->row_ptr[rows[i] + 1] - prob->row_ptr[rows[i]];
-    const size_t nr = (size_t)n, nz = nnz > 0 ? (size_t)nnz : 1;
+    const size_t nr = (size_t)n;
     out->y = malloc(sizeof *out->y * (nr ? nr : 1));
     out->row_ptr = malloc(sizeof *out->row_ptr * (nr + 1));
-    out->idx = malloc(sizeof *out->idx * nz);
-    out->val = malloc(sizeof *out->val * nz);
-    if (!out->y || !out->row_ptr || !out->idx || !out->val) {
+    if (!out->y || !out->row_ptr) {
         gs_problem_free(out);
         return GS_FAIL(GS_ERR_NOMEM, "out of memory copying %d rows", (int)n);
     }
-    int64_t o = 0;
+    int64_t nnz = 0;
     out->row_ptr[0] = 0;
     for (int32_t i = 0; i < n; i++) {
-        const int64_t b = prob->row_ptr[rows[i]], e = prob->row_ptr[rows[i] + 1];
-        memcpy(out->idx + o, prob->idx + b, sizeof *out->idx * (size_t)(e - b));
-        memcpy(out->val + o, prob->val + b, sizeof *out->val * (size_t)(e - b));
-        if (e > b && prob->idx[e - 1] > out->max_index) out->max_index = prob->idx[e - 1];
-        o += e - b;
-        out->row_ptr[i + 1] = o;
-        out->y[i] = prob->y[rows[i]];
+        nnz += prob->row_ptr[rows[i] + 1] - prob->row_ptr[rows[i]];
+        out->row_ptr[i + 1] = nnz;
     }
+    const size_t nz = nnz > 0 ? (size_t)nnz : 1;
+    out->idx = malloc(sizeof *out->idx * nz);
+    out->val = malloc(sizeof *out->val * nz);
+    if (!out->idx || !out->val) {
+        gs_problem_free(out);
+        return GS_FAIL(GS_ERR_NOMEM, "out of memory copying %d rows", (int)n);
+    }
+    /* large copies on the cores (most of it is faulting in the new pages), split by stored values */
+    const int nt = nnz < (1 << 20) ? 1 : gs_cpu_threads(MAXT);
+    subset_job jobs[MAXT];
+    int32_t i = 0;
+    for (int t = 0; t < nt; t++) {
+        const int64_t goal = nnz * (t + 1) / nt;
+        const int32_t i0 = i;
+        while (i < n && (t == nt - 1 || out->row_ptr[i + 1] <= goal)) i++;
+        jobs[t] = (subset_job){.prob = prob, .rows = rows, .out = out, .i0 = i0, .i1 = t == nt - 1 ? n : i};
+    }
+    gs_parallel_run(jobs, sizeof jobs[0], nt, subset_run);
+    for (int t = 0; t < nt; t++)
+        if (jobs[t].max_index > out->max_index) out->max_index = jobs[t].max_index;
     out->l = n;
     out->nnz = nnz;
     return GS_OK;

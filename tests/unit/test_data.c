@@ -1032,6 +1032,63 @@ static void test_parallel_read(void)
     check_parallel("an empty line in the middle", "\n", mid, 1);
 }
 
+/* gs_problem_subset: a subset large enough to be copied on threads (over 2^20 values), rows in a
+ * shuffled order with some left out and some rows empty, against the copy made here row by row. */
+static void test_subset(void)
+{
+    enum { L = 60000 };
+    gs_problem p;
+    memset(&p, 0, sizeof p);
+    p.l = L;
+    p.row_ptr = malloc(sizeof *p.row_ptr * (L + 1));
+    p.y = malloc(sizeof *p.y * L);
+    uint64_t r = 0x2545F4914F6CDD1Dull;
+#define NEXT() (r ^= r << 13, r ^= r >> 7, r ^= r << 17, r)
+    p.row_ptr[0] = 0;
+    for (int i = 0; i < L; i++) p.row_ptr[i + 1] = p.row_ptr[i] + (i % 97 == 0 ? 0 : (int64_t)(NEXT() % 60));
+    p.nnz = p.row_ptr[L];
+    p.idx = malloc(sizeof *p.idx * (size_t)p.nnz);
+    p.val = malloc(sizeof *p.val * (size_t)p.nnz);
+    for (int i = 0; i < L; i++) {
+        p.y[i] = (double)(NEXT() % 5);
+        int32_t c = 0;
+        for (int64_t e = p.row_ptr[i]; e < p.row_ptr[i + 1]; e++) {
+            c += 1 + (int32_t)(NEXT() % 100);
+            p.idx[e] = c;
+            p.val[e] = (float)(NEXT() % 1000) / 7.0f;
+        }
+        if (p.row_ptr[i + 1] > p.row_ptr[i] && c > p.max_index) p.max_index = c;
+    }
+    int32_t *rows = malloc(sizeof *rows * L), n = 0;
+    for (int i = 0; i < L; i++)
+        if (i % 11 != 3) rows[n++] = i;
+    for (int32_t i = n - 1; i > 0; i--) {
+        const int32_t j = (int32_t)(NEXT() % (uint64_t)(i + 1)), t = rows[i];
+        rows[i] = rows[j];
+        rows[j] = t;
+    }
+#undef NEXT
+    gs_problem q;
+    CHECK(gs_problem_subset(&p, rows, n, &q) == GS_OK, "subset: %s", gs_last_error());
+    int ok = q.l == n, maxi = 0;
+    int64_t o = 0;
+    for (int32_t i = 0; i < n && ok; i++) {
+        const int64_t b = p.row_ptr[rows[i]], e = p.row_ptr[rows[i] + 1];
+        ok = q.row_ptr[i] == o && q.row_ptr[i + 1] == o + (e - b) && q.y[i] == p.y[rows[i]] &&
+             memcmp(q.idx + o, p.idx + b, sizeof *p.idx * (size_t)(e - b)) == 0 &&
+             memcmp(q.val + o, p.val + b, sizeof *p.val * (size_t)(e - b)) == 0;
+        if (e > b && p.idx[e - 1] > maxi) maxi = p.idx[e - 1];
+        o += e - b;
+    }
+    CHECK(ok && q.nnz == o && o > (1 << 20) && q.max_index == maxi, "subset of %d rows, %lld values: rows, labels, "
+          "max_index %d (want %d)", (int)n, (long long)o, (int)q.max_index, maxi);
+    gs_problem_free(&q);
+    CHECK(gs_problem_subset(&p, rows, 0, &q) == GS_OK && q.l == 0 && q.nnz == 0 && q.max_index == 0, "empty subset");
+    gs_problem_free(&q);
+    gs_problem_free(&p);
+    free(rows);
+}
+
 int main(void)
 {
     snprintf(g_tmp, sizeof g_tmp, "%s", "/tmp/gs_test_data.XXXXXX");
@@ -1050,6 +1107,7 @@ int main(void)
     test_truncated_gzip_stream();
     test_heart_scale();
     test_parallel_read();
+    test_subset();
 
     DIR *d = opendir(g_tmp);
     if (d) {
