@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,13 +213,17 @@ typedef struct sv_writer {
     int32_t from, to;      /* this wave's SVs for this thread */
     linebuf out;
     fmt_cache *cc, *vc;    /* NULL: uncached */
+    locale_t loc;          /* the caller's locale (the library's model functions use "C" on their
+                              thread, uselocale, which a new thread does not inherit) */
 } sv_writer;
 
 static void *sv_writer_run(void *arg)
 {
     sv_writer *w = arg;
+    const locale_t prev = uselocale(w->loc);
     w->out.n = 0;
     for (int32_t s = w->from; s < w->to && !w->out.bad; s++) put_sv_line(&w->out, w->m, s, w->cc, w->vc);
+    uselocale(prev);
     return NULL;
 }
 
@@ -247,8 +252,9 @@ static int put_svs(FILE *f, const gs_model *m)
     int nt = work < 4 * CHUNK ? 1 : gs_cpu_threads(MAXT);
     sv_writer w[MAXT];
     int ok = 1;
+    const locale_t loc = uselocale((locale_t)0);
     for (int t = 0; t < nt; t++) {
-        w[t] = (sv_writer){.m = m};
+        w[t] = (sv_writer){.m = m, .loc = loc};
         w[t].cc = calloc(1, sizeof *w[t].cc);
         w[t].vc = calloc(1, sizeof *w[t].vc);
     }
@@ -732,6 +738,9 @@ typedef struct sv_lines {
                              index:value pair (parse pass) */
     int32_t *bad;         /* [blocks] the block's first line that failed to parse, or -1 */
     int32_t n, per;       /* lines, lines per block */
+    locale_t loc;         /* the caller's locale, for strtod on the blocks' threads (the library's
+                             model functions read in "C" through uselocale, which a new thread
+                             does not inherit) */
 } sv_lines;
 
 /* The reader at the start of SV line s. */
@@ -796,12 +805,14 @@ static gs_status sv_parse_block(void *ctx, int b)
 {
     sv_lines *v = ctx;
     const int32_t s1 = (int32_t)((int64_t)(b + 1) * v->per < v->n ? (b + 1) * v->per : v->n);
+    const locale_t prev = uselocale(v->loc);
     v->bad[b] = -1;
     for (int32_t s = b * v->per; s < s1; s++)
         if (parse_sv_line(v, s) != GS_OK) {
             v->bad[b] = s;
             break;
         }
+    uselocale(prev);
     return GS_OK;
 }
 
@@ -872,7 +883,7 @@ static gs_status read_svs(reader *r, gs_model *m, int sv_line)
     }
     start[cut] = pos;
     int64_t *const at = m->sv_ptr;
-    sv_lines v = {.r0 = *r, .m = m, .start = start, .at = at, .n = cut};
+    sv_lines v = {.r0 = *r, .m = m, .start = start, .at = at, .n = cut, .loc = uselocale((locale_t)0)};
     sv_blocks(&v, pos - r->pos, sv_count_block);
     /* in file order: a line without its coefficients, else the cut */
     int64_t nnz = 0;

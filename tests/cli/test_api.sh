@@ -144,6 +144,21 @@ if command -v localedef >/dev/null 2>&1 && localedef -i de_DE -f UTF-8 "$TMPD/lo
     77) skip "de_DE.UTF-8 made by localedef does not write ',' decimals: locale not tested" ;;
     *) fail "model read and written under de_DE.UTF-8: exit status $rc" ;;
     esac
+    # a model large enough to be written on several threads (src/io/model.c put_svs), in the
+    # writer's own text (%.17g coefficients, %.8g values, printed here by awk in the C locale)
+    LC_ALL=C awk 'BEGIN { srand(7); n = 4000
+        printf "svm_type c_svc\nkernel_type rbf\ngamma 0.5\nnr_class 2\ntotal_sv %d\nrho 0.25\n", n
+        printf "label 1 -1\nnr_sv %d %d\nSV\n", n / 2, n / 2
+        for (s = 0; s < n; s++) {
+            line = sprintf("%.17g ", (s < n / 2 ? 1 : -1) * rand())
+            for (j = 1; j <= 80; j++) line = line sprintf("%d:%.8g ", j * 3, rand() - 0.5)
+            print line } }' > "$TMPD/big.model"
+    LOCPATH="$TMPD/loc" "$TMPD/locale" de_DE.UTF-8 "$TMPD/big.model" "$TMPD/bigloc.model"; rc=$?
+    case $rc in
+    0) check_file_eq "a 4,000-SV model read and written under de_DE.UTF-8" "$TMPD/big.model" "$TMPD/bigloc.model" ;;
+    77) ;; # said above
+    *) fail "a 4,000-SV model under de_DE.UTF-8: exit status $rc" ;;
+    esac
 else
     skip "localedef or the de_DE locale source (locales) missing: model files under a ',' locale not tested"
 fi
