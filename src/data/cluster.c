@@ -34,6 +34,10 @@
 #ifndef GS_CLUSTER_THREADS
 #define GS_CLUSTER_THREADS 16
 #endif
+/* segments clustered on threads of their own from this many rows, while their masks and keys take
+ * at most GS_PASS_MEM bytes in all */
+#define GS_PASS_PAR_MIN (1 << 14)
+#define GS_PASS_MEM (512.0 * (1 << 20))
 /* fewer stored values than this per extra thread: lay out on the calling thread only */
 #define GS_CLUSTER_PAR_MIN (1 << 18)
 
@@ -522,8 +526,26 @@ gs_status gs_cluster_build(const int64_t *row_ptr, const int32_t *idx, const flo
     return gs_cluster_build_seg(row_ptr, idx, val, n, 1, seg, cluster_size, active, seed, out);
 }
 
+/* One thread's greedy pass: the segments it takes, one at a time, and their retired unions. */
+typedef struct pass {
+    struct build *b;
+    greedy g;              /* the segment being clustered */
+    uint64_t *scratch;     /* zeroed bitmap of space bits (sorted_union) */
+    int32_t *pool;         /* this pass's retired unions, in retirement order; a cluster's ustart */
+    int64_t pool_len, pool_cap; /* is into this pool until gs_cluster_build_seg joins them */
+    gs_status st;
+} pass;
+
 /* What the steps of gs_cluster_build_seg share. */
 typedef struct build {
+    /* the greedy passes: segments are dealt out over up to GS_CLUSTER_THREADS of them (seg_pass and
+     * seg_at: each segment's pass and where its unions start in that pass's pool) */
+    pass *passes;
+    int32_t npass;
+    _Atomic int32_t next_seg;
+    int32_t *seg_pass;
+    int64_t *seg_at;
+    const int32_t *seg_cl;   /* out->seg_cl: each segment's first cluster */
     const int64_t *row_ptr;
     const int32_t *idx;    /* column ids of the greedy pass: the input's, or cidx (compacted) */
     const float *val;
@@ -545,11 +567,8 @@ typedef struct build {
     int32_t total;         /* clusters */
     int32_t *assign;       /* [n] each row's cluster */
     int32_t *fill;         /* [total] rows per cluster */
-    uint64_t *scratch;     /* zeroed bitmap of space bits (sorted_union) */
-    int32_t *pool;         /* retired unions, sorted, in retirement order: cluster c's is */
-    int64_t pool_len, pool_cap; /* pool[ustart[c] .. ustart[c] + usize[c]) */
-    int64_t *usize, *ustart;
-    greedy g;              /* the segment being clustered */
+    int32_t *pool;         /* retired unions, sorted, segment by segment in retirement order: */
+    int64_t *usize, *ustart; /* cluster c's is pool[ustart[c] .. ustart[c] + usize[c]) */
     int64_t *nnzc;         /* [total] stored values per cluster */
     int big;               /* vals is a fresh (zeroed) mapping */
     int32_t *pos;          /* layout threads' scratch */
@@ -606,19 +625,18 @@ static gs_status alloc_pass(build *b, gs_clustered *out)
     b->total = 0;
     for (int32_t s = 0; s < b->nseg; s++)
         b->total += (int32_t)((b->seg[s + 1] - b->seg[s] + (int64_t)b->cluster_size - 1) / b->cluster_size);
-    const size_t words = (size_t)b->space / 64 + 1, total = (size_t)b->total;
+    const size_t total = (size_t)b->total;
     b->assign = malloc(sizeof *b->assign * (size_t)(b->n ? b->n : 1));
     b->fill = calloc(total ? total : 1, sizeof *b->fill);
-    b->scratch = calloc(words, sizeof *b->scratch);
-    b->pool_cap = 4096;
-    b->pool = malloc(sizeof *b->pool * (size_t)b->pool_cap);
     b->usize = calloc(total + 1, sizeof *b->usize);
     b->ustart = calloc(total + 1, sizeof *b->ustart);
     out->col_off = calloc(total + 1, sizeof *out->col_off);
     out->n_seg = b->nseg;
     out->seg_cl = calloc((size_t)b->nseg + 1, sizeof *out->seg_cl);
-    if (!b->assign || !b->fill || !b->scratch || !b->pool || !b->usize || !b->ustart || !out->col_off ||
-        !out->seg_cl)
+    b->seg_pass = calloc((size_t)b->nseg, sizeof *b->seg_pass);
+    b->seg_at = calloc((size_t)b->nseg, sizeof *b->seg_at);
+    if (!b->assign || !b->fill || !b->usize || !b->ustart || !out->col_off || !out->seg_cl || !b->seg_pass ||
+        !b->seg_at)
         return GS_FAIL(GS_ERR_NOMEM, "out of memory clustering %d rows", b->n);
     if (b->sstarted) {
         pthread_join(b->sth, NULL);
@@ -675,22 +693,23 @@ static gs_status add_to_union(greedy *g, int32_t best, const int32_t *cols, int6
 
 /* Retires slot a's cluster: its sorted union goes to the pool, and the slot takes the next cluster
  * id (*next_id below end_id, and not at the segment's end) or is closed. */
-static gs_status retire_slot(build *b, int32_t a, int last, int32_t *next_id, int32_t end_id)
+static gs_status retire_slot(pass *ps, int32_t a, int last, int32_t *next_id, int32_t end_id)
 {
-    greedy *g = &b->g;
+    build *b = ps->b;
+    greedy *g = &ps->g;
     const int32_t al = lane_of(a), m = g->ncols[al];
-    if (b->pool_len + m > b->pool_cap) {
-        int64_t ncap = b->pool_cap ? 2 * b->pool_cap : 4096;
-        while (ncap < b->pool_len + m) ncap *= 2;
-        int32_t *np = realloc(b->pool, sizeof *np * (size_t)ncap);
+    if (ps->pool_len + m > ps->pool_cap) {
+        int64_t ncap = ps->pool_cap ? 2 * ps->pool_cap : 4096;
+        while (ncap < ps->pool_len + m) ncap *= 2;
+        int32_t *np = realloc(ps->pool, sizeof *np * (size_t)ncap);
         if (!np) return GS_FAIL(GS_ERR_NOMEM, "out of memory clustering");
-        b->pool = np;
-        b->pool_cap = ncap;
+        ps->pool = np;
+        ps->pool_cap = ncap;
     }
-    sorted_union(g->list[a], m, g->space, b->scratch, b->pool + b->pool_len);
-    b->ustart[g->id[a]] = b->pool_len;
+    sorted_union(g->list[a], m, g->space, ps->scratch, ps->pool + ps->pool_len);
+    b->ustart[g->id[a]] = ps->pool_len;
     b->usize[g->id[a]] = m;
-    b->pool_len += m;
+    ps->pool_len += m;
     uint64_t *sm = g->colmask + (a >> 6);
     const uint64_t sbit = ~(1ull << (a & 63));
     for (int32_t j = 0; j < m; j++) sm[(size_t)g->list[a][j] * (size_t)g->W] &= sbit;
@@ -711,13 +730,14 @@ static gs_status retire_slot(build *b, int32_t a, int last, int32_t *next_id, in
 }
 
 /* The greedy pass over segment sg's rows, whose clusters are cl0, cl0 + 1, ... (Algorithm 2). */
-static gs_status cluster_segment(build *b, int32_t sg, int32_t cl0)
+static gs_status cluster_segment(pass *ps, int32_t sg, int32_t cl0)
 {
     gs_status st = GS_OK;
+    build *b = ps->b;
     const int32_t r0 = b->seg[sg], r1 = b->seg[sg + 1], cs = b->cluster_size;
     const int32_t total_s = (int32_t)((r1 - r0 + (int64_t)cs - 1) / cs);
     const int32_t nact = b->active < total_s ? b->active : total_s;
-    greedy *g = &b->g;
+    greedy *g = &ps->g;
     greedy_free(g);
     if (!greedy_init(g, nact, b->space, cs)) return GS_FAIL(GS_ERR_NOMEM, "out of memory clustering %d rows", b->n);
     for (int32_t a = 0; a < nact; a++) g->id[a] = cl0 + a;
@@ -743,7 +763,7 @@ static gs_status cluster_segment(build *b, int32_t sg, int32_t cl0)
         for (int32_t a = last ? 0 : best; a < (last ? nact : best + 1); a++) {
             /* retire full clusters; at the end every remaining one */
             if (g->id[a] < 0 || !(g->size[lane_of(a)] == cs || last)) continue;
-            if ((st = retire_slot(b, a, last, &next_id, end_id))) return st;
+            if ((st = retire_slot(ps, a, last, &next_id, end_id))) return st;
         }
     }
     return GS_OK;
@@ -884,14 +904,91 @@ static gs_status fill_layout(build *b, gs_clustered *out)
     return GS_OK;
 }
 
+/* A pass's thread: segments from the shared counter until none is left or one fails. */
+static void *pass_run(void *arg)
+{
+    pass *ps = arg;
+    build *b = ps->b;
+    for (;;) {
+        const int32_t sg = atomic_fetch_add(&b->next_seg, 1);
+        if (sg >= b->nseg) break;
+        b->seg_pass[sg] = (int32_t)(ps - b->passes);
+        b->seg_at[sg] = ps->pool_len;
+        if (b->seg[sg + 1] > b->seg[sg] && (ps->st = cluster_segment(ps, sg, b->seg_cl[sg]))) {
+            atomic_store(&b->next_seg, b->nseg); /* the others stop after their segment */
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* The greedy passes over every segment: each segment's clusters depend only on its rows and its
+ * seeded order, so segments may run on threads of their own (up to GS_CLUSTER_THREADS, each with
+ * its own masks: while their memory stays under GS_PASS_MEM) and give the same clusters. Their
+ * unions are then joined into one pool in segment order, as one pass would have left them. */
+static gs_status run_passes(build *b, const gs_clustered *out)
+{
+    b->seg_cl = out->seg_cl;
+    const int32_t W = b->active / 64 + 2;
+    const double per = ((double)b->space + 1) * (8.0 * W + 8.0) + 4096.0 * 8;
+    int64_t np = b->ncpu < GS_CLUSTER_THREADS ? b->ncpu : GS_CLUSTER_THREADS;
+    if (np > b->nseg) np = b->nseg;
+    if (np > 1 && per * np > GS_PASS_MEM) np = (int64_t)(GS_PASS_MEM / per);
+    if (b->n < GS_PASS_PAR_MIN || np < 1) np = 1;
+    b->passes = calloc((size_t)np, sizeof *b->passes);
+    if (!b->passes) return GS_FAIL(GS_ERR_NOMEM, "out of memory clustering %d rows", b->n);
+    b->npass = (int32_t)np;
+    const size_t words = (size_t)b->space / 64 + 1;
+    for (int32_t i = 0; i < b->npass; i++) {
+        pass *ps = &b->passes[i];
+        ps->b = b;
+        ps->scratch = calloc(words, sizeof *ps->scratch);
+        ps->pool_cap = 4096;
+        ps->pool = malloc(sizeof *ps->pool * (size_t)ps->pool_cap);
+        if (!ps->scratch || !ps->pool) return GS_FAIL(GS_ERR_NOMEM, "out of memory clustering %d rows", b->n);
+    }
+    atomic_store(&b->next_seg, 0);
+    pthread_t th[GS_CLUSTER_THREADS];
+    int started[GS_CLUSTER_THREADS] = {0};
+    for (int32_t i = 1; i < b->npass; i++) started[i] = pthread_create(&th[i], NULL, pass_run, &b->passes[i]) == 0;
+    pass_run(&b->passes[0]);
+    for (int32_t i = 1; i < b->npass; i++)
+        if (started[i]) pthread_join(th[i], NULL);
+    for (int32_t i = 0; i < b->npass; i++)
+        if (b->passes[i].st != GS_OK) return b->passes[i].st;
+    /* join the pools in segment order: a segment's unions are one run of its pass's pool */
+    int64_t len = 0;
+    for (int32_t i = 0; i < b->npass; i++) len += b->passes[i].pool_len;
+    b->pool = malloc(sizeof *b->pool * (size_t)(len ? len : 1));
+    if (!b->pool) return GS_FAIL(GS_ERR_NOMEM, "out of memory clustering %d rows", b->n);
+    int64_t at = 0;
+    for (int32_t sg = 0; sg < b->nseg; sg++) {
+        const pass *ps = &b->passes[b->seg_pass[sg]];
+        int64_t m = 0;
+        for (int32_t c = out->seg_cl[sg]; c < out->seg_cl[sg + 1]; c++) {
+            b->ustart[c] += at - b->seg_at[sg];
+            m += b->usize[c];
+        }
+        if (m) memcpy(b->pool + at, ps->pool + b->seg_at[sg], sizeof *b->pool * (size_t)m);
+        at += m;
+    }
+    return GS_OK;
+}
+
 /* Joins the helper threads still running and frees the steps' arrays. */
 static void build_free(build *b)
 {
     if (b->sstarted) pthread_join(b->sth, NULL);
     if (b->pstarted) pthread_join(b->pth, NULL);
-    greedy_free(&b->g);
-    free(b->order); free(b->assign); free(b->fill); free(b->scratch); free(b->pool); free(b->usize);
-    free(b->ustart); free(b->nnzc); free(b->pos); free(b->cidx); free(b->map);
+    for (int32_t i = 0; b->passes && i < b->npass; i++) {
+        greedy_free(&b->passes[i].g);
+        free(b->passes[i].scratch);
+        free(b->passes[i].pool);
+    }
+    free(b->passes);
+    free(b->order); free(b->assign); free(b->fill); free(b->pool); free(b->usize);
+    free(b->ustart); free(b->nnzc); free(b->pos); free(b->cidx); free(b->map); free(b->seg_pass);
+    free(b->seg_at);
     memset(b, 0, sizeof *b);
 }
 
@@ -921,10 +1018,10 @@ gs_status gs_cluster_build_seg_wide(const int64_t *row_ptr, const int32_t *idx, 
     int32_t cl0 = 0; /* first cluster of the segment */
     for (int32_t sg = 0; sg < nseg; sg++) {
         out->seg_cl[sg] = cl0;
-        if (seg[sg + 1] > seg[sg] && (st = cluster_segment(&b, sg, cl0))) goto cleanup;
         cl0 += (int32_t)((seg[sg + 1] - seg[sg] + (int64_t)cluster_size - 1) / cluster_size);
     }
     out->seg_cl[nseg] = cl0;
+    if ((st = run_passes(&b, out))) goto cleanup;
     if (b.pstarted) {
         pthread_join(b.pth, NULL);
         b.pstarted = 0;

@@ -2,8 +2,11 @@
  * perm/inv consistent, unions ascending compact ids, values at their places and zeros elsewhere,
  * norm2 and padding; dense data gives dense blocks; the same seed gives the same answer; very large
  * column indices (the compacting path) give the same clusters as small ones; more than 64 active
- * clusters; empty rows and bad arguments; wide data's row-wise runs. */
+ * clusters; empty rows and bad arguments; wide data's row-wise runs; segments clustered on threads
+ * of their own give the layout one thread gives. */
+#define _GNU_SOURCE /* sched_setaffinity */
 #include <math.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -324,8 +327,50 @@ static void test_wide(void)
     csr_free(&nm);
 }
 
+/* Segments (classes) are clustered on threads of their own from 2^14 rows (cluster.c run_passes):
+ * the layout must be the one a single thread gives (this thread's CPUs cut to one), whatever the
+ * segments' sizes, an empty one included. */
+static void test_segments(void)
+{
+    csr m = make_sparse(40000, 300, 11);
+    const int32_t seg[6] = {0, 9000, 9000, 25000, 25100, 40000};
+    gs_clustered a, b;
+    CHECK(gs_cluster_build_seg(m.row_ptr, m.idx, m.val, m.n, 5, seg, 64, 64, 5, &a) == GS_OK, "build: %s",
+          gs_last_error());
+    int lost = 0; /* every row at one position (check_layout's other counts are for one segment) */
+    for (int32_t r = 0; r < m.n; r++) lost += a.inv[r] < 0 || a.inv[r] >= a.n_pos || a.perm[a.inv[r]] != r;
+    CHECK(lost == 0 && a.n_clusters == 141 + 250 + 2 + 233, "segments: %d rows misplaced, %d clusters", lost,
+          a.n_clusters);
+    cpu_set_t all, one;
+    CHECK(sched_getaffinity(0, sizeof all, &all) == 0, "sched_getaffinity");
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &all)) { CPU_SET(c, &one); break; }
+    CHECK(sched_setaffinity(0, sizeof one, &one) == 0, "sched_setaffinity");
+    CHECK(gs_cluster_build_seg(m.row_ptr, m.idx, m.val, m.n, 5, seg, 64, 64, 5, &b) == GS_OK, "build: %s",
+          gs_last_error());
+    CHECK(sched_setaffinity(0, sizeof all, &all) == 0, "sched_setaffinity back");
+    CHECK(same_layout(&a, &b, 1), "segments on threads: not the one-thread layout");
+    CHECK(!memcmp(a.seg_cl, b.seg_cl, sizeof *a.seg_cl * 6) && a.seg_cl[2] == a.seg_cl[1],
+          "segments' first clusters");
+    CHECK(!memcmp(a.ell_w, b.ell_w, sizeof *a.ell_w * (size_t)a.n_clusters), "row-wise clusters");
+    /* no cluster mixes segments */
+    int mixed = 0;
+    for (int s = 0; s < 5; s++)
+        for (int32_t c = a.seg_cl[s]; c < a.seg_cl[s + 1]; c++)
+            for (int32_t t = 0; t < a.cluster_size; t++) {
+                const int32_t r = a.perm[(int64_t)c * a.cluster_size + t];
+                if (r >= 0 && (r < seg[s] || r >= seg[s + 1])) mixed++;
+            }
+    CHECK(mixed == 0, "%d rows in another segment's clusters", mixed);
+    gs_clustered_free(&a);
+    gs_clustered_free(&b);
+    csr_free(&m);
+}
+
 int main(void)
 {
+    test_segments();
     test_sparse();
     test_wide();
     test_dense();
