@@ -24,6 +24,9 @@ Verdicts:
   nonpsd    the sigmoid kernel outside the tolerances, gpusvm's model eps-stationary by the
             checker: the kernel is not positive semi-definite, each solver stops at its own
             stationary point (README)
+  uncert    gpusvm said it could not certify the model (its double sums' rounding bound reaches
+            eps: kernel values of ~1e10 and more), LIBSVM said nothing; the checker's long
+            double finds gpusvm's model eps-optimal (else WRONG)
   maxiter   both reached LIBSVM's step limit and printed its warning (no optimality to compare)
   same-err  both refuse the case with the same message and exit code
   skip      LIBSVM ran over the time limit
@@ -337,6 +340,59 @@ def run_pair(c, gdir, opts, a):
     c["r"] = run(["svm-train"] + opts + ["train"] + mfile, a.timeout, gdir)
 
 
+API_PY = r"""
+import sys
+from svmutil import svm_read_problem, svm_train, svm_save_model
+y, x = svm_read_problem("train")
+m = svm_train(y, x, sys.argv[1])
+if isinstance(m, (int, float)):
+    print(repr(m))
+else:
+    svm_save_model("a.model", m)
+"""
+
+
+def api_check(c, gdir, a):
+    """The case through LIBSVM's API: Debian's python3-libsvm with gpusvm's libsvm.so.3 first on
+    the library path. Returns a difference, or "" when the library gives gpusvm-train's answer.
+    svm.py leaves explicit zeros out of the rows it passes (but for -t 4): where the file has
+    some, gpusvm-train's answer is taken again on the file without them."""
+    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(a.api, "lib", "gpusvm"))
+    ref_out, ref_model = c["g"][1], "g.model"
+    if c["t"] != 4:
+        nz, changed = [], False
+        for ln in c["train"]:
+            parts = ln.split()
+            keep = [t for t in parts[1:] if float(t.split(":")[1]) != 0]
+            changed |= len(keep) != len(parts) - 1
+            nz.append(" ".join([parts[0]] + keep))
+        if changed:
+            with open(os.path.join(gdir, "train.nz"), "w") as f:
+                f.write("\n".join(nz) + "\n")
+            code, ref_out, err = run([a.train] + c["opts"] + ["train.nz"] +
+                                     ([] if c["mode"] == "cv" else ["gnz.model"]), a.timeout * 4, gdir)
+            if code != 0:
+                return "gpusvm-train on the rows without explicit zeros: rc %s %s" % (code, err.strip()[:200])
+            ref_model = "gnz.model"
+    try:
+        p = subprocess.run(["/usr/bin/python3", "-c", API_PY, " ".join(c["opts"] + ["-q"])], cwd=gdir,
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=a.timeout * 4)
+    except subprocess.TimeoutExpired:
+        return "the library over %d s" % (a.timeout * 4)
+    if p.returncode != 0:
+        return "the library: rc %d %s" % (p.returncode, p.stderr.decode(errors="replace").strip()[-200:])
+    if c["mode"] == "cv":
+        kind, v = cv_value(ref_out)
+        got = float(p.stdout.decode().strip().splitlines()[-1])  # after svmutil's own line
+        if v is None or not close(got, v, 1e-5, 1e-9):
+            return "the library's CV result %r, gpusvm-train printed %s %s" % (got, kind, v)
+        return ""
+    with open(os.path.join(gdir, "a.model"), "rb") as f1, open(os.path.join(gdir, ref_model), "rb") as f2:
+        if f1.read() != f2.read():
+            return "the library's model is not gpusvm-train's"
+    return ""
+
+
 def one_case(k, c, a):
     gdir = os.path.join(a.work, "case-%d" % k)
     os.makedirs(gdir, exist_ok=True)
@@ -354,9 +410,14 @@ def one_case(k, c, a):
         if rcode == gcode and rerr.strip() == gerr.strip() and rout.strip() == gout.strip():
             return "same-err", rerr.strip()[:80]
         return "WRONG", "rc %s/%s stderr %r vs LIBSVM %r" % (gcode, rcode, gerr.strip()[:160], rerr.strip()[:160])
-    if gerr.strip() != rerr.strip() and "WARNING" not in rerr:
+    uncert = "WARNING: optimality not certified"
+    if gerr.strip() != rerr.strip() and "WARNING" not in rerr and uncert not in gerr:
         return "WRONG", "stderr %r vs LIBSVM %r" % (gerr.strip()[:160], rerr.strip()[:160])
     soft, hard = compare_train(c, gdir, False, a)
+    if a.api:
+        diff = api_check(c, gdir, a)
+        if diff:
+            hard.append(diff)
     if hard:
         return "WRONG", "; ".join(hard)
     maxit = "WARNING: reaching max number of iterations"
@@ -366,7 +427,9 @@ def one_case(k, c, a):
         return "WRONG", "gpusvm reached the step limit, LIBSVM did not"
     eps = float(opt(c["opts"], "-e", "0.001"))
     note = ""
-    if c["mode"] != "cv":
+    with open(os.path.join(gdir, "g.model")) if c["mode"] != "cv" else open(os.devnull) as f:
+        no_sv = "total_sv 0\n" in f.read()
+    if c["mode"] != "cv" and not no_sv:
         # gpusvm's model must be eps-optimal, whatever LIBSVM's is
         gg = checker_gap(c, gdir, "g.model", a)
         if gg is None:
@@ -375,6 +438,9 @@ def one_case(k, c, a):
         note = "gap %.3g (LIBSVM's model %s)" % (gg, "%.3g" % gr if gr is not None else "?")
         if gg > 1.01 * eps + 1e-12:
             return "WRONG", "gpusvm's model is not eps-optimal: %s; %s" % (note, "; ".join(soft))
+    if uncert in gerr and uncert not in rerr:
+        # said, not silent: the data's kernel values exceed what double sums can certify
+        return "uncert", note + "; " + gerr.strip().splitlines()[-1][:120]
     if not soft:
         return "ok", note
     if c["t"] == 3:
@@ -408,6 +474,10 @@ def main():
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--only", type=int, default=None, help="only this -s type")
     ap.add_argument("--kernel", type=int, default=None, help="only this -t kernel")
+    ap.add_argument("--api", default=None, metavar="PREFIX",
+                    help="also train each case through Debian's python3-libsvm on gpusvm's "
+                         "libsvm.so.3 (make install PREFIX=...): the model must be gpusvm-train's, "
+                         "byte for byte, and -v's result the one it prints")
     ap.add_argument("--kkt", default=None, help="the checker (default BUILD/tests/tools/kkt_check)")
     a = ap.parse_args()
     if not shutil.which("svm-train"):
@@ -418,12 +488,13 @@ def main():
         return 2
     a.train = os.path.abspath(os.path.join(a.build, "gpusvm-train"))
     a.predict = os.path.abspath(os.path.join(a.build, "gpusvm-predict"))
+    a.api = os.path.abspath(a.api) if a.api else None
     a.kkt = os.path.abspath(a.kkt or os.path.join(a.build, "tests", "tools", "kkt_check"))
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
     rng = random.Random(a.seed)
     cache = {}
-    counts = {v: 0 for v in ("ok", "tol", "nonpsd", "maxiter", "same-err", "skip", "WRONG")}
+    counts = {v: 0 for v in ("ok", "tol", "nonpsd", "uncert", "maxiter", "same-err", "skip", "WRONG")}
     k = 0
     while k < a.cases:
         c = draw_case(rng, a.data, cache)

@@ -234,9 +234,12 @@ static gs_status certify_and_resume(gs_run_pool *p, const struct gs_clustered *c
             /* the solver's own step limit ends it too (LIBSVM's warning is printed for it) */
             if (it->res.max_iter_hit) continue;
             if (pass + 1 >= CERT_PASSES) {
-                it->res.max_iter_hit = 1;
-                gs_log_verbose(log, "gpusvm: %s not certified after %d passes: gap %g (eps %g)\n", it->name,
-                               CERT_PASSES, c.gap, eps);
+                /* where the bound alone reaches eps no pass could certify it: say that, not that
+                 * the step limit was reached */
+                if (2 * c.err >= eps) { it->res.cert_err = c.err; it->res.cert_gap = c.gap; }
+                else it->res.max_iter_hit = 1;
+                gs_log_verbose(log, "gpusvm: %s not certified after %d passes: gap %g (eps %g, rounding bound %g)\n",
+                               it->name, CERT_PASSES, c.gap, eps, 2 * c.err);
                 continue;
             }
             /* resume from the exact gradients, to a tolerance that leaves room for their bounds */
@@ -263,6 +266,16 @@ static gs_status certify_and_resume(gs_run_pool *p, const struct gs_clustered *c
             res->max_iter_hit |= rs[r].res.max_iter_hit;
         }
     }
+}
+
+void gs_run_warn(const gs_binary_result *res)
+{
+    if (res->max_iter_hit) fprintf(stderr, "\nWARNING: reaching max number of iterations\n");
+    if (res->cert_err > 0)
+        fprintf(stderr, "\nWARNING: optimality not certified: the gap the gradients show is %g with their "
+                        "rounding bound (%g each), not below -e; the feature values are too large for this "
+                        "kernel: scale them (gpusvm-scale)\n",
+                res->cert_gap, res->cert_err);
 }
 
 gs_status gs_run_solve(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign, gs_binary_spec *specs,

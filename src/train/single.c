@@ -153,7 +153,7 @@ static void print_result(const gs_param *param, const gs_problem *prob, const do
             if (fabs(coef[i]) >= bound) nbsv++;
         }
     }
-    if (it->res.max_iter_hit) fprintf(stderr, "\nWARNING: reaching max number of iterations\n");
+    gs_run_warn(&it->res);
     gs_log_info(log, "*\noptimization finished, #iter = %ld\n", it->res.iterations);
     if (param->svm_type == GS_EPSILON_SVR) gs_log_info(log, "nu = %f\n", sum / (param->C * prob->l));
     if (param->svm_type == GS_NU_SVR) gs_log_info(log, "epsilon = %f\n", -it->res.r);

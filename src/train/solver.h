@@ -46,6 +46,10 @@ typedef struct gs_binary_result {
     long iterations;   /* working-set rounds */
     long inner_steps;  /* 2-variable steps of the subproblems */
     int max_iter_hit;
+    /* cert_err > 0: not certified, and its gradients' largest error bound, this value, is at least
+     * eps / 2: kernel values so large that double sums cannot show a gap below eps (run.c);
+     * cert_gap the certified gap then. Said by gs_run_warn instead of LIBSVM's warning. */
+    double cert_err, cert_gap;
 } gs_binary_result;
 
 struct gs_clustered;

@@ -205,7 +205,7 @@ static void print_pair(const gs_log *log, const gs_classes *cls, int (*pairs)[2]
     const int ni = cls->count[i], nj = cls->count[j], n = ni + nj;
     const double *alpha_pair = out[p].alpha;
     const gs_binary_result *res = &out[p].res;
-    if (res->max_iter_hit) fprintf(stderr, "\nWARNING: reaching max number of iterations\n");
+    gs_run_warn(res);
     double suma = 0;
     int nsv = 0, nbsv = 0;
     for (int t = 0; t < n; t++) {
