@@ -1445,7 +1445,7 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
  * float when fdots says that is exact (integer values, squared norms below 2^24), and the
  * kernel in double, and the magnitude |coef_w| (|K_w| + s_w (n_t + n_w)) for the error bound,
  * s_w the kernel's sensitivity to the dot product (RBF gamma K, linear 1, polynomial
- * d gamma |base|^(d-1), sigmoid gamma), into part[(poff + t) * 2 ngrp + grp] and [.. + ngrp + grp].
+ * d gamma |base|^(d-1), sigmoid gamma sech^2 over the argument's error interval), into part[(poff + t) * 2 ngrp + grp] and [.. + ngrp + grp].
  * A row-wise cluster's rows take the group's SVs CERT_CB at a time (gs_ell_dots_cb): the same
  * dot products, and the same sums, as WCH at a time (the group's range stays on WCH's grid).
  * k_cert_sum adds a row's ngrp groups in order to its running sums gx and mx. ngrp is the
@@ -1580,7 +1580,11 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
 #elif KTYPE == 2
             const double sens = gamma * k;
 #elif KTYPE == 3
-            const double sens = gamma;
+            /* tanh' = sech^2 <= 4 exp(-2 |arg|), at most 1, over the argument's error interval
+             * (gamma times the dot product's error, below (n_t + n_w) 2^-24 for any column count
+             * up to 2^29): saturated arguments of unscaled data are insensitive */
+            const double arg = fabs(gamma * dot + coef0) - fabs(gamma) * (ni + ln[w]) * 0x1p-24;
+            const double sens = arg > 0.0 ? gamma * fmin(1.0, 4.0 * exp(-2.0 * arg)) : gamma;
 #endif
             sum += lc[w] * k;
             mag += fabs(lc[w]) * (fabs(k) + fabs(sens) * (ni + ln[w]));
