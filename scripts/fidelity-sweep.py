@@ -31,7 +31,7 @@ Verdicts:
   same-err  both refuse the case with the same message and exit code
   skip      LIBSVM ran over the time limit
   WRONG     anything else: a different message or exit code, different printed lines, a model
-            svm-predict refuses, a model the checker finds not eps-optimal (whether or not it
+            svm-predict refuses, gpusvm-predict's output not svm-predict's (on either model), a model the checker finds not eps-optimal (whether or not it
             agrees with LIBSVM's), or a -v result that differs with the tolerance taken out
 Every model's checker gap is printed, LIBSVM's beside it.
 The last line counts each verdict; exit 1 if there is a WRONG.
@@ -308,6 +308,14 @@ def compare_train(c, gdir, tight, a):
         with open(os.path.join(gdir, "gp.pred"), "rb") as f1, open(os.path.join(gdir, "g.pred"), "rb") as f2:
             if f1.read() != f2.read():
                 hard.append("gpusvm-predict's output differs from svm-predict's on gpusvm's model")
+    # and on LIBSVM's model
+    pcode, pout, perr = run([a.predict] + pb + ["test", "r.model", "rp.pred"], a.timeout, gdir)
+    if pcode != 0:
+        hard.append("gpusvm-predict on LIBSVM's model: rc %s %s" % (pcode, perr.strip()[:200]))
+    else:
+        with open(os.path.join(gdir, "rp.pred"), "rb") as f1, open(os.path.join(gdir, "r.pred"), "rb") as f2:
+            if f1.read() != f2.read():
+                hard.append("gpusvm-predict's output differs from svm-predict's on LIBSVM's model")
     pg, pr = preds["g"], preds["r"]
     if c["s"] >= 3:
         ys = [float(v) for v in pr]
