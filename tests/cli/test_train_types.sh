@@ -110,6 +110,16 @@ if true; then
     check_eq "infeasible nu exit" 1 "$rc"
     check_file_eq "infeasible nu message" "$TMPD/no2.err" "$TMPD/no.err"
 fi
+# nu-SVC whose sigmoid kernel is 1.0 for every pair (tanh of ~1e4): every gradient is 0, r = 0, and
+# LIBSVM prints C = inf, obj = -nan, rho = -nan and writes rho -nan. gpusvm-train writes the same
+# lines and model, and says on stderr that rho is not a number (gpusvm-predict refuses the model)
+awk 'BEGIN { for (i = 0; i < 20; i++) printf "%d 1:%d 2:%d\n", i % 2 ? 1 : -1, 100 + i, 50 + 3 * i }' > "$TMPD/sat"
+"$TRAIN" -s 1 -t 3 -g 0.5 -n 0.5 "$TMPD/sat" "$TMPD/sat.g" > "$TMPD/sat.out" 2> "$TMPD/sat.err"; rc=$?
+svm-train -s 1 -t 3 -g 0.5 -n 0.5 "$TMPD/sat" "$TMPD/sat.r" > "$TMPD/sat.rout"
+check_eq "degenerate nu-SVC: exit, lines" "0 $(grep -v '^\.*\*\{0,1\}$' "$TMPD/sat.rout" | grep -v '^optimization')" \
+    "$rc $(grep -v '^\.*\*\{0,1\}$' "$TMPD/sat.out" | grep -v '^optimization')"
+check_file_eq "degenerate nu-SVC: model" "$TMPD/sat.r" "$TMPD/sat.g"
+check_eq "degenerate nu-SVC: the warning" 1 "$(grep -c '^WARNING: rho is -nan (a degenerate solution' "$TMPD/sat.err")"
 "$TRAIN" -s 2 -b 1 "$H" "$TMPD/no.model" > /dev/null 2> "$TMPD/no.err"; rc=$?
 svm-train -s 2 -b 1 "$H" "$TMPD/no2.model" > /dev/null 2> "$TMPD/no2.err"
 check_eq "-s 2 -b 1 exit" 1 "$rc"
