@@ -299,23 +299,16 @@ def compare_train(c, gdir, tight, a):
         if c["mode"] == "prob" and lines and lines[0].startswith("labels"):
             lines = lines[1:]
         preds[who] = [ln.split()[0] for ln in lines]
-    # gpusvm-predict on its own model: svm-predict's output byte for byte
+    # gpusvm-predict on each model: svm-predict's output byte for byte
     pb = ["-b", "1"] if c["mode"] == "prob" else []
-    pcode, pout, perr = run([a.predict] + pb + ["test", "g.model", "gp.pred"], a.timeout, gdir)
-    if pcode != 0:
-        hard.append("gpusvm-predict: rc %s %s" % (pcode, perr.strip()[:200]))
-    else:
-        with open(os.path.join(gdir, "gp.pred"), "rb") as f1, open(os.path.join(gdir, "g.pred"), "rb") as f2:
+    for who, whose in (("g", "gpusvm's"), ("r", "LIBSVM's")):
+        pcode, pout, perr = run([a.predict] + pb + ["test", who + ".model", who + "p.pred"], a.timeout, gdir)
+        if pcode != 0:
+            hard.append("gpusvm-predict on %s model: rc %s %s" % (whose, pcode, perr.strip()[:200]))
+            continue
+        with open(os.path.join(gdir, who + "p.pred"), "rb") as f1, open(os.path.join(gdir, who + ".pred"), "rb") as f2:
             if f1.read() != f2.read():
-                hard.append("gpusvm-predict's output differs from svm-predict's on gpusvm's model")
-    # and on LIBSVM's model
-    pcode, pout, perr = run([a.predict] + pb + ["test", "r.model", "rp.pred"], a.timeout, gdir)
-    if pcode != 0:
-        hard.append("gpusvm-predict on LIBSVM's model: rc %s %s" % (pcode, perr.strip()[:200]))
-    else:
-        with open(os.path.join(gdir, "rp.pred"), "rb") as f1, open(os.path.join(gdir, "r.pred"), "rb") as f2:
-            if f1.read() != f2.read():
-                hard.append("gpusvm-predict's output differs from svm-predict's on LIBSVM's model")
+                hard.append("gpusvm-predict's output differs from svm-predict's on %s model" % whose)
     pg, pr = preds["g"], preds["r"]
     if c["s"] >= 3:
         ys = [float(v) for v in pr]
