@@ -4,7 +4,6 @@
 #include "data/cluster.h"
 
 #include <float.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,12 +276,6 @@ void gs_run_warn(const gs_binary_result *res)
                         "rounding bound (%g each), not below -e; the feature values are too large for this "
                         "kernel: scale them (gpusvm-scale)\n",
                 res->cert_gap, res->cert_err);
-    /* nu-SVC with every alpha at its bound and r = 0 (seen with the sigmoid kernel): LIBSVM's
-     * lines and model say nan too, and svm-predict gives such a pair's second class to every row */
-    if (isnan(res->rho))
-        fprintf(stderr, "\nWARNING: rho is %f (a degenerate solution, e.g. nu-SVC's r = 0): the model is "
-                        "written as svm-train writes it, and gpusvm-predict refuses it\n",
-                res->rho);
 }
 
 gs_status gs_run_solve(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign, gs_binary_spec *specs,

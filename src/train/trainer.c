@@ -206,6 +206,12 @@ static void print_pair(const gs_log *log, const gs_classes *cls, int (*pairs)[2]
     const double *alpha_pair = out[p].alpha;
     const gs_binary_result *res = &out[p].res;
     gs_run_warn(res);
+    /* every gradient 0 (a saturated sigmoid kernel): r = 0, and LIBSVM's lines and model say nan
+     * too (svm-predict then gives the pair's second class to every row). NaN feature values give
+     * a NaN rho as well, where svm-train's silence is kept (the golden bad-input transcripts). */
+    if (nu && res->r == 0 && isnan(res->rho))
+        fprintf(stderr, "\nWARNING: nu-SVC's r is 0 (every gradient 0), so rho is nan: the model is written as "
+                        "svm-train writes it, and gpusvm-predict refuses it\n");
     double suma = 0;
     int nsv = 0, nbsv = 0;
     for (int t = 0; t < n; t++) {

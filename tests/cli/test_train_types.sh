@@ -119,7 +119,7 @@ svm-train -s 1 -t 3 -g 0.5 -n 0.5 "$TMPD/sat" "$TMPD/sat.r" > "$TMPD/sat.rout"
 check_eq "degenerate nu-SVC: exit, lines" "0 $(grep -v '^\.*\*\{0,1\}$' "$TMPD/sat.rout" | grep -v '^optimization')" \
     "$rc $(grep -v '^\.*\*\{0,1\}$' "$TMPD/sat.out" | grep -v '^optimization')"
 check_file_eq "degenerate nu-SVC: model" "$TMPD/sat.r" "$TMPD/sat.g"
-check_eq "degenerate nu-SVC: the warning" 1 "$(grep -c '^WARNING: rho is -nan (a degenerate solution' "$TMPD/sat.err")"
+check_eq "degenerate nu-SVC: the warning" 1 "$(grep -c "^WARNING: nu-SVC's r is 0 (every gradient 0), so rho is nan" "$TMPD/sat.err")"
 "$TRAIN" -s 2 -b 1 "$H" "$TMPD/no.model" > /dev/null 2> "$TMPD/no.err"; rc=$?
 svm-train -s 2 -b 1 "$H" "$TMPD/no2.model" > /dev/null 2> "$TMPD/no2.err"
 check_eq "-s 2 -b 1 exit" 1 "$rc"
