@@ -185,7 +185,8 @@ def draw_case(rng, data_dir, cache):
     if s in (0, 1) and rng.random() < 0.25:
         labels = sorted(set(row_label(r) for r in train))
         for lab in rng.sample(labels, min(2, len(labels))):
-            opts += ["-w" + lab, f32(rng.choice([0.25, 0.5, 2.0, 4.0]))]
+            # -w takes an integer label (ijcnn1 writes "1.0": svm-train refuses -w1.0)
+            opts += ["-w%d" % int(float(lab)), f32(rng.choice([0.25, 0.5, 2.0, 4.0]))]
     if rng.random() < 0.2:
         opts += ["-e", f32(rng.choice([0.01, 0.0001, 0.1]))]
     if rng.random() < 0.3:
