@@ -956,6 +956,11 @@ static gs_status run_passes(build *b, const gs_clustered *out)
         if (started[i]) pthread_join(th[i], NULL);
     for (int32_t i = 0; i < b->npass; i++)
         if (b->passes[i].st != GS_OK) return b->passes[i].st;
+    if (b->npass == 1) { /* one pass went through the segments in order: its pool is the pool */
+        b->pool = b->passes[0].pool;
+        b->passes[0].pool = NULL;
+        return GS_OK;
+    }
     /* join the pools in segment order: a segment's unions are one run of its pass's pool */
     int64_t len = 0;
     for (int32_t i = 0; i < b->npass; i++) len += b->passes[i].pool_len;

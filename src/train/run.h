@@ -36,11 +36,11 @@ typedef struct gs_run_item {
  * bound alone reaches eps), never hidden. alone: each problem is solved by itself
  * (as a lone problem, which may take the split round form), else all together.
  * @return GS_OK or the solver's error */
+gs_status gs_run_certified(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
+                           int n, double eps, int alone, const gs_log *log, gs_train_stats *stats);
 /* Prints on stderr the warnings a problem's result calls for: LIBSVM's "reaching max number of
  * iterations" (max_iter_hit), or that it could not be certified (cert_err). */
 void gs_run_warn(const gs_binary_result *res);
-gs_status gs_run_certified(gs_run_pool *p, const struct gs_clustered *cl, const int8_t *ysign, gs_run_item *items,
-                           int n, double eps, int alone, const gs_log *log, gs_train_stats *stats);
 
 /* gs_run_certified's two halves. gs_run_solve: solves specs[0..n) (results in their res) without
  * certifying them; gs_run_certify: certifies items whose spec.alpha and spec.g_exact / g_err hold
