@@ -243,7 +243,7 @@ def opt(opts, key, default):
 def checker_gap(c, gdir, model, a):
     """tests/tools/kkt_check on a model (the data's values as floats): the largest pair's m - M."""
     o = c["opts"]
-    cmd = [a.kkt, "-f", "-s", str(c["s"]), "-n", opt(o, "-n", "0.5"), "-p", opt(o, "-p", "0.1"),
+    cmd = [a.kkt, "-f", "-n", opt(o, "-n", "0.5"), "-p", opt(o, "-p", "0.1"),
            "train", model, opt(o, "-c", "1")]
     cmd += ["%s:%s" % (o[i][2:], o[i + 1]) for i in range(len(o)) if o[i].startswith("-w")]
     code, out, err = run(cmd, a.timeout * 4, gdir)

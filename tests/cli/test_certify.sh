@@ -15,7 +15,7 @@ if ! command -v python3 >/dev/null 2>&1; then skip "python3 absent (it generates
 python3 "$TOP/tests/data/gen_unscaled.py" 2000 > "$TMPD/us" || { fail "generator"; finish; exit; }
 
 # certified NAME DATA C WEIGHTS EPS [options...]: gap < eps on every pair, obj/rho as printed;
-# KOPT: the checker's options for the other SVM types (-s type -n nu -p epsilon)
+# KOPT: the checker's options for nu-SVC, one-class and the SVRs (-n nu, -p epsilon)
 certified() {
     name=$1; data=$2; c=$3; w=$4; eps=$5; shift 5
     "$TRAIN" -c "$c" "$@" "$data" "$TMPD/m" > "$TMPD/out" 2> "$TMPD/err" || { fail "$name: training failed: $(cat "$TMPD/err")"; return; }
@@ -42,14 +42,14 @@ certified unscaled_linear "$TMPD/us" 0.001 "" 0.001 -t 0
 certified unscaled_e_01 "$TMPD/us" 10 "" 0.01 -g 0.001 -e 0.01
 # the other types on the same data (its +-1 labels as SVR's targets): LIBSVM's gap of each
 # formulation (tests/tools/kkt_check.c), nu-SVC's and nu-SVR's per sign
-KOPT="-s 1 -n 0.3"; certified unscaled_nu_svc "$TMPD/us" 1 "" 0.001 -s 1 -n 0.3 -g 0.5
-KOPT="-s 2 -n 0.2"; certified unscaled_one_class "$TMPD/us" 1 "" 0.001 -s 2 -n 0.2 -g 0.0001
-KOPT="-s 3 -p 0.25"; certified unscaled_eps_svr "$TMPD/us" 100 "" 0.001 -s 3 -p 0.25 -g 0.5
-KOPT="-s 4 -n 0.4"; RTOL=1e-4; certified unscaled_nu_svr "$TMPD/us" 10 "" 0.001 -s 4 -n 0.4 -g 0.01
+KOPT="-n 0.3"; certified unscaled_nu_svc "$TMPD/us" 1 "" 0.001 -s 1 -n 0.3 -g 0.5
+KOPT="-n 0.2"; certified unscaled_one_class "$TMPD/us" 1 "" 0.001 -s 2 -n 0.2 -g 0.0001
+KOPT="-p 0.25"; certified unscaled_eps_svr "$TMPD/us" 100 "" 0.001 -s 3 -p 0.25 -g 0.5
+KOPT="-n 0.4"; RTOL=1e-4; certified unscaled_nu_svr "$TMPD/us" 10 "" 0.001 -s 4 -n 0.4 -g 0.01
 # (rho to 1e-4 only: the model stores alpha - alpha*, and the checker's alpha = max(coef, 0), alpha* =
 # max(-coef, 0) differ from the solver's where both are above 0 within the tolerance; nu-SVR's rho
 # rests on few free variables, so it moves by ~1e-5 here, LIBSVM's own model's by 6e-6)
-KOPT="-s 1 -n 0.33637687563896179"; RTOL=; certified heart_nu_svc_linear "$TOP/data/heart_scale" 1 "" 0.001 -s 1 -n 0.33637687563896179 -t 0
+KOPT="-n 0.33637687563896179"; RTOL=; certified heart_nu_svc_linear "$TOP/data/heart_scale" 1 "" 0.001 -s 1 -n 0.33637687563896179 -t 0
 KOPT=
 SG=$DATASETS/svmguide1/svmguide1.gz
 if [ -f "$SG" ]; then
@@ -59,7 +59,7 @@ if [ -f "$SG" ]; then
     # the sigmoid kernel saturates on unscaled rows (tanh of ~1e4): its sensitivity to the dot
     # product's rounding is sech^2 of the argument, not gamma, so the model is certified (before:
     # "not certified", the bound 0.0009 a gradient; earlier "reaching max number of iterations")
-    KOPT="-s 3 -p 0.125"; certified svmguide1_sigmoid_svr "$TMPD/sg1" 1 "" 0.001 -s 3 -t 3 -g 4 -r 0 -p 0.125
+    KOPT="-p 0.125"; certified svmguide1_sigmoid_svr "$TMPD/sg1" 1 "" 0.001 -s 3 -t 3 -g 4 -r 0 -p 0.125
     KOPT=
     # unscaled rows with a quadratic kernel: kernel values ~1e10, so the gradients' rounding bound
     # in double (2.8 each) exceeds eps and no pass can certify the model: gpusvm-train says so,
@@ -68,7 +68,7 @@ if [ -f "$SG" ]; then
     "$TRAIN" -q -s 2 -n 0.3 -t 1 -g 1 -d 2 -r 0.5 "$TMPD/sg1" "$TMPD/m" > "$TMPD/out" 2> "$TMPD/err"
     check_eq "svmguide1 quadratic one-class: exit status and warnings" "0 1 0" \
         "$? $(grep -c '^WARNING: optimality not certified: the gap the gradients show is' "$TMPD/err") $(grep -c 'max number of iterations' "$TMPD/err")"
-    gap=$("$KKT" -f -s 2 -n 0.3 "$TMPD/sg1" "$TMPD/m" | sed -n 's/^max_gap //p')
+    gap=$("$KKT" -f -n 0.3 "$TMPD/sg1" "$TMPD/m" | sed -n 's/^max_gap //p')
     if awk -v g="$gap" 'BEGIN { exit !(g < 0.001) }'; then pass; else fail "svmguide1 quadratic one-class: checker's gap $gap"; fi
 else
     skip "svmguide1 absent ($SG)"
@@ -100,7 +100,7 @@ GL=$DATASETS/glass/glass.scale.gz
 if [ -f "$GL" ]; then # six classes, fifteen pairs
     gzip -dc "$GL" > "$TMPD/glass"
     certified glass_multiclass "$TMPD/glass" 100 "" 0.001 -g 2
-    KOPT="-s 1 -n 0.125"; certified glass_nu_svc "$TMPD/glass" 1 "" 0.001 -s 1 -n 0.125 -g 2
+    KOPT="-n 0.125"; certified glass_nu_svc "$TMPD/glass" 1 "" 0.001 -s 1 -n 0.125 -g 2
     KOPT=
 else
     skip "glass absent ($GL)"

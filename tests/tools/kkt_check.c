@@ -17,7 +17,8 @@
  *
  * -t 4 (precomputed) models: K(x_s, x_t) is the data row's value at the SV's serial number.
  *
- * Usage: kkt_check [-f] [-s type] [-n nu] [-p eps] data_file model_file [C [label:weight ...]]
+ * Usage: kkt_check [-f] [-n nu] [-p eps] data_file model_file [C [label:weight ...]]   (the type is
+ * the model's svm_type; nu and eps as training had them, for nu-SVC and epsilon-SVR)
  * (plain text files; C default 1; the weights as -wi gave them, for the C of each class in C-SVC).
  * -f: every feature value rounded to the nearest float first, as gpusvm-train holds the data (its
  * certification is exact for that). Prints "pair LI LJ gap G obj O rho R model_rho R'" per pair
@@ -155,16 +156,14 @@ int main(int argc, char **argv)
     long double nu = 0.5L, eps_p = 0.1L;
     for (;;) {
         if (argc > 1 && !strcmp(argv[1], "-f")) { as_float = 1; argv++; argc--; }
-        else if (argc > 2 && !strcmp(argv[1], "-s")) { stype = atoi(argv[2]); argv += 2; argc -= 2; }
         else if (argc > 2 && !strcmp(argv[1], "-n")) { nu = strtold(argv[2], NULL); argv += 2; argc -= 2; }
         else if (argc > 2 && !strcmp(argv[1], "-p")) { eps_p = strtold(argv[2], NULL); argv += 2; argc -= 2; }
         else break;
     }
-    if (argc < 3 || stype < 0 || stype > 4) {
-        fprintf(stderr, "usage: kkt_check [-f] [-s type] [-n nu] [-p eps] data_file model_file [C [label:weight ...]]\n");
+    if (argc < 3) {
+        fprintf(stderr, "usage: kkt_check [-f] [-n nu] [-p eps] data_file model_file [C [label:weight ...]]\n");
         return 2;
     }
-    const int classify = stype <= 1;
     /* C and the weights in double, their product too, as LIBSVM forms each class's C */
     const double C0 = argc > 3 ? strtod(argv[3], NULL) : 1.0;
     FILE *fd = fopen(argv[1], "r"), *fm = fopen(argv[2], "r");
@@ -180,7 +179,12 @@ int main(int argc, char **argv)
         if (sscanf(line, "%63s", w) != 1) continue;
         if (!strcmp(w, "SV")) break;
         char *a = line + strlen(w);
-        if (!strcmp(w, "kernel_type")) {
+        if (!strcmp(w, "svm_type")) {
+            const char *names[] = {"c_svc", "nu_svc", "one_class", "epsilon_svr", "nu_svr"};
+            char t[64] = "";
+            if (sscanf(a, "%63s", t) == 1)
+                for (int i = 0; i < 5; i++) if (!strcmp(t, names[i])) stype = i;
+        } else if (!strcmp(w, "kernel_type")) {
             const char *names[] = {"linear", "polynomial", "rbf", "sigmoid", "precomputed"};
             for (int i = 0; i < 5; i++) if (strstr(a, names[i])) kt = i;
         } else if (!strcmp(w, "degree")) degree = atoi(a);
@@ -193,6 +197,7 @@ int main(int argc, char **argv)
         else if (!strcmp(w, "nr_sv")) { char *e = a; for (int c = 0; c < k; c++) nsv[c] = (int)strtol(e, &e, 10); }
     }
     if (k < 2 || k > 1024 || l <= 0) { fprintf(stderr, "kkt_check: model without classes or SVs\n"); return 2; }
+    const int classify = stype <= 1; /* the model's svm_type */
     if (!classify) { k = 2; nsv[0] = l; nsv[1] = 0; label[0] = label[1] = 0; }
     const int ncoef = classify ? k - 1 : 1;
     row *sv = calloc((size_t)l, sizeof *sv);
