@@ -17,7 +17,8 @@
 # grid, and alone on a9a (GRID_A9A_ROWS rows) with each of GRID_LANES (default "auto": gpusvm's
 # choice; numbers set GPUSVM_GRID_LANES) and on GRID_SETS (default none; e.g. "ijcnn1 letter", each
 # stopped after GRID_TIMEOUT s, default 420), with the process's CPU time;
-# TYPES (';'-separated svm-train options of the "types" part), TYPES_SUBSET (LIBSVM's and ThunderSVM's
+# TYPES (';'-separated svm-train options of the "types" part), TYPES_SETS (its sets, default a9a;
+# e.g. abalone with TYPES="-s 3 -p 0.1;-s 4 -n 0.5"), TYPES_SUBSET (LIBSVM's and ThunderSVM's
 # --ref-subset there; default 0, the whole set).
 set -u
 D=$1; OLD=${2:-}
@@ -48,7 +49,7 @@ if has types; then
     TYPES=${TYPES:-"-s 1 -n 0.4 -g 0.05;-s 2 -n 0.1 -g 0.05;-s 3 -p 0.1 -g 0.05"}
     echo "$TYPES" | tr ';' '\n' | while read -r args; do
         scripts/bench --data-dir "$D/ds" --libsvm-debs "$D/debs" --thundersvm "$T" --repeat "$REPEAT" \
-            --ref-subset "${TYPES_SUBSET:-0}" --datasets a9a --train-args "$args" --out-md "$D/types.md" \
+            --ref-subset "${TYPES_SUBSET:-0}" --datasets "${TYPES_SETS:-a9a}" --train-args "$args" --out-md "$D/types.md" \
             --csv "$D/types.csv" > "$D/types.log" 2>&1
         cat "$D/types.md"
     done
