@@ -11,8 +11,8 @@
 # Env: REPEAT (default 5), PARTS (default "first bench types cv old exit": which parts to run;
 # "held" also: gpusvm alone, one training against -v 5 and -b 1 on a9a, letter, mnist10k;
 # "year" also: epsilon-SVR on the generated 500,000 x 90 year-gen, LIBSVM and ThunderSVM on its
-# first YEAR_SUBSET rows (default 20000, extrapolated), gpusvm YEAR_REPEAT times (default 1), all
-# predicting the first YEAR_TEST (5000)
+# first YEAR_SUBSET rows (default 20000, extrapolated; ThunderSVM on all of them with YEAR_TSVM_FULL=1,
+# ~30 s on an H100), gpusvm YEAR_REPEAT times (default 1), all predicting the first YEAR_TEST (5000)
 # test rows; generated into DIR/gen on the machine),
 # "grid": gpusvm-grid against svm-grid (with gpusvm-train, with LIBSVM) on heart_scale's default
 # grid, and alone on a9a (GRID_A9A_ROWS rows) with each of GRID_LANES (default "auto": gpusvm's
@@ -89,7 +89,7 @@ if has old && [ -n "$OLD" ]; then
 fi
 if has year; then
     scripts/bench --data-dir "$D/ds" --gen-dir "$D/gen" --libsvm-debs "$D/debs" --thundersvm "$T" \
-        --repeat "${YEAR_REPEAT:-1}" --ref-subset "${YEAR_SUBSET:-20000}" --test-subset "${YEAR_TEST:-5000}" --datasets year-gen \
+        ${YEAR_TSVM_FULL:+--thundersvm-full} --repeat "${YEAR_REPEAT:-1}" --ref-subset "${YEAR_SUBSET:-20000}" --test-subset "${YEAR_TEST:-5000}" --datasets year-gen \
         --train-args "${YEAR_ARGS:--s 3 -p 0.1}" --breakdown --timeout 400 --out-md "$D/year.md" --csv "$D/year.csv" > "$D/year.log" 2>&1
     cat "$D/year.md"
 fi
