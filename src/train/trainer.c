@@ -48,7 +48,7 @@ static gs_status model_svs(const gs_problem *prob, const gs_classes *cls, int (*
         for (int t = 0; t < n; t++) {
             const double a = out[p].alpha[t];
             const int grouped = t < ni ? cls->start[i] + t : cls->start[j] + (t - ni);
-            if (a > 0) nonzero[cls->order[grouped]] = 1;
+            if (fabs(a) > 0) nonzero[cls->order[grouped]] = 1; /* nu-SVC: alpha / r < 0 where r < 0, NaN where r = 0 */
             coef_rows[(size_t)grouped * (size_t)(k - 1) + (size_t)(t < ni ? j - 1 : i)] = t < ni ? a : -a;
         }
     }
@@ -217,9 +217,11 @@ static void print_pair(const gs_log *log, const gs_classes *cls, int (*pairs)[2]
     for (int t = 0; t < n; t++) {
         const double a = alpha_pair[t];
         suma += a;
-        if (a > 0) {
+        /* LIBSVM's counts: |alpha| > 0, and |alpha| at its bound, C or nu-SVC's 1 / r (a nu-SVC pair
+         * whose r ends below 0, nearly separable, has every alpha / r < 0, every SV at its bound) */
+        if (fabs(a) > 0) { /* (not NaN: r = 0 and alpha = 0) */
             nsv++;
-            if (a >= (nu ? 1 / res->r : (t < ni ? cw[i] : cw[j]))) nbsv++;
+            if (fabs(a) >= (nu ? 1 / res->r : (t < ni ? cw[i] : cw[j]))) nbsv++;
         }
     }
     model->rho[p] = res->rho;

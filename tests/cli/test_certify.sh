@@ -50,6 +50,9 @@ KOPT="-n 0.4"; RTOL=1e-4; certified unscaled_nu_svr "$TMPD/us" 10 "" 0.001 -s 4 
 # max(-coef, 0) differ from the solver's where both are above 0 within the tolerance; nu-SVR's rho
 # rests on few free variables, so it moves by ~1e-5 here, LIBSVM's own model's by 6e-6)
 KOPT="-n 0.33637687563896179"; RTOL=; certified heart_nu_svc_linear "$TOP/data/heart_scale" 1 "" 0.001 -s 1 -n 0.33637687563896179 -t 0
+# a nearly separable nu-SVC whose r ends below 0 (printed C < 0, as svm-train's does here): the
+# coefficients y alpha / r are of the other sign, and every SV is in the model (none were before)
+KOPT="-n 0.05"; certified heart_nu_svc_r_below_0 "$TOP/data/heart_scale" 1 "" 0.001 -s 1 -n 0.05 -t 0
 KOPT=
 SG=$DATASETS/svmguide1/svmguide1.gz
 if [ -f "$SG" ]; then

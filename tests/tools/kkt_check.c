@@ -6,7 +6,8 @@
  *
  * The dual LIBSVM solves, per type (a_t the solver's variables, y_t = +-1, G_t = (Q a)_t + p_t):
  *   C-SVC    a_t = |coef| in [0, C_t], p_t = -1
- *   nu-SVC   a_t = |coef| r in [0, 1], p_t = 0, r = nu l / sum |coef| (the model's coef are a y / r);
+ *   nu-SVC   a_t = y coef r in [0, 1], p_t = 0, r = nu l / sum y coef (the model's coef are a y / r, and
+ *            r < 0 where a nearly separable pair's ends below 0, as LIBSVM's can);
  *            printed obj and the model's rho are divided by r^2 and r
  *   one-class a_t = coef in [0, 1], p_t = 0
  *   eps-SVR  2l variables: a_t = max(coef, 0) (y +1, p = eps - z_t), a*_t = max(-coef, 0) (y -1,
@@ -268,7 +269,7 @@ int main(int argc, char **argv)
     for (int i = 0, p = 0; i < (classify ? k : 1); i++)
         for (int j = i + 1; j < (classify ? k : 2); j++, p++) {
             long n = 0;
-            long double sum_abs = 0, r = 1;
+            long double sum_a = 0, r = 1;
             for (int t = 0; t < nrow; t++) {
                 if (rc[t] != i && rc[t] != j) continue;
                 const long double f = F[(size_t)t * npair + p];
@@ -282,16 +283,19 @@ int main(int argc, char **argv)
                 }
                 const int y = rc[t] == i ? 1 : -1;
                 long double a = 0;
-                if (rsv[t] >= 0) a = fabsl(coef[(size_t)rsv[t] * (k - 1) + (y > 0 ? j - 1 : i)]);
-                sum_abs += a;
+                if (rsv[t] >= 0) {
+                    const long double c = coef[(size_t)rsv[t] * (k - 1) + (y > 0 ? j - 1 : i)];
+                    a = stype == 1 ? y * c : fabsl(c); /* nu-SVC: a / r, of r's sign */
+                }
+                sum_a += a;
                 /* the row's C (the model does not state it): C times its class's weights */
                 double C = C0;
                 for (int w = 4; w < argc; w++)
                     if (atoi(argv[w]) == label[rc[t]] && strchr(argv[w], ':')) C *= strtod(strchr(argv[w], ':') + 1, NULL);
                 v[n++] = stype == 0 ? (var){y, a, C, -1, y * f - 1} : (var){y, a, 1, 0, y * f};
             }
-            if (stype == 1) { /* alpha = |coef| r, G = r y f */
-                r = sum_abs > 0 ? nu * n / sum_abs : 1;
+            if (stype == 1) { /* alpha = y coef r, G = r y f */
+                r = sum_a != 0 ? nu * n / sum_a : 1;
                 for (long t = 0; t < n; t++) {
                     v[t].a *= r;
                     v[t].g *= r;
