@@ -4,6 +4,7 @@
 #include "data/cluster.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,12 +246,16 @@ static gs_status certify_and_resume(gs_run_pool *p, const struct gs_clustered *c
             /* resume from the exact gradients, to a tolerance that leaves room for their bounds: the
              * certified gap is the exact one widened by up to 2 err, so the exact gap must end below
              * eps - 2 err (eps / 2 there let a pair whose bounds take over half of eps stop where it
-             * was, pass after pass: pendigits nu-SVC, unscaled, gamma 0.19) */
+             * was, pass after pass: pendigits nu-SVC, unscaled, gamma 0.19), at least eps / 10; where
+             * the bounds alone reach eps no target can do it (the last pass says so), eps / 2 */
             rs_item[ns] = i;
             gs_binary_spec *r = &rs[ns++];
             *r = *sp;
             const double margin = 2 * c.err, room = eps - margin;
-            r->eps = forced ? eps / 10 : margin < eps / 2 ? room : 0.9 * room;
+            r->eps = forced ? eps / 10
+                   : margin < eps / 2 ? room
+                   : margin < eps ? fmax(0.9 * room, eps / 10)
+                   : eps / 2;
             r->g_init = sp->g_exact;
             r->cert_delta = 1; /* the next certification adds the changes to these */
             r->res = it->res; /* its rounds so far: the deal's cost estimate */
