@@ -246,6 +246,14 @@ def opt(opts, key, default):
     return opts[opts.index(key) + 1] if key in opts else default
 
 
+def without(opts, key):
+    """opts without the option key and its value."""
+    if key not in opts:
+        return list(opts)
+    i = opts.index(key)
+    return opts[:i] + opts[i + 2:]
+
+
 def checker_gap(c, gdir, model, a):
     """tests/tools/kkt_check on a model (the data's values as floats): the largest pair's m - M."""
     o = c["opts"]
@@ -464,11 +472,7 @@ def one_case(k, c, a):
         return "nonpsd", note + "; " + "; ".join(soft)
     if c["mode"] != "cv":
         return "tol", note + "; " + "; ".join(soft)
-    topts = [o for o in c["opts"]]
-    if "-e" in topts:
-        i = topts.index("-e")
-        del topts[i:i + 2]
-    topts += ["-e", "1e-06"]
+    topts = without(c["opts"], "-e") + ["-e", "1e-06"]
     tc = dict(c)
     run_pair(tc, gdir, topts, a)
     if tc["r"][0] is None:
@@ -483,12 +487,8 @@ def one_case(k, c, a):
         # kernel) eps-optimal solutions differ widely, and LIBSVM's float kernel cache may keep it
         # from 1e-6. Both programs train the whole set at 1e-6 (-v's folds are parts of it): tol
         # when the checker finds gpusvm's model 1e-6-optimal and LIBSVM's not
-        wopts = [o for o in topts]
-        if "-v" in wopts:
-            i = wopts.index("-v")
-            del wopts[i:i + 2]
         wc = dict(c, mode="train")
-        run_pair(wc, gdir, wopts, a)
+        run_pair(wc, gdir, without(topts, "-v"), a)
         if wc["g"][0] == 0 and wc["r"][0] == 0:
             wg = checker_gap(wc, gdir, "g.model", a)
             wr = checker_gap(wc, gdir, "r.model", a)

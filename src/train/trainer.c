@@ -215,13 +215,13 @@ static void print_pair(const gs_log *log, const gs_classes *cls, int (*pairs)[2]
     double suma = 0;
     int nsv = 0, nbsv = 0;
     for (int t = 0; t < n; t++) {
-        const double a = alpha_pair[t];
+        const double a = alpha_pair[t], m = fabs(a);
         suma += a;
         /* LIBSVM's counts: |alpha| > 0, and |alpha| at its bound, C or nu-SVC's 1 / r (a nu-SVC pair
          * whose r ends below 0, nearly separable, has every alpha / r < 0, every SV at its bound) */
-        if (fabs(a) > 0) { /* (not NaN: r = 0 and alpha = 0) */
+        if (m > 0) { /* (not NaN: r = 0 and alpha = 0) */
             nsv++;
-            if (fabs(a) >= (nu ? 1 / res->r : (t < ni ? cw[i] : cw[j]))) nbsv++;
+            if (m >= (nu ? 1 / res->r : (t < ni ? cw[i] : cw[j]))) nbsv++;
         }
     }
     model->rho[p] = res->rho;
