@@ -65,6 +65,8 @@ void gs_tuning_from_env(gs_tuning *t)
     if (sm && *sm && !*sm_end && sm_v >= 0) t->shrink_min = sm_v;
     const char *gl = getenv("GPUSVM_GRID_LANES");
     if (gl && atoi(gl) > 0) t->grid_lanes = atoi(gl) < 16 ? atoi(gl) : 16;
+    const char *gn = getenv("GPUSVM_GRID_NICE");
+    if (gn && *gn && atoi(gn) >= 0) t->grid_nice = atoi(gn) < 19 ? atoi(gn) : 19;
     const char *cr = getenv("GPUSVM_CERT_RESUME");
     if (cr && atoi(cr) > 0) t->cert_resume = atoi(cr) < 7 ? atoi(cr) : 7; /* run.c's last pass stays real */
     t->device = env_str("GPUSVM_DEVICE");

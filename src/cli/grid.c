@@ -32,6 +32,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#endif
 #ifdef GS_MPI
 #include <mpi.h>
 #endif
@@ -53,6 +57,9 @@ enum { KEEP_GOING = -1 };
  * (4) and 80.9 s (8); 8 lanes of 1 cell 82.3 s, of 3 cells 74.7 s, 16 of 1 cell 73.3 s: ~900 s of
  * host CPU (the subproblems) on 16 cores, the device mostly waiting. */
 enum { LANE_CELLS = 3, GS_GRID_LANES_MAX = 16 };
+/* lane_nice's k unless GPUSVM_GRID_NICE sets it: a9a's default grid on an H100 (docs/performance.md,
+ * twentieth session) took 57.6 and 58.3 s with 2 against 61.0-65.5 s without, the same output */
+enum { GS_GRID_NICE_DEFAULT = 2 };
 /* A lane uploads its own copy of the data: at most as many lanes as a third of the device memory
  * holds at LANE_BYTES_PER_VALUE bytes a stored value (the clustered layout pads rows: a9a's 13.9
  * values a row take 48.8 slots of 4 bytes, plus the solver's buffers) */
@@ -434,7 +441,8 @@ static int work_plan(const grid_run *r, grid_work *w, int batch_max, int slots, 
     for (int i = 0; i < r->n; i++)
         if (!r->known[i]) w->todo[w->ntodo++] = i;
     memcpy(pick, w->todo, sizeof *pick * (size_t)w->ntodo);
-    if (by_cost && gs_grid_cost_order(r->cells, pick, w->ntodo) != GS_OK) {
+    const double scale = by_cost && r->o->param.kernel_type == GS_KERNEL_RBF ? gs_grid_rbf_scale(r->prob) : 0;
+    if (by_cost && gs_grid_cost_order(r->cells, pick, w->ntodo, scale) != GS_OK) {
         free(pick);
         return 1;
     }
@@ -532,6 +540,7 @@ typedef struct lane_ctl {
     int next;              /* the next batch to take */
     int stop;              /* a batch failed or -out could not be written: take no more */
     int running;           /* lanes still working */
+    int nice;              /* lane_nice's k */
     char *state;           /* per batch: 0 not done, 1 done, 2 failed; under mu */
     double *rates;         /* per batch: w->maxb rates */
 } lane_ctl;
@@ -541,6 +550,26 @@ typedef struct lane {
     double *target;        /* w->maxb * l */
     pthread_t th;
 } lane;
+
+/* A lane's priority for its batch b (the b-th dearest, gs_grid_cost_order): nice min(19, b * k / 2)
+ * for the lane's thread and the threads its batch starts (the subproblems' crew), k 0 leaving it.
+ * The dearest batches end last (a9a's C = 2^15 cells at gamma = 2^-5: 25 s alone, ~55 s among the
+ * others); with the cheaper ones yielding the cores to them the grid ends sooner, and the total
+ * work is the same. Linux only (a thread's own nice value); a value is only ever raised, as lowering
+ * it needs privileges. */
+static void lane_nice(int b, int k)
+{
+#ifdef __linux__
+    if (k <= 0) return;
+    const int want = (long)b * k / 2 < 19 ? (int)((long)b * k / 2) : 19;
+    const id_t tid = (id_t)syscall(SYS_gettid);
+    errno = 0;
+    const int cur = getpriority(PRIO_PROCESS, tid);
+    if (errno == 0 && want > cur) (void)setpriority(PRIO_PROCESS, tid, want);
+#else
+    (void)b; (void)k;
+#endif
+}
 
 static void *lane_run(void *arg)
 {
@@ -553,6 +582,7 @@ static void *lane_run(void *arg)
         pthread_mutex_unlock(&c->mu);
         if (b < 0) break;
         const int *idx = c->w->order + c->w->start[b], n = c->w->start[b + 1] - c->w->start[b];
+        lane_nice(b, c->nice);
         const double tb = gs_now();
         const gs_status st = gs_grid_batch_rates(c->dev, r->prob, &c->param, r->o->nr_fold, r->cells, idx, n,
                                                  ln->target, c->rates + (size_t)b * (size_t)c->w->maxb);
@@ -629,6 +659,7 @@ static int run_lanes(grid_run *r, const gs_device_provider *dev, grid_work *w, i
         return 1;
     }
     c.param.tuning.batch_mb = lane_budget_mb(r, dev, lanes);
+    c.nice = r->o->param.tuning.grid_nice == GS_TUNE_AUTO ? GS_GRID_NICE_DEFAULT : r->o->param.tuning.grid_nice;
     pthread_mutex_init(&c.mu, NULL);
     pthread_cond_init(&c.cv, NULL);
     char *seen = calloc((size_t)w->nbatch, 1);

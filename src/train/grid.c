@@ -254,15 +254,59 @@ int gs_grid_batches(const gs_grid_cell *cells, const int *todo, int n, int batch
     return ng;
 }
 
-gs_status gs_grid_cost_order(const gs_grid_cell *cells, int *idx, int n)
+/* ||x_a - x_b||^2 of two rows of prob (ascending indices: a merge) */
+static double row_dist2(const gs_problem *prob, int32_t a, int32_t b)
+{
+    int64_t i = prob->row_ptr[a], j = prob->row_ptr[b];
+    const int64_t ie = prob->row_ptr[a + 1], je = prob->row_ptr[b + 1];
+    double d = 0;
+#define GS_VAL(k) (prob->val ? (double)prob->val[k] : prob->dval[k])
+    while (i < ie || j < je) {
+        double t;
+        if (j >= je || (i < ie && prob->idx[i] < prob->idx[j])) t = GS_VAL(i++);
+        else if (i >= ie || prob->idx[j] < prob->idx[i]) t = GS_VAL(j++);
+        else { t = GS_VAL(i) - GS_VAL(j); i++; j++; }
+        d += t * t;
+    }
+#undef GS_VAL
+    return d;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double gs_grid_rbf_scale(const gs_problem *prob)
+{
+    const int32_t l = prob->l;
+    if (l < 2 || (!prob->val && !prob->dval)) return 0;
+    const int64_t pairs = (int64_t)l * (l - 1) / 2;
+    const int m = pairs < GS_GRID_SCALE_PAIRS ? (int)pairs : GS_GRID_SCALE_PAIRS;
+    double d[GS_GRID_SCALE_PAIRS];
+    uint64_t x = 0x9E3779B97F4A7C15ull; /* a fixed xorshift stream: the same pairs every run */
+    for (int k = 0; k < m; k++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        const int32_t a = (int32_t)(x % (uint64_t)l);
+        const int32_t b = (int32_t)((a + 1 + (int64_t)((x >> 32) % (uint64_t)(l - 1))) % l);
+        d[k] = row_dist2(prob, a, b);
+    }
+    qsort(d, (size_t)m, sizeof d[0], cmp_double);
+    const double med = d[m / 2];
+    return isfinite(med) && med > 0 ? med : 0;
+}
+
+gs_status gs_grid_cost_order(const gs_grid_cell *cells, int *idx, int n, double scale)
 {
     if (n < 2) return GS_OK;
     double *cost = malloc(sizeof *cost * (size_t)n);
     int *order = malloc(sizeof *order * (size_t)n), *was = malloc(sizeof *was * (size_t)n);
     gs_status st = cost && order && was ? GS_OK : GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    const double ls = scale > 0 ? log2(scale) : NAN;
     for (int i = 0; st == GS_OK && i < n; i++) {
-        const double c = cells[idx[i]].v[GS_GRID_C];
-        cost[i] = isnan(c) ? -INFINITY : c;
+        const double c = cells[idx[i]].v[GS_GRID_C], g = cells[idx[i]].v[GS_GRID_G];
+        cost[i] = (isnan(c) ? 0 : c) - (isnan(g) || isnan(ls) ? 0 : fabs(g + ls));
         was[i] = idx[i];
     }
     if (st == GS_OK) st = gs_order_by_cost(cost, order, n);

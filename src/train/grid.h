@@ -93,12 +93,23 @@ int gs_grid_batchable(const gs_param *base, const gs_grid_axis *axes);
  * start[n + 1] are the caller's. @return the number of batches */
 int gs_grid_batches(const gs_grid_cell *cells, const int *todo, int n, int batch_max, int *order, int *start);
 
-/* Reorders the plan cells idx[0..n) by their expected cost, the dearest first: a larger C first
- * (SMO's steps grow with C: a9a's cells at C = 2^15 take 10 million steps a fold, those at 2^-5
- * a few thousand), equal C in the order given. Several lanes or ranks taking batches in this order
- * start the long ones first, so that the short ones fill the end (longest processing time first).
+/* The typical squared distance between two rows of prob: the median of ||x_a - x_b||^2 over up to
+ * GS_GRID_SCALE_PAIRS pairs of distinct rows (a fixed choice: the same data, the same value); 0
+ * when there are fewer than two rows or the median is 0. For gs_grid_cost_order, on an RBF grid. */
+enum { GS_GRID_SCALE_PAIRS = 511 };
+double gs_grid_rbf_scale(const gs_problem *prob);
+
+/* Reorders the plan cells idx[0..n) by their expected cost, the dearest first (several lanes or
+ * ranks taking batches in this order start the long ones first, so that the short ones fill the
+ * end: longest processing time first). A cell's cost is log2 C (SMO's steps grow with C: a9a's
+ * cells at C = 2^15 take 10 million steps a fold, those at 2^-5 a few thousand), less, when scale
+ * (gs_grid_rbf_scale) is positive, |log2(gamma * scale)|: an RBF kernel is hardest where gamma
+ * times the rows' typical squared distance is near 1 (its values spread over (0, 1)); far from it
+ * the kernel matrix tends to the identity or to all ones, and the problem is easy (a9a, scale 24:
+ * the cells at gamma = 2^-5 took longest at every C, those at 2^3 a fraction of it). Equal costs in
+ * the order given; an axis that is off counts 0. The order changes only the time, never a rate.
  * @return GS_OK or GS_ERR_NOMEM (idx unchanged) */
-gs_status gs_grid_cost_order(const gs_grid_cell *cells, int *idx, int n);
+gs_status gs_grid_cost_order(const gs_grid_cell *cells, int *idx, int n, double scale);
 
 /* The rates of the cells cells[idx[0..n)]: one batch of gs_grid_batches (cells differing only in C,
  * or one cell). target[n * l] is scratch.

@@ -18,6 +18,7 @@ void gs_tuning_init(gs_tuning *t)
     t->col_rows = GS_TUNE_AUTO;
     t->keep_data = GS_TUNE_AUTO;
     t->grid_lanes = GS_TUNE_AUTO;
+    t->grid_nice = GS_TUNE_AUTO;
     t->device = NULL;
     t->profile = GS_TUNE_AUTO;
     t->kernel_dir = NULL;

@@ -68,6 +68,9 @@ typedef struct gs_tuning {
                         copies would not fit), 1 on a CPU device (whose cores the solver already
                         uses); under MPI the batches a rank runs at once in a round (the ranks'
                         smallest, 1 when unset) */
+    int grid_nice;   /* GPUSVM_GRID_NICE=K (0..19): gpusvm-grid's lane runs its batch b (the b-th
+                        dearest) at nice min(19, b * K / 2), its subproblem threads too; 0 leaves
+                        the priorities alone; GS_TUNE_AUTO (default): GS_GRID_NICE_DEFAULT */
     /* ---- device (src/device/ocl.c) ---- */
     const char *device;     /* GPUSVM_DEVICE: the device spec used when the caller gives none
                                (gs_ocl_open); NULL (default): the first GPU, else any device.

@@ -109,6 +109,14 @@ done
 check_eq "lanes: 8 cells" 8 "$(wc -l < "$TMPD/l1/l.out")"
 check_file_eq "lanes 3: -out as one lane's" "$TMPD/l1/l.out" "$TMPD/l3/l.out"
 check_file_eq "lanes 3: stdout as one lane's" "$TMPD/l1/stdout" "$TMPD/l3/stdout"
+# the lanes' priorities (GPUSVM_GRID_NICE: off, and the steepest) change no rate
+for k in 0 19; do
+    mkdir -p "$TMPD/k$k"
+    (cd "$TMPD/k$k" && GPUSVM_GRID_NICE=$k GPUSVM_GRID_LANES=3 "$GRID" -log2c 1,3,2 -log2g -3,-9,-2 -out l.out \
+        -gnuplot null "$H" > stdout 2> stderr); check_eq "lanes 3, nice $k: exit" 0 "$?"
+    check_file_eq "lanes 3, nice $k: -out as one lane's" "$TMPD/l1/l.out" "$TMPD/k$k/l.out"
+    check_file_eq "lanes 3, nice $k: stdout as one lane's" "$TMPD/l1/stdout" "$TMPD/k$k/stdout"
+done
 # --verbose: each lane's batch says its span, one line a batch (4 batches, one a gamma)
 (cd "$TMPD/l3" && GPUSVM_GRID_LANES=3 "$GRID" --verbose -log2c 1,3,2 -log2g -3,-9,-2 -out null -gnuplot null "$H" \
     > vstdout 2> vstderr); check_eq "lanes 3 --verbose: exit" 0 "$?"

@@ -115,7 +115,7 @@ static void check_batches(void)
           start5[1] == 2 && start5[2] == 4 && start5[3] == 5, "at most 2 cells a batch: %d batches", nb);
     /* the dearest first: larger C first, equal C in the given order; then batches of one gamma */
     int by_cost[5] = {0, 1, 2, 3, 4};
-    CHECK(gs_grid_cost_order(c, by_cost, 5) == GS_OK && by_cost[0] == 4 && by_cost[1] == 2 && by_cost[2] == 3 &&
+    CHECK(gs_grid_cost_order(c, by_cost, 5, 0) == GS_OK && by_cost[0] == 4 && by_cost[1] == 2 && by_cost[2] == 3 &&
           by_cost[3] == 0 && by_cost[4] == 1, "cost order: %d %d %d %d %d", by_cost[0], by_cost[1], by_cost[2],
           by_cost[3], by_cost[4]);
     nb = gs_grid_batches(c, by_cost, 5, 2, order5, start5);
@@ -123,8 +123,37 @@ static void check_batches(void)
           start5[1] == 2 && start5[2] == 4, "batches in cost order: %d batches", nb);
     const gs_grid_cell noc[3] = {{.v = {NAN, 1, NAN}}, {.v = {NAN, 3, NAN}}, {.v = {NAN, -1, NAN}}};
     int keep[3] = {2, 0, 1};
-    CHECK(gs_grid_cost_order(noc, keep, 3) == GS_OK && keep[0] == 2 && keep[1] == 0 && keep[2] == 1,
+    CHECK(gs_grid_cost_order(noc, keep, 3, 0) == GS_OK && keep[0] == 2 && keep[1] == 0 && keep[2] == 1,
           "no C axis: the given order");
+    /* with the rows' scale 16 (log2 4): log2 C less |log2 gamma + 4| */
+    const gs_grid_cell cg[5] = {{.v = {15, 3, NAN}}, {.v = {15, -5, NAN}}, {.v = {9, -5, NAN}},
+                                {.v = {15, -15, NAN}}, {.v = {15, -3, NAN}}};
+    int sc[5] = {0, 1, 2, 3, 4};
+    CHECK(gs_grid_cost_order(cg, sc, 5, 16) == GS_OK && sc[0] == 1 && sc[1] == 4 && sc[2] == 0 && sc[3] == 2 &&
+          sc[4] == 3, "cost with the scale: %d %d %d %d %d", sc[0], sc[1], sc[2], sc[3], sc[4]);
+    int nog[3] = {1, 0, 2};
+    CHECK(gs_grid_cost_order(noc, nog, 3, 16) == GS_OK && nog[0] == 2 && nog[1] == 0 && nog[2] == 1,
+          "no C axis, with the scale: gamma nearest 1/16 first: %d %d %d", nog[0], nog[1], nog[2]);
+}
+
+/* gs_grid_rbf_scale: the median of sampled squared distances, 0 where there is none */
+static void check_scale(void)
+{
+    int64_t rp[5] = {0, 1, 2, 3, 3};
+    int32_t ix[3] = {1, 1, 2};
+    float v[3] = {1, 3, 2};
+    double y[4] = {0};
+    gs_problem p = {.l = 4, .max_index = 2, .nnz = 3, .y = y, .row_ptr = rp, .idx = ix, .val = v};
+    /* rows (1,0), (3,0), (0,2), (0,0): squared distances 4, 5, 1, 13, 9, 4 */
+    const double s = gs_grid_rbf_scale(&p);
+    CHECK(s == 1 || s == 4 || s == 5 || s == 9 || s == 13, "a sampled distance: %g", s);
+    CHECK(gs_grid_rbf_scale(&p) == s, "the same pairs every time");
+    p.l = 1;
+    CHECK(gs_grid_rbf_scale(&p) == 0, "one row: 0");
+    p.l = 2;
+    CHECK(gs_grid_rbf_scale(&p) == 4, "two rows: their distance, %g", gs_grid_rbf_scale(&p));
+    v[0] = 3;
+    CHECK(gs_grid_rbf_scale(&p) == 0, "identical rows: 0");
 }
 
 int main(void)
@@ -134,5 +163,6 @@ int main(void)
     check_best_and_line();
     check_resume();
     check_batches();
+    check_scale();
     TEST_END();
 }
