@@ -2,7 +2,9 @@
  * CL_MEM_ALLOC_HOST_PTR and mapped (as src/device/dev.c gs_dev_pinned_ensure does) in one buffer,
  * and in 2, 4, 8 buffers on as many threads (whether the driver pins in parallel), each time a read
  * of a device buffer into it, and the same read into plain malloc'd memory after touching its
- * pages. A measurement tool, not part of gpusvm; docs/performance.md cites it.
+ * pages; then host memory of our own (2 MB aligned, transparent huge pages asked for with madvise,
+ * or not) touched and handed to the driver with CL_MEM_USE_HOST_PTR, and a read into it.
+ * A measurement tool, not part of gpusvm; docs/performance.md cites it.
  *   cc -O1 -o bench-pin scripts/bench-pin.c -lOpenCL -lpthread && ./bench-pin 112 */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 static double now(void){ struct timespec t; clock_gettime(CLOCK_MONOTONIC,&t); return t.tv_sec+1e-9*t.tv_nsec; }
 static cl_context ctx; static cl_device_id dev;
@@ -40,4 +43,17 @@ int main(int argc,char**argv){
     free(pg); clReleaseMemObject(d);
     for(int i=0;i<k;i++){ clEnqueueUnmapMemObject(qs[i],j[i].m,j[i].h,0,NULL,NULL); clFinish(qs[i]); clReleaseMemObject(j[i].m);} 
   }
+  cl_mem d=clCreateBuffer(ctx,CL_MEM_READ_WRITE,mb<<20,NULL,&e); clFinish(qs[0]);
+  for(int rep=0;rep<2;rep++) for(int thp=1;thp>=0;thp--){
+    size_t bytes=mb<<20; double t0=now();
+    void *h=aligned_alloc(2u<<20,bytes); if(thp) madvise(h,bytes,MADV_HUGEPAGE); memset(h,0,bytes); double t1=now();
+    cl_mem m=clCreateBuffer(ctx,CL_MEM_READ_WRITE|CL_MEM_USE_HOST_PTR,bytes,h,&e);
+    void *mp=clEnqueueMapBuffer(qs[0],m,CL_TRUE,CL_MAP_READ|CL_MAP_WRITE,0,bytes,0,NULL,NULL,&e); double t2=now();
+    clEnqueueReadBuffer(qs[0],d,CL_TRUE,0,bytes,h,0,NULL,NULL); double t3=now();
+    clEnqueueReadBuffer(qs[0],d,CL_TRUE,0,bytes,h,0,NULL,NULL); double t4=now();
+    printf("%zu MB own memory (huge pages asked: %d): touch %.4f s, USE_HOST_PTR + map %.4f s (same pointer: %d), read %.4f, again %.4f s\n",
+           mb,thp,t1-t0,t2-t1,mp==h,t3-t2,t4-t3);
+    clEnqueueUnmapMemObject(qs[0],m,mp,0,NULL,NULL); clFinish(qs[0]); clReleaseMemObject(m); free(h);
+  }
+  clReleaseMemObject(d);
   return 0; }
