@@ -13,6 +13,9 @@
 #   train   whole-process training (-q, no profiling) of the five standard sets, NEW and OLD
 #           interleaved, with the models compared (cmp). Against a build from before the exit
 #           helper became opt-in (92469db forks its exit always), set GPUSVM_FAST_EXIT=1;
+#   cv      whole-process -v 5 of a9a, letter and mnist10k (issue #22's options) beside one
+#           training, NEW and OLD interleaved, the CV lines compared, then NEW's --verbose split of
+#           the fold problems and the held-out rows;
 #   prob    whole-process -b 1 training of a9a, letter and mnist10k, NEW and OLD interleaved,
 #           models compared, then ThunderSVM's (TSVM=path of thundersvm-train, when set) and
 #           NEW's --verbose held-out split (its held-out rows on the device and on the CPU).
@@ -134,6 +137,22 @@ if has train; then
             "$NEW/gpusvm-train" -q $o "$D/$f" "$TMP/t1.m"; "$OLD/gpusvm-train" -q $o "$D/$f" "$TMP/t2.m"
             cmp -s "$TMP/t1.m" "$TMP/t2.m" && echo "  models identical" || echo "  models differ"
         fi
+    done
+fi
+if has cv; then
+    for s in "a9a/a9a.gz:-g 0.05" "letter/letter.scale.gz:-c 10 -g 0.5" "mnist10k/mnist10k.scale.gz:-c 10 -g 0.02"; do
+        f=${s%%:*}; o=${s#*:}
+        pair "train $f $o" "{}/gpusvm-train -q $o $D/$f $TMP/t.m"
+        pair "-v 5 $f $o" "{}/gpusvm-train -q -v 5 $o $D/$f"
+        if [ -n "$OLD" ]; then
+            # shellcheck disable=SC2086
+            a=$("$NEW/gpusvm-train" -q -v 5 $o "$D/$f" 2>&1); b=$("$OLD/gpusvm-train" -q -v 5 $o "$D/$f" 2>&1)
+            [ "$a" = "$b" ] && echo "  the same lines: $a" || echo "  lines differ: $a / $b"
+        fi
+        # shellcheck disable=SC2086
+        GPUSVM_PROFILE=0 "$NEW/gpusvm-train" --verbose -v 5 $o "$D/$f" 2> "$TMP/v" > /dev/null
+        { grep -m 1 'pinned memory' "$TMP/v"; grep 'fold problem(s): seconds\|held-out rows predicted' "$TMP/v"; } |
+            sed 's/^/  /'
     done
 fi
 if has prob; then
