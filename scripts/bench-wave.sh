@@ -18,6 +18,11 @@
 # grid, and alone on a9a (GRID_A9A_ROWS rows) with each of GRID_LANES (default "auto": gpusvm's
 # choice; numbers set GPUSVM_GRID_LANES) and on GRID_SETS (default none; e.g. "ijcnn1 letter", each
 # stopped after GRID_TIMEOUT s, default 420), with the process's CPU time;
+# "gridcmp": issue #24's comparison on each set:rows of GRID_CMP (default "heart_scale:0 a9a:5000
+# letter:5000 ijcnn1:5000", rows 0 = all): gpusvm-grid, svm-grid driving gpusvm-train (grid.py's
+# one local worker) and svm-grid driving LIBSVM's svm-train with GRID_WORKERS local workers
+# (default nproc; grid.py has no option for it: a copy with nr_local_worker set), each stopped
+# after GRID_CMP_TIMEOUT s (default 150) with the cells it finished counted, the best lines shown;
 # TYPES (';'-separated svm-train options of the "types" part), TYPES_SETS (its sets, default a9a;
 # e.g. abalone with TYPES="-s 3 -p 0.1;-s 4 -n 0.5"), TYPES_SUBSET (LIBSVM's and ThunderSVM's
 # --ref-subset there; default 0, the whole set).
@@ -140,6 +145,39 @@ print("%.2f s (exit %d; CPU %.0f s user, %.0f s system)" % (time.time() - t, rc,
              "$(tc timeout "${GRID_TIMEOUT:-420}" ./build/gpusvm-grid -out null -gnuplot null /tmp/bw.gridset);" \
              "best: $(tail -n 1 /tmp/bw.grid.out); $(grep -c 'max number of iterations' /tmp/bw.grid.err)" \
              "max-iterations warnings; $(grep -c . /tmp/bw.grid.out) lines"
+    done
+fi
+if has gridcmp; then
+    L=/tmp/bw.libsvm; mkdir -p "$L"
+    python3 - "$L" "$D"/debs/*.deb <<'PY'
+import importlib.machinery, importlib.util, sys
+loader = importlib.machinery.SourceFileLoader("bench", "scripts/bench")
+spec = importlib.util.spec_from_loader("bench", loader)
+b = importlib.util.module_from_spec(spec)
+loader.exec_module(b)
+for deb in sys.argv[2:]:
+    b.unpack_deb(deb, sys.argv[1])
+PY
+    LL=$(dirname "$(find "$L" -name 'libsvm.so*' | head -n 1)")
+    W=${GRID_WORKERS:-$(nproc)}
+    sed "s/^nr_local_worker = 1\$/nr_local_worker = $W/" "$L/usr/bin/svm-grid" > /tmp/bw.svm-grid-w
+    grep -q "^nr_local_worker = $W\$" /tmp/bw.svm-grid-w || echo "gridcmp: could not set svm-grid's local workers"
+    # g NAME OUT CMD...: wall time within the timeout, the -out file's cells and its best line
+    g() { name=$1; out=$2; shift 2; rm -f "$out"; s0=$(date +%s.%N)
+          timeout "${GRID_CMP_TIMEOUT:-150}" "$@" > /tmp/bw.cmp.out 2> /dev/null; rc=$?; s1=$(date +%s.%N)
+          awk -v a="$s0" -v b="$s1" -v rc="$rc" -v n="$name" -v c="$(grep -c . "$out" 2> /dev/null || echo 0)" \
+              -v best="$(tail -n 1 /tmp/bw.cmp.out)" 'BEGIN { printf "  %s: %.2f s (exit %d%s), %d cells; %s\n", n, b - a, rc,
+              rc == 124 ? ": stopped" : "", c, rc == 0 ? best : "" }'; }
+    for sr in ${GRID_CMP:-heart_scale:0 a9a:5000 letter:5000 ijcnn1:5000}; do
+        s=${sr%%:*}; rows=${sr#*:}
+        f=$(ls "$D/ds/$s/"*.gz | grep -v '\.t\.gz$' | head -n 1)
+        if [ "$rows" -gt 0 ]; then gunzip -c "$f" | head -n "$rows" > /tmp/bw.cmp; else gunzip -c "$f" > /tmp/bw.cmp; fi
+        echo "$s ($(wc -l < /tmp/bw.cmp) rows), svm-grid's default grid:"
+        g "gpusvm-grid" /tmp/bw.cmp.o1 ./build/gpusvm-grid -out /tmp/bw.cmp.o1 -gnuplot null /tmp/bw.cmp
+        g "svm-grid + gpusvm-train (1 worker)" /tmp/bw.cmp.o2 python3 "$L/usr/bin/svm-grid" -svmtrain ./build/gpusvm-train \
+            -out /tmp/bw.cmp.o2 -gnuplot null /tmp/bw.cmp
+        g "svm-grid + LIBSVM ($W workers)" /tmp/bw.cmp.o3 env LD_LIBRARY_PATH="$LL" python3 /tmp/bw.svm-grid-w \
+            -svmtrain "$L/usr/bin/svm-train" -out /tmp/bw.cmp.o3 -gnuplot null /tmp/bw.cmp
     done
 fi
 if has exit && [ -f scripts/bench-exit.sh ]; then
