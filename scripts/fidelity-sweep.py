@@ -30,7 +30,8 @@ Verdicts:
   uncert    gpusvm said it could not certify the model (its double sums' rounding bound reaches
             eps: kernel values of ~1e10 and more), LIBSVM said nothing; the checker's long
             double finds gpusvm's model eps-optimal (else WRONG)
-  maxiter   both reached LIBSVM's step limit and printed its warning (no optimality to compare)
+  maxiter   both reached LIBSVM's step limit and printed its warning (no optimality to compare),
+            at -e or, for -v, in the -e 1e-6 runs that take the tolerance out
   same-err  both refuse the case with the same message and exit code
   degen     nu-SVC whose r is 0 in both programs (C = inf, rho nan: a saturated sigmoid kernel),
             the same printed lines; gpusvm says so on stderr and its predictor refuses such a
@@ -482,6 +483,9 @@ def one_case(k, c, a):
     tsoft, thard = compare_train(tc, gdir, True, a)
     if not tsoft and not thard:
         return "tol", "; ".join(soft)
+    if maxit in tc["g"][2] and maxit in tc["r"][2]:
+        # at 1e-6 both stop at LIBSVM's step limit and say so: nothing optimal to compare there
+        return "maxiter", "at 1e-6 both reached the step limit and said so; at -e: %s" % "; ".join(soft[:3])
     if not thard:
         # the folds still differ at 1e-6: where the problem is ill-conditioned (a nearly constant
         # kernel) eps-optimal solutions differ widely, and LIBSVM's float kernel cache may keep it
@@ -489,6 +493,9 @@ def one_case(k, c, a):
         # when the checker finds gpusvm's model 1e-6-optimal and LIBSVM's not
         wc = dict(c, mode="train")
         run_pair(wc, gdir, without(topts, "-v"), a)
+        if wc["g"][0] == 0 and wc["r"][0] == 0 and maxit in wc["g"][2] and maxit in wc["r"][2]:
+            return "maxiter", ("folds differ at 1e-6 too; the whole set at 1e-6: both reached the step limit "
+                               "and said so; at -e: %s" % "; ".join(soft[:3]))
         if wc["g"][0] == 0 and wc["r"][0] == 0:
             wg = checker_gap(wc, gdir, "g.model", a)
             wr = checker_gap(wc, gdir, "r.model", a)
