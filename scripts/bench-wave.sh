@@ -33,6 +33,21 @@ if [ "$(id -u)" -eq 0 ] && [ ! -f /etc/OpenCL/vendors/nvidia.icd ]; then
     mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
 fi
 has() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+# unpack_libsvm: LIBSVM's .debs of $D/debs unpacked into L=/tmp/bw.libsvm (scripts/bench's
+# unpack_deb), LL the folder of its libsvm.so
+unpack_libsvm() {
+    L=/tmp/bw.libsvm; mkdir -p "$L"
+    python3 - "$L" "$D"/debs/*.deb <<'PY'
+import importlib.machinery, importlib.util, sys
+loader = importlib.machinery.SourceFileLoader("bench", "scripts/bench")
+spec = importlib.util.spec_from_loader("bench", loader)
+b = importlib.util.module_from_spec(spec)
+loader.exec_module(b)
+for deb in sys.argv[2:]:
+    b.unpack_deb(deb, sys.argv[1])
+PY
+    LL=$(dirname "$(find "$L" -name 'libsvm.so*' | head -n 1)")
+}
 make -j"$(nproc)" > /dev/null || { echo "build failed"; exit 1; }
 if [ -n "$OLD" ]; then make -C "$OLD" -j"$(nproc)" > /dev/null || { echo "old build failed"; exit 1; }; fi
 T=$D/tsvm
@@ -102,17 +117,7 @@ if has grid; then
     # gpusvm-grid against svm-grid driving gpusvm-train and svm-grid driving LIBSVM's svm-train (one
     # local worker, grid.py's default), svm-grid's default grid on heart_scale; gpusvm-grid alone on
     # a9a (its default grid, GRID_A9A_ROWS rows, default all)
-    L=/tmp/bw.libsvm; mkdir -p "$L"
-    python3 - "$L" "$D"/debs/*.deb <<'PY'
-import importlib.machinery, importlib.util, sys
-loader = importlib.machinery.SourceFileLoader("bench", "scripts/bench")
-spec = importlib.util.spec_from_loader("bench", loader)
-b = importlib.util.module_from_spec(spec)
-loader.exec_module(b)
-for deb in sys.argv[2:]:
-    b.unpack_deb(deb, sys.argv[1])
-PY
-    LL=$(dirname "$(find "$L" -name 'libsvm.so*' | head -n 1)")
+    unpack_libsvm
     gunzip -c "$D/ds/heart_scale/heart_scale.gz" > /tmp/bw.heart
     t() { s0=$(date +%s.%N); "$@" > /tmp/bw.grid.out 2>/tmp/bw.grid.err; rc=$?; s1=$(date +%s.%N);
           awk -v a="$s0" -v b="$s1" -v rc="$rc" 'BEGIN { printf "%.2f s (exit %d)", b - a, rc }'; }
@@ -148,17 +153,7 @@ print("%.2f s (exit %d; CPU %.0f s user, %.0f s system)" % (time.time() - t, rc,
     done
 fi
 if has gridcmp; then
-    L=/tmp/bw.libsvm; mkdir -p "$L"
-    python3 - "$L" "$D"/debs/*.deb <<'PY'
-import importlib.machinery, importlib.util, sys
-loader = importlib.machinery.SourceFileLoader("bench", "scripts/bench")
-spec = importlib.util.spec_from_loader("bench", loader)
-b = importlib.util.module_from_spec(spec)
-loader.exec_module(b)
-for deb in sys.argv[2:]:
-    b.unpack_deb(deb, sys.argv[1])
-PY
-    LL=$(dirname "$(find "$L" -name 'libsvm.so*' | head -n 1)")
+    unpack_libsvm
     W=${GRID_WORKERS:-$(nproc)}
     sed "s/^nr_local_worker = 1\$/nr_local_worker = $W/" "$L/usr/bin/svm-grid" > /tmp/bw.svm-grid-w
     grep -q "^nr_local_worker = $W\$" /tmp/bw.svm-grid-w || echo "gridcmp: could not set svm-grid's local workers"
