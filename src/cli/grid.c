@@ -58,7 +58,8 @@ enum { KEEP_GOING = -1 };
  * host CPU (the subproblems) on 16 cores, the device mostly waiting. */
 enum { LANE_CELLS = 3, GS_GRID_LANES_MAX = 16 };
 /* lane_nice's k unless GPUSVM_GRID_NICE sets it: a9a's default grid on an H100 (docs/performance.md,
- * twentieth session) took 57.6 and 58.3 s with 2 against 61.0-65.5 s without, the same output */
+ * twentieth session) took 57.6 and 58.3 s with the RBF-scale order and 2, 61.5-63.4 s with that order
+ * alone and 61.0-65.5 s with neither, the same output every time */
 enum { GS_GRID_NICE_DEFAULT = 2 };
 /* A lane uploads its own copy of the data: at most as many lanes as a third of the device memory
  * holds at LANE_BYTES_PER_VALUE bytes a stored value (the clustered layout pads rows: a9a's 13.9
