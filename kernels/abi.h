@@ -104,6 +104,7 @@ typedef struct gs_abi_cert {
     gs_abi_i32 nold;      /* columns its U block held before */
     gs_abi_i32 ngrp;      /* k_cert's groups for its rows: its own, so that its sums do not depend on
                              the problems beside it (on this device or another) */
+    gs_abi_i32 nsv;       /* its SVs over all passes (the host's bound factor, solver.c cert_out) */
 } gs_abi_cert;
 
 /* Every struct above and its fields, for the layout check: S(type) names a struct, F(type, field)
@@ -122,6 +123,6 @@ typedef struct gs_abi_cert {
     F(gs_abi_round, q_new) F(gs_abi_round, q_next) F(gs_abi_round, head) F(gs_abi_round, k_up)     \
     F(gs_abi_round, k_low) F(gs_abi_round, ch0) F(gs_abi_round, nch) F(gs_abi_round, sel)          \
     S(gs_abi_cert) F(gs_abi_cert, prob) F(gs_abi_cert, n) F(gs_abi_cert, nold)                     \
-    F(gs_abi_cert, ngrp)
+    F(gs_abi_cert, ngrp) F(gs_abi_cert, nsv)
 
 #endif

@@ -1488,7 +1488,7 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
                      __global const int *ell_w, __global const long *ell_off, __global const int *ell_idx,
                      __global const float *ell_val, __global const gs_abi_problem *ptab, __global double *part,
                      __global const gs_abi_cert *ctab, __global const int *vcc, long uq, int fdots, int sbase, int vbase,
-                     int gstride, __global const double *cdots, int use_d, long dstride)
+                     int gstride, __global const double *cdots, int use_d, long dstride, int ncols)
 {
 #if GS_WIDE
     __local int ht[GS_HT];
@@ -1504,6 +1504,12 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
     __global const gs_abi_cert *ct = ctab + a;
     const int pid = ct->prob, n = ct->n, ngrp = ct->ngrp;
     if (grp >= ngrp) return; /* the whole work-group: another problem of the pass has more groups */
+    /* The host multiplies mag by (ncols + nsv + 17) u (solver.c cert_out). A kernel value's error
+     * from its dot product's is at most sens (2 m + 3) u (|x|^2 + |y|^2), m <= ncols the dot's
+     * nonzero products (plain double sums: the norms' and the dot's roundings, then two adds), which
+     * needs no share of the SV count: the distance term is scaled so that it gets (2 ncols + 23) u,
+     * the k term keeping (ncols + nsv + 17) u for the sum over the SVs. */
+    const double rho = (2.0 * ncols + 23.0) / ((double)ncols + (double)ct->nsv + 17.0);
     __global const gs_abi_problem *pt = ptab + pid;
     const int c = gcl(pt, lcl), gp = c * WG + t;
     U += uq * pid;
@@ -1587,7 +1593,7 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
             const double sens = arg > 0.0 ? gamma * fmin(1.0, 4.0 * exp(-2.0 * arg)) : gamma;
 #endif
             sum += lc[w] * k;
-            mag += fabs(lc[w]) * (fabs(k) + fabs(sens) * (ni + ln[w]));
+            mag += fabs(lc[w]) * (fabs(k) + rho * fabs(sens) * (ni + ln[w]));
         }
     }
     const long r = (long)(pt->poff + lcl * WG + t) * (2 * gstride);

@@ -1290,7 +1290,7 @@ static void cert_tables(const gs_solver *s, const prob *pr, int np, cert *c)
             const int pnvc = pr[i].spec->na + pr[i].spec->nb;
             const int ngrp = pnvc >= CERT_WGS ? 1 : (CERT_WGS / pnvc < CERT_GROUPS ? CERT_WGS / pnvc : CERT_GROUPS);
             if (ngrp > pg) pg = ngrp;
-            ctab_p[na] = (gs_abi_cert){.prob = i, .n = n, .nold = c->nold[i], .ngrp = ngrp};
+            ctab_p[na] = (gs_abi_cert){.prob = i, .n = n, .nold = c->nold[i], .ngrp = ngrp, .nsv = nsv};
             memcpy(cold_p + (size_t)na * q, c->old + (size_t)i * q, sizeof(int) * (size_t)q);
             memcpy(cnew_p + (size_t)na * q, c->svpos + pr[i].pos_off + (size_t)ci * q, sizeof(int) * (size_t)n);
             memcpy(ccoef_p + (size_t)na * q, c->svcoef + pr[i].pos_off + (size_t)ci * q, sizeof(double) * (size_t)n);
@@ -1334,7 +1334,7 @@ static gs_status cert_args(gs_solver *s, const gs_clustered *cl, int gstride, co
     const dev *const dp = &s->d;
     const int q = s->q;
     const cl_long uq = (cl_long)(u_cols(s, cl) * (size_t)q);
-    const int zero = 0;
+    const int zero = 0, ncols = cl->n_ucols; /* k_cert's rho: cert_out's factor's ncols */
     const gs_dev_karg a_gather[] = {GS_KARG_BUF(dp->cold), GS_KARG_BUF(dp->cnew), GS_KARG_BUF(dp->certtab),
                                     GS_KARG_BUF(dp->data.col_off), GS_KARG_BUF(dp->data.cols),
                                     GS_KARG_BUF(dp->data.vals), GS_KARG_BUF(dp->data.ell_w),
@@ -1349,7 +1349,7 @@ static gs_status cert_args(gs_solver *s, const gs_clustered *cl, int gstride, co
                                   GS_KARG_BUF(dp->data.ell_val), GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->cpart),
                                   GS_KARG_BUF(dp->certtab), GS_KARG_BUF(dp->cvcc), GS_KARG(uq),
                                   GS_KARG(cl->exact_float_dots), GS_KARG(zero), GS_KARG(zero), GS_KARG(gstride),
-                                  GS_KARG_BUF(dp->cdots), GS_KARG(use_d), GS_KARG(dstride)};
+                                  GS_KARG_BUF(dp->cdots), GS_KARG(use_d), GS_KARG(dstride), GS_KARG(ncols)};
     const gs_dev_karg a_dots[] = {GS_KARG_BUF(dp->pc_cols), GS_KARG_BUF(dp->pc_ccol), GS_KARG_BUF(dp->pc_coff),
                                   GS_KARG_BUF(dp->pc_row), GS_KARG_BUF(dp->pc_val), GS_KARG_BUF(dp->data.col_off),
                                   GS_KARG_BUF(dp->data.cols), GS_KARG_BUF(dp->data.vals),
