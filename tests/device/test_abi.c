@@ -46,7 +46,7 @@ static void check_host(void)
     CHECK(sizeof(gs_abi_cs_state) == 5 * sizeof(uint64_t), "cs state %zu bytes", sizeof(gs_abi_cs_state));
     CHECK(sizeof(gs_abi_problem) == 8 * sizeof(int32_t), "PT entry %zu bytes (solver.cl PT 8)", sizeof(gs_abi_problem));
     CHECK(sizeof(gs_abi_round) == 11 * sizeof(int32_t), "RT entry %zu bytes (solver.cl RT 11)", sizeof(gs_abi_round));
-    CHECK(sizeof(gs_abi_cert) == 4 * sizeof(int32_t), "CT entry %zu bytes (solver.cl CT 4)", sizeof(gs_abi_cert));
+    CHECK(sizeof(gs_abi_cert) == 5 * sizeof(int32_t), "CT entry %zu bytes (5 fields)", sizeof(gs_abi_cert));
     /* solver.cl's index names (P_NPOS 4, P_POFF 5, R_CH0 8, R_NCH 9, R_SEL 10) */
     CHECK(offsetof(gs_abi_problem, npos) == 4 * sizeof(int32_t) && offsetof(gs_abi_problem, poff) == 5 * sizeof(int32_t),
           "problem table fields");
