@@ -532,6 +532,73 @@ __kernel void k_write(__global const char *y, __global const double *G,
 #define MWG 256
 #endif
 
+/* The kernel-row cache of a lone problem (rlines > 0 lines of kernel rows, src/train/solver.c
+ * row_cache_lines): a line keeps the row of the position it was computed for until it is taken for
+ * another, so a member that comes back to the set finds its row there and is not computed again
+ * (the same values: a row depends only on its position). rc, all -1 at first: [0] the next line to
+ * consider, [1] the last round's stamp, [2, 2 + rlines) each line's position (-1 none), then each
+ * line's stamp, then [npos] each position's line (-1 none). For the slots with a new member (need): its cached line
+ * (need cleared: no row to compute), else the next lines in turn that this round does not use: the
+ * kept members' lines, the replaced members' (a split round's second update still reads them) and
+ * the cached lines taken. At most 2q lines are in use and rlines >= 4q, so one pass over the lines
+ * finds enough. Scratch: hit, flag, victim, rank, v (QMAX each), part (MWG). */
+void ws_cache(__global const int *ws_pos, __global int *ws_row, __local int *need, __local int *hit,
+              __local int *flag, __local int *victim, __local int *rank, __local int *v, __local int *part,
+              int lid, int q, __global int *rc, int rlines)
+{
+    __global int *line_pos = rc + 2, *mark = rc + 2 + rlines, *pos_line = rc + 2 + 2 * rlines;
+    const int stamp = rc[1] + 1; /* from 0 (rc starts as -1 everywhere) */
+    for (int e = lid; e < QMAX; e += MWG) {
+        hit[e] = -1;
+        if (e >= q) continue;
+        if (need[e]) {
+            mark[ws_row[e]] = stamp;
+            const int l = pos_line[ws_pos[e]];
+            if (l >= 0) { hit[e] = l; mark[l] = stamp; }
+        } else if (ws_pos[e] >= 0) {
+            mark[ws_row[e]] = stamp;
+        }
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    for (int e = lid; e < QMAX; e += MWG) rank[e] = e < q && need[e] && hit[e] < 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int nmiss = gs_block_scan(rank, part, lid);
+    const int span = rlines < QMAX ? rlines : QMAX;
+    int hand = rc[0] < 0 ? 0 : rc[0], got = 0;
+    for (int it = 0; got < nmiss && it <= rlines / span + 1; it++) {
+        for (int e = lid; e < QMAX; e += MWG) {
+            flag[e] = e < span && mark[(hand + e) % rlines] != stamp;
+            v[e] = flag[e];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int nf = gs_block_scan(v, part, lid), want = nmiss - got;
+        for (int e = lid; e < span; e += MWG)
+            if (flag[e] && v[e] < want) {
+                victim[got + v[e]] = (hand + e) % rlines;
+                if (v[e] == want - 1) rc[0] = (hand + e + 1) % rlines;
+            }
+        got += nf < want ? nf : want;
+        hand = (hand + span) % rlines;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    for (int e = lid; e < q; e += MWG) {
+        if (!need[e]) continue;
+        if (hit[e] >= 0) {
+            ws_row[e] = hit[e];
+            need[e] = 0;
+            continue;
+        }
+        const int l = victim[rank[e]], p = ws_pos[e], old = line_pos[l];
+        if (old >= 0) pos_line[old] = -1;
+        line_pos[l] = p;
+        pos_line[p] = l;
+        ws_row[e] = l;
+    }
+    if (lid == 0) rc[1] = stamp;
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+}
+
 /* The merge of one problem's picks (cand: up list [0, n_up), low list [qh, qh + n_low), each in
  * ascending position order) into its working set, by the whole work-group of MWG. scr: 6 * QMAX +
  * MWG ints of local scratch. renew: a candidate that keeps its E slot gets its kernel row computed
@@ -540,7 +607,7 @@ __kernel void k_write(__global const char *y, __global const double *G,
 void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int *scr, int lid, int head,
               int q_new, int q_next, int q, __global int *ws_pos, __global int *slot_of,
               __global uchar *in_ws, __global int *new_slots, __global int *n_new, __global int *ws_row,
-              int nbank, int renew)
+              int nbank, int renew, __global int *rc, int rlines)
 {
     __local int *lc = scr;                  /* combined candidates */
     __local int *v = scr + QMAX;            /* scan scratch */
@@ -613,8 +680,10 @@ void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int 
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     /* with two banks a slot that gets a new row takes the other bank's: the old row stays valid for
-     * the update of the set being solved meanwhile (see ws_row) */
-    if (nbank == 2)
+     * the update of the set being solved meanwhile (see ws_row); with the row cache, its line */
+    if (rlines > 0)
+        ws_cache(ws_pos, ws_row, need_row, taken, placed, freeslot, lc, v, part, lid, q, rc, rlines);
+    else if (nbank == 2)
         for (int e = lid; e < q; e += MWG)
             if (need_row[e]) ws_row[e] = ws_row[e] < q ? ws_row[e] + q : ws_row[e] - q;
     /* e: in_ws for the next selection = every filled slot outside the next eviction window */
@@ -638,7 +707,8 @@ void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int 
 __kernel void k_merge(__global const uint *state, __global const int *cand, int qh,
                       __global int *ws_pos, __global int *slot_of, __global uchar *in_ws,
                       __global int *new_slots, __global int *n_new, int q, __global const gs_abi_round *rt,
-                      __global const gs_abi_problem *ptab, __global int *ws_row, int nbank, int renew)
+                      __global const gs_abi_problem *ptab, __global int *ws_row, int nbank, int renew,
+                      __global int *rc, int rlines)
 {
     __local int lcand[2 * QMAX];
     __local int scr[6 * QMAX + MWG];
@@ -655,7 +725,8 @@ __kernel void k_merge(__global const uint *state, __global const int *cand, int 
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     ws_merge(lcand, QMAX, n_up, n_low, scr, lid, r->head, r->q_new, r->q_next, q, ws_pos + q * pid,
-             slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid, ws_row + q * pid, nbank, renew);
+             slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid, ws_row + q * pid, nbank, renew, rc,
+             rlines);
 }
 
 /* A problem split by rows over devices (src/train/solver.c): after k_write, the keys of this
@@ -748,7 +819,8 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
                        __global double *gap, __global int *ws_pos, __global int *slot_of,
                        __global uchar *in_ws, __global int *new_slots, __global int *n_new, int q,
                        __global const gs_abi_round *rt, __global const gs_abi_problem *ptab, __global int *ws_row, int nbank,
-                       int t_lo, int t_hi, int cand_out, __global int *cand, __global uint *state, __global uint *ckeys)
+                       int t_lo, int t_hi, int cand_out, __global int *cand, __global uint *state, __global uint *ckeys,
+                       __global int *rc, int rlines)
 {
     /* one pool, reused by the phases: 2 * MWG doubles for the gap, 2 * NBINS + 2 * MWG + 6 uints
      * for the digits, 4 * MWG for the compaction's scans, 6 * QMAX + MWG ints for the merge */
@@ -873,7 +945,7 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
     }
     ws_merge(lcand, QMAX, (int)taken[0], (int)taken[1], (__local int *)pool, lid, r->head, r->q_new,
              r->q_next, q, ws_pos + q * pid, slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid,
-             ws_row + q * pid, nbank, 0);
+             ws_row + q * pid, nbank, 0, rc, rlines);
 }
 
 /* Work-group (k, active problem): new slot k's vector into the problem's U. u_pos keeps the global
@@ -1185,8 +1257,9 @@ void k_cert_dots(__global const int *pc_cols, __global const int *pc_ccol, __glo
 }
 #endif
 
-#define RB_HEAD (4 + 3 * q)
-/* A problem's head: gap parts, count of new slots; per slot its G, position and the new slots. */
+#define RB_HEAD (4 + 4 * q)
+/* A problem's head: gap parts, count of new slots; per slot its G, position, the new slots and its
+ * kernel row (ws_row). */
 inline void head_top(__global double *h, __global const double *gap, int pid, int nn)
 {
     h[0] = gap[2 * pid];
@@ -1194,11 +1267,13 @@ inline void head_top(__global double *h, __global const double *gap, int pid, in
     h[2] = (double)nn;
     h[3] = 0.0;
 }
-inline void head_slot(__global double *h, int q, int s, int p, double g, int nn, __global const int *new_slots)
+inline void head_slot(__global double *h, int q, int s, int p, double g, int nn, __global const int *new_slots,
+                      int row)
 {
     h[4 + s] = g;
     h[4 + q + s] = (double)p;
     h[4 + 2 * q + s] = s < nn ? (double)new_slots[s] : -1.0;
+    h[4 + 3 * q + s] = (double)row;
 }
 
 /* The heads of a split round whose second part changed alphas, before its k_update: the set's
@@ -1208,7 +1283,8 @@ inline void head_slot(__global double *h, int q, int s, int p, double g, int nn,
 __kernel void k_heads(__global const double *gap, __global const int *n_new, __global const int *ws_pos,
                       __global const int *new_slots, __global const double *G, __global const float *K,
                       __global const long *koff, __global double *rb, int q, __global const gs_abi_round *rt,
-                      __global const gs_abi_problem *ptab, __global const double *upd, __global const char *y)
+                      __global const gs_abi_problem *ptab, __global const double *upd, __global const char *y,
+                      __global const int *ws_row)
 {
     __local double lc[QMAX];
     __local int lr[QMAX];
@@ -1233,7 +1309,7 @@ __kernel void k_heads(__global const double *gap, __global const int *n_new, __g
     if (slice == 0 && sl < q) {
         double sum = part[lid];
         for (int k = 1; k < USPLIT; k++) sum += part[lid + k];
-        head_slot(h, q, sl, p, p >= 0 ? G[p] + (y[p] > 0 ? sum : -sum) : 0.0, nn, new_slots);
+        head_slot(h, q, sl, p, p >= 0 ? G[p] + (y[p] > 0 ? sum : -sum) : 0.0, nn, new_slots, ws_row[q * pid + sl]);
     }
     if (i == 0) head_top(h, gap, pid, nn);
 }
@@ -1241,7 +1317,7 @@ __kernel void k_heads(__global const double *gap, __global const int *n_new, __g
 /* Work-group row (i, active problem a). rb holds every active problem's head (RB_HEAD doubles
  * from a * RB_HEAD), then their matrices (RB_KWS doubles from n * RB_HEAD + a * RB_KWS, n the
  * active problems), so either part is one contiguous read. Head: [0] max up, [1] max low,
- * [2] n_new, [3] 0, [4..4+q) G per slot, [4+q..4+2q) ws_pos, [4+2q..4+3q) new_slots. Matrix: the
+ * [2] n_new, [3] 0, [4..4+q) G per slot, [4+q..4+2q) ws_pos, [4+2q..4+3q) new_slots, [4+3q..4+4q) ws_row. Matrix: the
  * q x q floats of the working set's kernel matrix in slot space, which the host's subproblem reads
  * in place. It persists in kws (q*q floats per problem): entry (a, b) is refreshed when slot b is
  * in this round's ring window (the offsets 0..q_new-1 from head, retained or empty ones included),
@@ -1273,7 +1349,7 @@ __kernel void k_readback(__global const double *gap, __global const int *n_new,
     if (parts & 2) {
         __global double *h = rb + (long)ai * RB_HEAD;
         const int nn = n_new[pid];
-        if (i < q) head_slot(h, q, i, ws_pos[i], ws_pos[i] >= 0 ? G[ws_pos[i]] : 0.0, nn, new_slots);
+        if (i < q) head_slot(h, q, i, ws_pos[i], ws_pos[i] >= 0 ? G[ws_pos[i]] : 0.0, nn, new_slots, ws_row[i]);
         if (i == 0) head_top(h, gap, pid, nn);
     }
     if (!(parts & 1)) return;

@@ -59,6 +59,10 @@ void gs_tuning_from_env(gs_tuning *t)
     if (it && atoi(it) != 0) t->inflate_threads = atoi(it) < 0 ? -1 : atoi(it) > 64 ? 64 : atoi(it);
     const char *mb = getenv("GPUSVM_BATCH_MB");
     if (mb && atol(mb) > 0) t->batch_mb = atol(mb);
+    const char *rcv = getenv("GPUSVM_ROW_CACHE");
+    char *rc_end = NULL;
+    const long rc_v = rcv ? strtol(rcv, &rc_end, 10) : -1;
+    if (rcv && *rcv && !*rc_end && rc_v >= 0) t->row_cache = rc_v < 1000000 ? rc_v : 1000000;
     const char *sm = getenv("GPUSVM_SHRINK_MIN");
     char *sm_end = NULL;
     const long sm_v = sm ? strtol(sm, &sm_end, 10) : -1;

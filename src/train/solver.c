@@ -104,7 +104,7 @@ typedef struct dev {
     gs_dev_buf alt_pc[5];  /* its copy by column (pc_cols .. pc_val's order) */
     gs_dev_buf y, ctab, ptab, koff, vc, vch, G, alpha, in_ws, slot_of, state, hist, gmax, gap, gcnt, cand, ws_pos,
         ws_row, new_slots, n_new, u_pos, U, K, upd, rb, kws, keys, fresh, cold, cnew, ccoef, certtab, cvcc, cpart, cgx,
-        cmx, ckey, pc_cols, pc_ccol, pc_coff, pc_row, pc_val, vpc, cvpc, cdots;
+        cmx, ckey, pc_cols, pc_ccol, pc_coff, pc_row, pc_val, vpc, cvpc, cdots, rc;
 } dev;
 
 #define N_BUFS (sizeof(dev) / sizeof(gs_dev_buf))
@@ -340,6 +340,7 @@ typedef struct prob {
     double *a0;          /* [npos] the starting alphas of a cert_delta problem (warm_start), else NULL */
     int *wsp;            /* [q] position of each slot, -1 when empty */
     int *row;            /* [q] kernel row of each slot's member (the device's ws_row) */
+    int nnew;            /* members new to the set this round (p->nn: rows computed for them) */
     double *upd;         /* [4q] alpha changes to send: coef, alpha, kernel row, position */
     int8_t *ysub;        /* [q] the subproblem, kept between its two parts */
     double *asub, *gsub, *csub;
@@ -415,22 +416,19 @@ static void host_first(gs_solver *s, int split, prob *p, scratch *sc, double *t_
     const int q = s->q;
     const double *rb = p->rb;
     p->nn = (int)rb[2];
-    /* the members new to the set (renewed slots keep theirs: a slot's new member is never its old one) */
-    int nnew = p->nn;
-    if (p->renew) {
-        nnew = 0;
-        for (int k = 0; k < p->nn; k++) {
-            const int sl = (int)rb[4 + 2 * q + k];
-            nnew += (int)rb[4 + q + sl] != p->wsp[sl];
-        }
+    /* the members new to the set: the slots whose member changed to a row (a slot's new member is
+     * never its old one; with the row cache or renewed rows, n_new counts the rows computed) */
+    int nnew = 0;
+    for (int i = 0; i < q; i++) {
+        const int w = (int)rb[4 + q + i];
+        nnew += w >= 0 && w != p->wsp[i];
     }
+    p->nnew = nnew;
     const double *Gs = rb + 4;
     for (int i = 0; i < q; i++) p->wsp[i] = (int)rb[4 + q + i];
-    if (split) /* the new members' rows went to the other bank (ws_merge) */
-        for (int k = 0; k < p->nn; k++) {
-            const int sl = (int)rb[4 + 2 * q + k];
-            p->row[sl] = p->row[sl] < q ? p->row[sl] + q : p->row[sl] - q;
-        }
+    /* each slot's kernel row (ws_merge: the other bank's for a new member of a split round, or the
+     * row cache's line) */
+    for (int i = 0; i < q; i++) p->row[i] = (int)rb[4 + 3 * q + i];
     /* the device refreshed the set's kernel matrix and sent it whole: used in place */
     const float *Kws = p->kws;
     /* the gap and the selection are of the gradients before the last second part's changes: they
@@ -583,7 +581,7 @@ static size_t u_cols(const gs_solver *s, const gs_clustered *cl)
 }
 
 /* Doubles of one problem's readback: header, per-slot G / position / new slot, then q*q floats. */
-static size_t rb_head(int q) { return 4 + 3 * (size_t)q; }
+static size_t rb_head(int q) { return 4 + 4 * (size_t)q; }
 static size_t rb_kws(int q) { return ((size_t)q * q + 1) / 2; }
 static size_t rb_doubles(int q) { return rb_head(q) + rb_kws(q); }
 /* A row split's heads and picks (rsplit), in doubles. */
@@ -1642,6 +1640,8 @@ cleanup:
 typedef struct batch {
     const gs_clustered *cl;
     int np, split, nbank;
+    int rlines;            /* the row cache's lines of kernel rows (row_cache_lines; 0: none, the
+                            * nbank banks of q rows) */
     int one_group;         /* the selection's path (see ONE_GROUP_MAX) */
     size_t rtd;            /* doubles the round table takes at the head of the update buffer */
     int64_t total, ktotal; /* positions of all problems; floats of their kernel rows */
@@ -1684,6 +1684,7 @@ typedef struct batch {
     double t_seldrain, t_heads; /* the loop's waits for the selection's enqueueing (its courier) and
                                  * its enqueueing of the heads (with their read) */
     double bytes_rows, bytes_update, clustered_bytes_per_pos;
+    long n_members, n_rows; /* --verbose: members new to the sets, kernel rows computed */
 } batch;
 
 /* The problem table, the per-position labels and each problem's host state. */
@@ -1717,7 +1718,7 @@ static gs_status batch_layout(const gs_solver *s, batch *b, const int8_t *ysign,
         b->ctab[2 * i] = sp->Cp;
         b->ctab[2 * i + 1] = sp->Cn;
         total += p->npos;
-        ktotal += (int64_t)b->nbank * q * p->npos;
+        ktotal += (int64_t)(b->rlines > 0 ? b->rlines : b->nbank * q) * p->npos;
         nvc_all += sp->na + sp->nb;
         nvch_all += (p->npos + wg * ITEMS - 1) / (wg * ITEMS);
     }
@@ -1885,6 +1886,16 @@ void gs_solver_take_layouts(gs_solver *dst, gs_solver *src)
     src->up_pc = src->alt_pc = NULL;
 }
 
+/* The row cache's state (ws_cache), every word -1: no line holding a row, no position a line,
+ * no round yet; a small buffer when the batch has no cache (the selection kernels take it all the
+ * same). */
+static gs_status rc_upload(gs_solver *s, const batch *b)
+{
+    const size_t bytes = (b->rlines > 0 ? 2 + 2 * (size_t)b->rlines + (size_t)b->pr[0].npos : 4) * sizeof(int);
+    gs_status st = gs_dev_buf_ensure(&s->dev, &s->d.rc, bytes, NULL, "row cache");
+    return st ? st : gs_dev_buf_fill(&s->dev, &s->d.rc, -1, bytes);
+}
+
 /* The pinned memory and the device buffers of the batch: the clustered data, the tables and the
  * solver's state uploaded or cleared; returns once the queue has done it. */
 static gs_status batch_upload(gs_solver *s, batch *b, double **rb, double **updp)
@@ -1949,6 +1960,7 @@ static gs_status batch_upload(gs_solver *s, batch *b, double **rb, double **updp
         (b->rs.nd > 1 &&
          (st = gs_dev_buf_ensure(&s->dev, &dp->ckey, 2 * (size_t)q * np * sizeof(cl_uint), NULL, "pick keys"))))
         goto cleanup;
+    if ((st = rc_upload(s, b))) goto cleanup;
     if (b->pc && s->up_pc != b->pc) { /* the copy is the layout's (cl->bycol), freed with it */
         const gs_colchunks *pc = b->pc;
         const size_t nk = (size_t)pc->n_cols, ne = (size_t)pc->n_entries;
@@ -1999,6 +2011,7 @@ static gs_status batch_args(gs_solver *s, const batch *b)
     /* k_readback's part (enqueue_heads switches it); a row split's other devices send heads only */
     const int part = b->split ? RB_KWS : b->rs.nd > 1 && s != b->rs.s[0] ? RB_HEAD : RB_ALL;
     const int renew = b->rs.nd > 1; /* rsplit: kept slots' rows renewed */
+    const int rlines = b->rlines;   /* the row cache's lines (0: none) */
     /* k_select's positions (a row split: this device's slice, its picks sent to the host) */
     int t_lo = 0, t_hi = INT32_MAX;
     const cl_mem ckey_mem = renew ? dp->ckey.mem : dp->cand.mem; /* (unused unless renew) */
@@ -2022,7 +2035,7 @@ static gs_status batch_args(gs_solver *s, const batch *b)
                                     GS_KARG(q), GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->ws_row),
                                     GS_KARG(nbank), GS_KARG(t_lo), GS_KARG(t_hi), GS_KARG(renew),
                                     GS_KARG_BUF(dp->cand), GS_KARG_BUF(dp->state),
-                                    GS_KARG(ckey_mem)};
+                                    GS_KARG(ckey_mem), GS_KARG_BUF(dp->rc), GS_KARG(rlines)};
     const gs_dev_karg a_pick[] = {GS_KARG_BUF(dp->state), GS_KARG_BUF(dp->hist), GS_KARG_BUF(dp->gmax),
                                   GS_KARG_BUF(dp->gap), GS_KARG(zero), GS_KARG_BUF(dp->upd)};
     const gs_dev_karg a_count[] = {GS_KARG_BUF(dp->y), GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->alpha),
@@ -2038,7 +2051,7 @@ static gs_status batch_args(gs_solver *s, const batch *b)
                                    GS_KARG_BUF(dp->ws_pos), GS_KARG_BUF(dp->slot_of), GS_KARG_BUF(dp->in_ws),
                                    GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->n_new), GS_KARG(q),
                                    GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->ws_row),
-                                   GS_KARG(nbank), GS_KARG(renew)};
+                                   GS_KARG(nbank), GS_KARG(renew), GS_KARG_BUF(dp->rc), GS_KARG(rlines)};
     const gs_dev_karg a_cand[] = {GS_KARG_BUF(dp->y), GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->alpha),
                                   GS_KARG_BUF(dp->ctab), GS_KARG_BUF(dp->in_ws), GS_KARG_BUF(dp->state),
                                   GS_KARG_BUF(dp->cand), GS_KARG(qh), GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab),
@@ -2083,7 +2096,8 @@ static gs_status batch_args(gs_solver *s, const batch *b)
     const gs_dev_karg a_heads[] = {GS_KARG_BUF(dp->gap), GS_KARG_BUF(dp->n_new), GS_KARG_BUF(dp->ws_pos),
                                    GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->K),
                                    GS_KARG_BUF(dp->koff), GS_KARG_BUF(dp->rb), GS_KARG(q), GS_KARG_BUF(dp->upd),
-                                   GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->y)};
+                                   GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->y),
+                                   GS_KARG_BUF(dp->ws_row)};
     if ((st = GS_DEV_ARGS(&s->ks, K_INIT, a_init)) ||
         (st = GS_DEV_ARGS(&s->ks, K_UPDATE, a_update)) ||
         (st = GS_DEV_ARGS(&s->ks, K_HIST, a_hist)) ||
@@ -2315,6 +2329,8 @@ static gs_status batch_round(gs_solver *s, batch *b)
     for (int a = 0; a < nact; a++) {
         const prob *p = &b->pr[b->act[a]];
         b->bytes_rows += b->clustered_bytes_per_pos * p->npos * (double)((p->nn + WCH - 1) / WCH);
+        b->n_members += p->nnew;
+        b->n_rows += p->nn;
         if (!p->done) b->act[na++] = b->act[a];
     }
     if (na != nact) b->tables_dirty = 1;
@@ -2431,6 +2447,10 @@ static void batch_report(const gs_solver *s, const batch *b, double t_cert, gs_t
                    b->split ? "split " : "");
     gs_log_verbose(s->log, "gpusvm: host per batch: waiting for the selection's enqueueing %.4f s, the heads' %.4f s\n",
                    b->t_seldrain, b->t_heads);
+    if (b->rlines > 0)
+        gs_log_verbose(s->log, "gpusvm: row cache of %d lines: %ld kernel rows computed for %ld new members (%.1f%% "
+                       "found)\n", b->rlines, b->n_rows, b->n_members,
+                       b->n_members > 0 ? 100.0 * (double)(b->n_members - b->n_rows) / (double)b->n_members : 0.0);
     if (b->rs.nd > 1)
         gs_log_verbose(s->log, "gpusvm: row split: the devices' picks %.4f s (up to their reads), merge %.4f s, "
                        "placing %.4f s\n", b->rs.t_pick, b->rs.t_merge, b->rs.t_place);
@@ -2661,6 +2681,34 @@ static gs_status rs_colchunks(batch *b)
     return GS_OK;
 }
 
+/* The row cache's lines for a batch (batch.rlines; ws_cache in kernels/solver.cl): 0 (the banks
+ * alone) unless the batch is one problem on one device, and then, as GPUSVM_ROW_CACHE asks
+ * (gs_tuning.row_cache: N lines beyond the banks, 0 none) or by default on a GPU for a problem of
+ * GS_ROW_CACHE_MIN positions or more, as many lines as fit a kernel-row buffer of at most the
+ * device's largest allocation and half of what the data and the problem's other buffers leave, up
+ * to GS_ROW_CACHE_MAX_Q working sets; at least 4q lines (ws_cache's pass), else none. The cache
+ * changes which rows are computed, never their values: the models are the same. */
+#define GS_ROW_CACHE_MIN 65536
+#define GS_ROW_CACHE_MAX_Q 32
+static int row_cache_lines(const gs_solver *s, const gs_clustered *cl, const gs_binary_spec *spec, int np, int nbank,
+                           int npeers)
+{
+    const long want = s->tuning.row_cache;
+    if (np != 1 || npeers > 0 || want == 0) return 0;
+    const size_t q = (size_t)s->q, npos = (size_t)(spec->na + spec->nb) * (size_t)s->wg;
+    if (want < 0 && (npos < GS_ROW_CACHE_MIN || !(s->ocl->device_type & CL_DEVICE_TYPE_GPU))) return 0;
+    size_t d1, p1, h1;
+    prob_bytes(s, npos, u_cols(s, cl), (size_t)nbank, &d1, &p1, &h1);
+    const size_t used = data_bytes(s, cl) + d1, mem = (size_t)s->ocl->global_mem;
+    size_t cap = used < mem ? (mem - used) / 2 + (size_t)nbank * q * npos * 4 : 0;
+    if (s->ocl->max_alloc && cap > (size_t)s->ocl->max_alloc) cap = (size_t)s->ocl->max_alloc;
+    size_t lines = cap / (npos * 4);
+    const size_t ask = want > 0 ? (size_t)nbank * q + (size_t)want : GS_ROW_CACHE_MAX_Q * q;
+    if (lines > ask) lines = ask;
+    if (lines < 4 * q) lines = want > 0 && 4 * q * npos * 4 <= cap ? 4 * q : 0;
+    return lines > (size_t)INT32_MAX / 2 ? 0 : (int)lines;
+}
+
 /* Solves specs[0..np) (one batch: they fit the device together), in split rounds if split: lays
  * the problems out, uploads, runs the rounds, then computes the answers and (for the problems
  * that ask) the certification's exact gradients. */
@@ -2675,6 +2723,7 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     b.np = np;
     b.split = split;
     b.nbank = split ? 2 : 1;
+    b.rlines = row_cache_lines(s, cl, specs, np, b.nbank, npeers);
     double ts[6]; /* --verbose: the set-up's steps */
     ts[0] = gs_now();
     if ((st = batch_layout(s, &b, ysign, specs)) || (npeers > 0 && (st = rs_layout(s, &b, peers, npeers))) ||

@@ -12,6 +12,7 @@ void gs_tuning_init(gs_tuning *t)
     t->courier = GS_TUNE_AUTO;
     t->select = GS_SELECT_AUTO;
     t->batch_mb = 0;
+    t->row_cache = GS_TUNE_AUTO;
     t->shrink_min = GS_SHRINK_MIN_DEFAULT;
     t->precise = GS_TUNE_AUTO;
     t->cert_wide = GS_TUNE_AUTO;

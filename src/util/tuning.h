@@ -58,6 +58,11 @@ typedef struct gs_tuning {
     long shrink_min; /* GPUSVM_SHRINK_MIN=N: -h 1 shrinks a lone two-class C-SVC problem of at
                         least N rows (src/train/shrink.h; N=1 on small sets in the tests), 0 never;
                         default GS_SHRINK_MIN_DEFAULT */
+    long row_cache;  /* GPUSVM_ROW_CACHE=N: a lone problem on one device keeps N lines of kernel rows
+                        beyond its working set's (at least 4 working sets in all), 0 none, whatever
+                        the device and size (the same models); GS_TUNE_AUTO (default): on a GPU for
+                        problems of 65,536 positions or more, as many as memory allows up to 32
+                        working sets (src/train/solver.c row_cache_lines) */
     int cv_device;   /* GPUSVM_CV_DEVICE=0|1: -v's and -b 1's held-out rows on the device always
                         (1) or never (0); GS_TUNE_AUTO (default): where the work is large enough
                         (src/train/cv.c) */
