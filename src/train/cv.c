@@ -182,14 +182,6 @@ static void fold_free(fold_run *fr)
     memset(fr, 0, sizeof *fr);
 }
 
-/* The stored pairs and rows of the n rows rows[] of prob. */
-static int64_t held_values(const gs_problem *prob, const int *rows, int n)
-{
-    int64_t v = n;
-    for (int i = 0; i < n; i++) v += prob->row_ptr[rows[i] + 1] - prob->row_ptr[rows[i]];
-    return v;
-}
-
 /* Copies the held-out rows perm[0..n) of prob into fr and, where fold_on_device says so, starts
  * them on the device (pre: job's predictor made already, fold_predictor's, or NULL; taken over).
  * fold_end finishes (and frees) fr, also after a failure here. */
@@ -198,8 +190,9 @@ static gs_status fold_begin(const cv_device *cd, const gs_problem *prob, const i
 {
     gs_status st = GS_OK;
     gs_rows *rows = &fr->rows;
-    const int64_t nnz = held_values(prob, perm, n) - n;
+    int64_t nnz = 0;
     fr->p = pre;
+    for (int i = 0; i < n; i++) nnz += prob->row_ptr[perm[i] + 1] - prob->row_ptr[perm[i]];
     const size_t nd = (size_t)gs_pred_n_dec(job->m);
     rows->row_ptr = malloc(sizeof *rows->row_ptr * ((size_t)n + 1));
     rows->idx = malloc(sizeof *rows->idx * (size_t)(nnz ? nnz : 1));
@@ -341,6 +334,14 @@ static gs_status cpu_jobs(const cv_device *cd, const gs_problem *prob, const lay
 /* Held-out values (stored pairs and rows) of folds started on the device together at most (one
  * fold at least): ~400 MB of host copies (an index and a double each) and as much on the device. */
 #define CV_HELD_VALUES ((int64_t)1 << 25)
+
+/* The stored pairs and rows of the n rows rows[] of prob. */
+static int64_t held_values(const gs_problem *prob, const int *rows, int n)
+{
+    int64_t v = n;
+    for (int i = 0; i < n; i++) v += prob->row_ptr[rows[i] + 1] - prob->row_ptr[rows[i]];
+    return v;
+}
 
 /* The jobs lj[0..nall) (each a model, its held-out rows and where their answers go) predicted
  * as predict_fold does, the predictors' SV layouts, host work, made on threads for up to 16
