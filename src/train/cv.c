@@ -331,18 +331,6 @@ static gs_status cpu_jobs(const cv_device *cd, const gs_problem *prob, const lay
     return gs_parallel_items(nall, nw, cpu_item, &w);
 }
 
-/* Held-out values (stored pairs and rows) of folds started on the device together at most (one
- * fold at least): ~400 MB of host copies (an index and a double each) and as much on the device. */
-#define CV_HELD_VALUES ((int64_t)1 << 25)
-
-/* The stored pairs and rows of the n rows rows[] of prob. */
-static int64_t held_values(const gs_problem *prob, const int *rows, int n)
-{
-    int64_t v = n;
-    for (int i = 0; i < n; i++) v += prob->row_ptr[rows[i] + 1] - prob->row_ptr[rows[i]];
-    return v;
-}
-
 /* The jobs lj[0..nall) (each a model, its held-out rows and where their answers go) predicted
  * as predict_fold does, the predictors' SV layouts, host work, made on threads for up to 16
  * models and CV_LAYOUT_VALUES SV values at a time (mnist10k's five folds: 37 ms each, one after
@@ -375,33 +363,21 @@ static gs_status predict_jobs(const cv_device *cd0, const gs_problem *prob, layo
             g1++;
         }
         gs_parallel_run(lj + g0, sizeof *lj, g1 - g0, layout_thread);
-        /* the group's folds started on the device before the first is finished, so one fold's host
-         * work (upload, the values' host part) runs beside the others' kernels; the oldest are
-         * finished first where the next would take the rows in flight past CV_HELD_VALUES */
+        /* the group's folds all started on the device, then finished in turn: one fold's host work
+         * (upload, the values' host part) runs beside the others' kernels */
         fold_run fr[16];
-        int64_t held[16];
         memset(fr, 0, sizeof fr);
-        int64_t inflight = 0;
-        int next_end = g0;
-        for (int i = g0; i <= g1; i++) {
-            if (i < g1) {
-                lj[i].job.perm = lj[i].rows;
-                held[i - g0] = lj[i].cpu ? 0 : held_values(prob, lj[i].rows, lj[i].n);
-            }
-            while (next_end < i && (i == g1 || inflight + held[i - g0] > CV_HELD_VALUES)) {
-                if (!lj[next_end].cpu) { /* (the CPU's were answered above) */
-                    int exceeded = 0;
-                    const gs_status e =
-                        fold_end(cd, lj[next_end].job, &fr[next_end - g0], st, gs_cpu_threads(16), &exceeded);
-                    if (st == GS_OK) st = e;
-                    inflight -= held[next_end - g0];
-                }
-                next_end++;
-            }
-            if (i == g1 || lj[i].cpu || st != GS_OK) continue;
+        for (int i = g0; i < g1; i++) {
+            lj[i].job.perm = lj[i].rows;
+            if (lj[i].cpu || st != GS_OK) continue;
             st = fold_begin(cd, prob, lj[i].rows, lj[i].n, &lj[i].job, lj[i].p, &fr[i - g0]);
             lj[i].p = NULL; /* fr's now */
-            inflight += held[i - g0];
+        }
+        for (int i = g0; i < g1; i++) {
+            int exceeded = 0;
+            if (lj[i].cpu) continue; /* answered above */
+            const gs_status e = fold_end(cd, lj[i].job, &fr[i - g0], st, gs_cpu_threads(16), &exceeded);
+            if (st == GS_OK) st = e;
         }
         g0 = g1;
     }
