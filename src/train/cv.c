@@ -161,102 +161,97 @@ static gs_status fold_predictor(const cv_device *cd, const pred_job *job, gs_pre
     return st;
 }
 
-/* One fold's held-out rows in flight (fold_begin .. fold_end): their copy, the device's values and
- * the rows those answer. */
-typedef struct fold_run {
-    gs_rows rows;
-    double *ddec, *err;   /* the device's decision values and their bounds (err: on the device only) */
-    uint8_t *dok;         /* row r's device values give its answer (device_row_ok) */
-    gs_predictor *p;      /* started on the device (then used is 1) */
-    gs_pred_program prg;
-    int used;
-    double t0, tm[2];     /* --verbose: begun, program ready, started */
-} fold_run;
-
-static void fold_free(fold_run *fr)
+/* The held-out rows on the device into ddec, dok[r] set where device_row_ok; *used 0 (nothing
+ * set) when fold_on_device says no. pre: job's predictor made already (fold_predictor; taken
+ * over and freed here) or NULL. */
+static gs_status device_fold(const cv_device *cd, const gs_rows *rows, const pred_job *job, gs_predictor *pre,
+                             double *ddec, uint8_t *dok, int *used)
 {
-    gs_predictor_free(fr->p);
-    gs_pred_program_release(&fr->prg);
-    free(fr->rows.row_ptr); free(fr->rows.idx); free(fr->rows.val); free(fr->rows.y);
-    free(fr->ddec); free(fr->err); free(fr->dok);
-    memset(fr, 0, sizeof *fr);
+    const gs_model *m = job->m;
+    const int nd = gs_pred_n_dec(m);
+    gs_status st = GS_OK;
+    gs_predictor *p = pre;
+    gs_pred_program prg = {0};
+    double *err = NULL;
+    gs_ocl *ocl = NULL;
+    *used = 0;
+    if (!fold_on_device(cd, job, rows->l)) goto cleanup;
+    if (!(ocl = cd->dev->wait(cd->dev->ctx))) goto cleanup; /* the trainer had it: not reached; the CPU answers */
+    if (!(err = malloc(sizeof *err * (size_t)rows->l * (size_t)nd))) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    const double t0 = gs_now();
+    if (!p && (st = fold_predictor(cd, job, &p))) goto cleanup;
+    double tm[3];
+    if ((st = gs_pred_program_build(ocl, &prg))) goto cleanup;
+    tm[0] = gs_now();
+    if ((st = gs_predictor_attach(p, ocl, &prg))) goto cleanup;
+    tm[1] = gs_now();
+    if ((st = gs_predictor_start(p, rows)) || (st = gs_predictor_finish(p, ddec, err))) goto cleanup;
+    tm[2] = gs_now();
+    const gs_pred_times pt = gs_predictor_times(p);
+    int32_t redo = 0;
+    for (int32_t r = 0; r < rows->l; r++) {
+        dok[r] = (uint8_t)device_row_ok(job, ddec + (size_t)r * nd, err + (size_t)r * nd, nd);
+        redo += !dok[r];
+    }
+    gs_log_verbose(cd->log,
+                   "gpusvm: %d held-out rows on the device, %d of them again on the CPU (layout and program "
+                   "%.4f s, upload %.4f s, values %.4f s, of which buffers %.4f s, waiting for the device %.4f s%s)\n",
+                   rows->l, redo, tm[0] - t0, tm[1] - tm[0], tm[2] - tm[1], pt.alloc, pt.wait,
+                   pt.coded ? "; 16-bit distances" : "");
+    *used = 1;
+cleanup:
+    gs_predictor_free(p);
+    gs_pred_program_release(&prg);
+    free(err);
+    return st;
 }
 
-/* Copies the held-out rows perm[0..n) of prob into fr and, where fold_on_device says so, starts
- * them on the device (pre: job's predictor made already, fold_predictor's, or NULL; taken over).
- * fold_end finishes (and frees) fr, also after a failure here. */
-static gs_status fold_begin(const cv_device *cd, const gs_problem *prob, const int *perm, int n, const pred_job *job,
-                            gs_predictor *pre, fold_run *fr)
+/* Runs job over the held-out rows perm[0..n) of prob: on the device (cd, may be NULL), then the
+ * rows it cannot answer on a few threads (every job field but rows, t, nt, ddec and dok set by the
+ * caller); *exceeded sums the jobs' counts. */
+static gs_status predict_fold(const cv_device *cd, const gs_problem *prob, const int *perm, int n, pred_job job,
+                              gs_predictor *pre, int max_threads, int *exceeded)
 {
+    gs_rows rows = {0};
     gs_status st = GS_OK;
-    gs_rows *rows = &fr->rows;
+    double *ddec = NULL;
+    uint8_t *dok = NULL;
     int64_t nnz = 0;
-    fr->p = pre;
     for (int i = 0; i < n; i++) nnz += prob->row_ptr[perm[i] + 1] - prob->row_ptr[perm[i]];
-    const size_t nd = (size_t)gs_pred_n_dec(job->m);
-    rows->row_ptr = malloc(sizeof *rows->row_ptr * ((size_t)n + 1));
-    rows->idx = malloc(sizeof *rows->idx * (size_t)(nnz ? nnz : 1));
-    rows->val = malloc(sizeof *rows->val * (size_t)(nnz ? nnz : 1));
-    rows->y = calloc((size_t)(n ? n : 1), sizeof *rows->y);
-    fr->ddec = malloc(sizeof *fr->ddec * (size_t)(n ? n : 1) * (nd ? nd : 1));
-    fr->dok = malloc((size_t)(n ? n : 1));
-    if (!rows->row_ptr || !rows->idx || !rows->val || !rows->y || !fr->ddec || !fr->dok)
-        return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    rows.row_ptr = malloc(sizeof *rows.row_ptr * ((size_t)n + 1));
+    rows.idx = malloc(sizeof *rows.idx * (size_t)(nnz ? nnz : 1));
+    rows.val = malloc(sizeof *rows.val * (size_t)(nnz ? nnz : 1));
+    rows.y = calloc((size_t)(n ? n : 1), sizeof *rows.y);
+    if (!rows.row_ptr || !rows.idx || !rows.val || !rows.y) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
     int64_t o = 0;
-    rows->row_ptr[0] = 0;
+    rows.row_ptr[0] = 0;
     for (int i = 0; i < n; i++) {
         for (int64_t k = prob->row_ptr[perm[i]]; k < prob->row_ptr[perm[i] + 1]; k++, o++) {
-            rows->idx[o] = prob->idx[k];
-            rows->val[o] = prob->val[k];
+            rows.idx[o] = prob->idx[k];
+            rows.val[o] = prob->val[k];
         }
-        rows->row_ptr[i + 1] = o;
+        rows.row_ptr[i + 1] = o;
     }
-    rows->l = n;
-    gs_ocl *ocl = NULL;
-    if (!fold_on_device(cd, job, rows->l)) return GS_OK;
-    if (!(ocl = cd->dev->wait(cd->dev->ctx))) return GS_OK; /* the trainer had it: not reached; the CPU answers */
-    if (!(fr->err = malloc(sizeof *fr->err * (size_t)rows->l * nd))) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
-    fr->t0 = gs_now();
-    if (!fr->p && (st = fold_predictor(cd, job, &fr->p))) return st;
-    if ((st = gs_pred_program_build(ocl, &fr->prg))) return st;
-    fr->tm[0] = gs_now();
-    if ((st = gs_predictor_attach(fr->p, ocl, &fr->prg))) return st;
-    fr->tm[1] = gs_now();
-    if ((st = gs_predictor_start(fr->p, rows))) return st;
-    fr->used = 1;
-    return GS_OK;
-}
-
-/* Finishes fold_begin's fr (st: what fold_begin returned): the device's values where it took the
- * rows, then every row it cannot answer on up to max_threads threads (job: every field but rows,
- * t, nt, ddec and dok set by the caller); *exceeded sums the jobs' counts. Frees fr. */
-static gs_status fold_end(const cv_device *cd, pred_job job, fold_run *fr, gs_status st, int max_threads,
-                          int *exceeded)
-{
-    const gs_rows *rows = &fr->rows;
-    const int n = rows->l, nd = gs_pred_n_dec(job.m);
-    if (st == GS_OK && fr->used) {
-        if ((st = gs_predictor_finish(fr->p, fr->ddec, fr->err))) goto cleanup;
-        const double t2 = gs_now();
-        const gs_pred_times pt = gs_predictor_times(fr->p);
-        int32_t redo = 0;
-        for (int32_t r = 0; r < n; r++) {
-            fr->dok[r] = (uint8_t)device_row_ok(&job, fr->ddec + (size_t)r * nd, fr->err + (size_t)r * nd, nd);
-            redo += !fr->dok[r];
-        }
-        gs_log_verbose(cd->log,
-                       "gpusvm: %d held-out rows on the device, %d of them again on the CPU (layout and program "
-                       "%.4f s, upload %.4f s, values %.4f s, of which buffers %.4f s, waiting for the device %.4f "
-                       "s%s)\n", n, redo, fr->tm[0] - fr->t0, fr->tm[1] - fr->tm[0], t2 - fr->tm[1], pt.alloc,
-                       pt.wait, pt.coded ? "; 16-bit distances" : "");
-        job.ddec = fr->ddec;
-        job.dok = fr->dok;
+    rows.l = n;
+    {
+        const size_t nd = (size_t)gs_pred_n_dec(job.m);
+        int used = 0;
+        ddec = malloc(sizeof *ddec * (size_t)(n ? n : 1) * (nd ? nd : 1));
+        dok = malloc((size_t)(n ? n : 1));
+        if (!ddec || !dok) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+        st = device_fold(cd, &rows, &job, pre, ddec, dok, &used);
+        pre = NULL; /* device_fold's now */
+        if (st) goto cleanup;
+        if (used) { job.ddec = ddec; job.dok = dok; }
     }
-    if (st != GS_OK) goto cleanup;
     int nt = max_threads;
     if (nt > n / 64 + 1) nt = n / 64 + 1;
     pred_job jobs[16];
-    job.rows = rows;
+    job.rows = &rows;
+    job.perm = perm;
     job.exceeded = 0;
     for (int t = 0; t < nt; t++) {
         jobs[t] = job;
@@ -271,19 +266,10 @@ static gs_status fold_end(const cv_device *cd, pred_job job, fold_run *fr, gs_st
     for (int t = 0; t < nt && st == GS_OK; t++)
         if (jobs[t].st != GS_OK) st = jobs[t].st == GS_ERR_NOMEM ? GS_FAIL(GS_ERR_NOMEM, "out of memory") : jobs[t].st;
 cleanup:
-    fold_free(fr);
+    gs_predictor_free(pre);
+    free(rows.row_ptr); free(rows.idx); free(rows.val); free(rows.y);
+    free(ddec); free(dok);
     return st;
-}
-
-/* Runs job over the held-out rows perm[0..n) of prob: on the device (cd, may be NULL), then the
- * rows it cannot answer on a few threads (fold_begin, fold_end). */
-static gs_status predict_fold(const cv_device *cd, const gs_problem *prob, const int *perm, int n, pred_job job,
-                              gs_predictor *pre, int max_threads, int *exceeded)
-{
-    fold_run fr = {0};
-    job.perm = perm;
-    const gs_status st = fold_begin(cd, prob, perm, n, &job, pre, &fr);
-    return fold_end(cd, job, &fr, st, max_threads, exceeded);
 }
 
 /* SV values whose predictor layouts predict_folds makes at once, at most (one fold's at least). */
@@ -363,21 +349,11 @@ static gs_status predict_jobs(const cv_device *cd0, const gs_problem *prob, layo
             g1++;
         }
         gs_parallel_run(lj + g0, sizeof *lj, g1 - g0, layout_thread);
-        /* the group's folds all started on the device, then finished in turn: one fold's host work
-         * (upload, the values' host part) runs beside the others' kernels */
-        fold_run fr[16];
-        memset(fr, 0, sizeof fr);
-        for (int i = g0; i < g1; i++) {
-            lj[i].job.perm = lj[i].rows;
-            if (lj[i].cpu || st != GS_OK) continue;
-            st = fold_begin(cd, prob, lj[i].rows, lj[i].n, &lj[i].job, lj[i].p, &fr[i - g0]);
-            lj[i].p = NULL; /* fr's now */
-        }
-        for (int i = g0; i < g1; i++) {
+        for (int i = g0; i < g1 && st == GS_OK; i++) {
             int exceeded = 0;
             if (lj[i].cpu) continue; /* answered above */
-            const gs_status e = fold_end(cd, lj[i].job, &fr[i - g0], st, gs_cpu_threads(16), &exceeded);
-            if (st == GS_OK) st = e;
+            st = predict_fold(cd, prob, lj[i].rows, lj[i].n, lj[i].job, lj[i].p, gs_cpu_threads(16), &exceeded);
+            lj[i].p = NULL;
         }
         g0 = g1;
     }
