@@ -2685,8 +2685,9 @@ static gs_status rs_colchunks(batch *b)
  * alone) unless the batch is one problem on one device, and then, as GPUSVM_ROW_CACHE asks
  * (gs_tuning.row_cache: N lines beyond the banks, 0 none) or by default on a GPU for a problem of
  * GS_ROW_CACHE_MIN positions or more, as many lines as fit a kernel-row buffer of at most the
- * device's largest allocation and half of what the data and the problem's other buffers leave, up
- * to GS_ROW_CACHE_MAX_Q working sets; at least 4q lines (ws_cache's pass), else none. The cache
+ * device's largest allocation and half of what the data and the problem's other buffers leave
+ * (and within gs_tuning.batch_mb, a lane's share of the device), up to GS_ROW_CACHE_MAX_Q working
+ * sets; at least 4q lines (ws_cache's pass), else none. The cache
  * changes which rows are computed, never their values: the models are the same. */
 #define GS_ROW_CACHE_MIN 65536
 #define GS_ROW_CACHE_MAX_Q 32
@@ -2702,6 +2703,11 @@ static int row_cache_lines(const gs_solver *s, const gs_clustered *cl, const gs_
     const size_t used = data_bytes(s, cl) + d1, mem = (size_t)s->ocl->global_mem;
     size_t cap = used < mem ? (mem - used) / 2 + (size_t)nbank * q * npos * 4 : 0;
     if (s->ocl->max_alloc && cap > (size_t)s->ocl->max_alloc) cap = (size_t)s->ocl->max_alloc;
+    if (s->tuning.batch_mb > 0) { /* a share of the device (gpusvm-grid's lanes): the cache within it */
+        const size_t share = (size_t)s->tuning.batch_mb << 20;
+        const size_t in_share = (share > d1 ? share - d1 : 0) + (size_t)nbank * q * npos * 4;
+        if (cap > in_share) cap = in_share;
+    }
     size_t lines = cap / (npos * 4);
     const size_t ask = want > 0 ? (size_t)nbank * q + (size_t)want : GS_ROW_CACHE_MAX_Q * q;
     if (lines > ask) lines = ask;
