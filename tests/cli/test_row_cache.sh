@@ -5,7 +5,8 @@
 # never their values: each case's model with GPUSVM_ROW_CACHE=1 (the fewest lines, 4 working sets:
 # the most lines taken for other rows) and =600 is the model without it (=0), byte for byte, over
 # split and unsplit rounds, shrinking's stages and the certification's resumed rounds, double sums,
-# the nu rule, one-class, SVR, row-wise clusters and -t 4; --verbose says how many rows were found.
+# the nu rule, one-class, SVR, row-wise clusters (by row and by column) and -t 4; --verbose says how
+# many rows were found.
 . "$(dirname "$0")/lib.sh"
 require_bin "$TRAIN"
 # --verbose for its row-cache lines, without the profiling it turns on (slow on a CPU device)
@@ -36,6 +37,8 @@ same heart_rbf "$H" --ws-size 64 -c 10
 # row-wise clusters (ELL)
 sparse_rows "$TMPD/sp"
 FOUND=1 same sparse_rowwise "$TMPD/sp" --ws-size 64 -c 10 -g 0.5
+# their kernel rows summed by column (k_rows_col, a GPU's default for such data)
+GPUSVM_COL_ROWS=1 FOUND=1 same sparse_by_column "$TMPD/sp" --ws-size 64 -c 10 -g 0.5
 # -t 4: a linear kernel with 1 added, of 300 random rows of 5 features
 awk 'BEGIN { srand(3); n = 300; for (i = 1; i <= n; i++) { y[i] = rand() < 0.5 ? 1 : -1
         for (f = 1; f <= 5; f++) x[i, f] = rand() + (f == 1 ? 0.4 * y[i] : 0) }
