@@ -348,7 +348,6 @@ typedef struct prob {
     long steps_b;        /* its step budget */
     int nupd, nn, done;
     int nupd_b;          /* changes of the last second part (not seen by the set selected meanwhile) */
-    int renew;           /* split by rows (rsplit): the device's new slots include the kept ones */
     const double *rb;    /* this round's readback: head (see k_readback) */
     /* the nu rule (spec->nu_rule): each round selects over the rows of one sign (R_SEL, +1 and -1
      * in turn) and its gap is that sign's; the problem stops when both signs' last gaps are below
@@ -416,8 +415,8 @@ static void host_first(gs_solver *s, int split, prob *p, scratch *sc, double *t_
     const int q = s->q;
     const double *rb = p->rb;
     p->nn = (int)rb[2];
-    /* the members new to the set: the slots whose member changed to a row (a slot's new member is
-     * never its old one; with the row cache or renewed rows, n_new counts the rows computed) */
+    /* the members new to the set: the slots that now hold a member they did not hold (n_new counts
+     * the rows computed, which the row cache and a row split's renewed rows make differ) */
     int nnew = 0;
     for (int i = 0; i < q; i++) {
         const int w = (int)rb[4 + q + i];
@@ -580,7 +579,8 @@ static size_t u_cols(const gs_solver *s, const gs_clustered *cl)
     return s->wide ? 0 : (size_t)cl->n_ucols + 1;
 }
 
-/* Doubles of one problem's readback: header, per-slot G / position / new slot, then q*q floats. */
+/* Doubles of one problem's readback: header, per-slot G / position / new slot / kernel row, then
+ * q*q floats. */
 static size_t rb_head(int q) { return 4 + 4 * (size_t)q; }
 static size_t rb_kws(int q) { return ((size_t)q * q + 1) / 2; }
 static size_t rb_doubles(int q) { return rb_head(q) + rb_kws(q); }
@@ -2536,7 +2536,6 @@ static gs_status rs_layout(gs_solver *s, batch *b, gs_solver *const *peers, int 
      * chain; either sends its picks (the same sets) */
     const int sel = s->tuning.select;
     b->one_group = sel == GS_SELECT_ONE || (sel == GS_SELECT_AUTO && (int64_t)rs->nvch * wg * ITEMS <= RS_ONE_GROUP_MAX);
-    b->pr[0].renew = 1;
     char line[256];
     int o = snprintf(line, sizeof line, "gpusvm: one problem split by rows over %d devices, chunks of %d rows:", nd,
                      wg * ITEMS);
