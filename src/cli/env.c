@@ -9,6 +9,15 @@
 #include <unistd.h>
 
 /* "0" -> 0, "1" -> 1, anything else (or unset) -> dflt: the variables' meaning since they exist. */
+/* name's value when it is a whole decimal number >= 0, else -1 (unset, empty or anything else) */
+static long env_count(const char *name)
+{
+    const char *v = getenv(name);
+    char *end = NULL;
+    const long n = v && *v ? strtol(v, &end, 10) : -1;
+    return v && *v && !*end && n >= 0 ? n : -1;
+}
+
 static int env_01(const char *name, int dflt)
 {
     const char *v = getenv(name);
@@ -59,14 +68,10 @@ void gs_tuning_from_env(gs_tuning *t)
     if (it && atoi(it) != 0) t->inflate_threads = atoi(it) < 0 ? -1 : atoi(it) > 64 ? 64 : atoi(it);
     const char *mb = getenv("GPUSVM_BATCH_MB");
     if (mb && atol(mb) > 0) t->batch_mb = atol(mb);
-    const char *rcv = getenv("GPUSVM_ROW_CACHE");
-    char *rc_end = NULL;
-    const long rc_v = rcv ? strtol(rcv, &rc_end, 10) : -1;
-    if (rcv && *rcv && !*rc_end && rc_v >= 0) t->row_cache = rc_v < 1000000 ? rc_v : 1000000;
-    const char *sm = getenv("GPUSVM_SHRINK_MIN");
-    char *sm_end = NULL;
-    const long sm_v = sm ? strtol(sm, &sm_end, 10) : -1;
-    if (sm && *sm && !*sm_end && sm_v >= 0) t->shrink_min = sm_v;
+    const long rc_v = env_count("GPUSVM_ROW_CACHE");
+    if (rc_v >= 0) t->row_cache = rc_v < 1000000 ? rc_v : 1000000;
+    const long sm_v = env_count("GPUSVM_SHRINK_MIN");
+    if (sm_v >= 0) t->shrink_min = sm_v;
     const char *gl = getenv("GPUSVM_GRID_LANES");
     if (gl && atoi(gl) > 0) t->grid_lanes = atoi(gl) < 16 ? atoi(gl) : 16;
     const char *gn = getenv("GPUSVM_GRID_NICE");
