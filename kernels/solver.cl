@@ -531,6 +531,9 @@ __kernel void k_write(__global const char *y, __global const double *G,
 #ifndef MWG
 #define MWG 256
 #endif
+#ifndef GS_ROW_CACHE
+#define GS_ROW_CACHE 0
+#endif
 
 /* The kernel-row cache of a lone problem (rlines > 0 lines of kernel rows, src/train/solver.c
  * row_cache_lines): a line keeps the row of the position it was computed for until it is taken for
@@ -542,6 +545,7 @@ __kernel void k_write(__global const char *y, __global const double *G,
  * kept members' lines, the replaced members' (a split round's second update still reads them) and
  * the cached lines taken. At most 2q lines are in use and rlines >= 4q, so one pass over the lines
  * finds enough. Scratch: hit, flag, victim, rank, v (QMAX each), part (MWG). */
+#if GS_ROW_CACHE
 void ws_cache(__global const int *ws_pos, __global int *ws_row, __local int *need, __local int *hit,
               __local int *flag, __local int *victim, __local int *rank, __local int *v, __local int *part,
               int lid, int q, __global int *rc, int rlines)
@@ -599,6 +603,33 @@ void ws_cache(__global const int *ws_pos, __global int *ws_row, __local int *nee
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
 }
 
+/* The row cache's round, after the selection's merge (k_select or k_merge), one work-group of MWG
+ * per active problem (a lone one): the new slots (new_slots[0, n_new)) get their lines (ws_cache)
+ * and only those whose row is not cached stay new, in slot order. A kernel of its own, not a step
+ * of ws_merge: inlined into k_select and k_merge it took PoCL's cold build of the solver program
+ * from 20 s to 88 s (heart_scale, 2 cores). */
+__kernel void k_cache(__global const int *ws_pos, __global int *ws_row, __global int *new_slots,
+                      __global int *n_new, int q, __global const gs_abi_round *rt, __global int *rc, int rlines)
+{
+    __local int need[QMAX], hit[QMAX], flag[QMAX], victim[QMAX], rank[QMAX], v[QMAX], part[MWG];
+    const int lid = get_local_id(0), pid = rt[get_group_id(0)].pid;
+    ws_pos += q * pid;
+    ws_row += q * pid;
+    new_slots += q * pid;
+    const int nn = n_new[pid];
+    for (int e = lid; e < QMAX; e += MWG) need[e] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int e = lid; e < nn; e += MWG) need[new_slots[e]] = 1;
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    ws_cache(ws_pos, ws_row, need, hit, flag, victim, rank, v, part, lid, q, rc, rlines);
+    for (int e = lid; e < QMAX; e += MWG) v[e] = need[e];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int m = gs_block_scan(v, part, lid);
+    for (int e = lid; e < QMAX; e += MWG) if (need[e]) new_slots[v[e]] = e;
+    if (lid == 0) n_new[pid] = m;
+}
+#endif
+
 /* The merge of one problem's picks (cand: up list [0, n_up), low list [qh, qh + n_low), each in
  * ascending position order) into its working set, by the whole work-group of MWG. scr: 6 * QMAX +
  * MWG ints of local scratch. renew: a candidate that keeps its E slot gets its kernel row computed
@@ -607,7 +638,7 @@ void ws_cache(__global const int *ws_pos, __global int *ws_row, __local int *nee
 void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int *scr, int lid, int head,
               int q_new, int q_next, int q, __global int *ws_pos, __global int *slot_of,
               __global uchar *in_ws, __global int *new_slots, __global int *n_new, __global int *ws_row,
-              int nbank, int renew, __global int *rc, int rlines)
+              int nbank, int renew)
 {
     __local int *lc = scr;                  /* combined candidates */
     __local int *v = scr + QMAX;            /* scan scratch */
@@ -680,10 +711,9 @@ void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int 
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     /* with two banks a slot that gets a new row takes the other bank's: the old row stays valid for
-     * the update of the set being solved meanwhile (see ws_row); with the row cache, its line */
-    if (rlines > 0)
-        ws_cache(ws_pos, ws_row, need_row, taken, placed, freeslot, lc, v, part, lid, q, rc, rlines);
-    else if (nbank == 2)
+     * the update of the set being solved meanwhile (see ws_row); with the row cache (nbank 1 here),
+     * k_cache gives it a line next */
+    if (nbank == 2)
         for (int e = lid; e < q; e += MWG)
             if (need_row[e]) ws_row[e] = ws_row[e] < q ? ws_row[e] + q : ws_row[e] - q;
     /* e: in_ws for the next selection = every filled slot outside the next eviction window */
@@ -707,8 +737,7 @@ void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int 
 __kernel void k_merge(__global const uint *state, __global const int *cand, int qh,
                       __global int *ws_pos, __global int *slot_of, __global uchar *in_ws,
                       __global int *new_slots, __global int *n_new, int q, __global const gs_abi_round *rt,
-                      __global const gs_abi_problem *ptab, __global int *ws_row, int nbank, int renew,
-                      __global int *rc, int rlines)
+                      __global const gs_abi_problem *ptab, __global int *ws_row, int nbank, int renew)
 {
     __local int lcand[2 * QMAX];
     __local int scr[6 * QMAX + MWG];
@@ -725,8 +754,7 @@ __kernel void k_merge(__global const uint *state, __global const int *cand, int 
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     ws_merge(lcand, QMAX, n_up, n_low, scr, lid, r->head, r->q_new, r->q_next, q, ws_pos + q * pid,
-             slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid, ws_row + q * pid, nbank, renew, rc,
-             rlines);
+             slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid, ws_row + q * pid, nbank, renew);
 }
 
 /* A problem split by rows over devices (src/train/solver.c): after k_write, the keys of this
@@ -819,8 +847,7 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
                        __global double *gap, __global int *ws_pos, __global int *slot_of,
                        __global uchar *in_ws, __global int *new_slots, __global int *n_new, int q,
                        __global const gs_abi_round *rt, __global const gs_abi_problem *ptab, __global int *ws_row, int nbank,
-                       int t_lo, int t_hi, int cand_out, __global int *cand, __global uint *state, __global uint *ckeys,
-                       __global int *rc, int rlines)
+                       int t_lo, int t_hi, int cand_out, __global int *cand, __global uint *state, __global uint *ckeys)
 {
     /* one pool, reused by the phases: 2 * MWG doubles for the gap, 2 * NBINS + 2 * MWG + 6 uints
      * for the digits, 4 * MWG for the compaction's scans, 6 * QMAX + MWG ints for the merge */
@@ -945,7 +972,7 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
     }
     ws_merge(lcand, QMAX, (int)taken[0], (int)taken[1], (__local int *)pool, lid, r->head, r->q_new,
              r->q_next, q, ws_pos + q * pid, slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid,
-             ws_row + q * pid, nbank, 0, rc, rlines);
+             ws_row + q * pid, nbank, 0);
 }
 
 /* Work-group (k, active problem): new slot k's vector into the problem's U. u_pos keeps the global

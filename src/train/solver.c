@@ -68,6 +68,11 @@ _Static_assert(ITEMS % HSPLIT == 0, "k_hist splits a chunk's ITEMS evenly");
  * against 0.021 s of enqueueing per run) and one-vs-one batches gain most (letter 0.041-0.064 s
  * against 0.055-0.075 s). GPUSVM_SELECT=one|multi forces either (the tests run both). */
 #define ONE_GROUP_MAX (1 << 18)
+/* The row cache (row_cache_lines) by default: on a GPU, for a lone problem of GS_ROW_CACHE_MIN
+ * positions or more, up to GS_ROW_CACHE_MAX_Q working sets of lines. Only a solver that may meet
+ * such a problem (or is asked for the cache) has k_cache in its program (-DGS_ROW_CACHE=1). */
+#define GS_ROW_CACHE_MIN 65536
+#define GS_ROW_CACHE_MAX_Q 32
 /* A subproblem stops at REL times its initial gap (or eps). Split rounds (solve_batch) stop at
  * SPLIT_REL, sending the changes made until SPLIT_AT first: on the H100 (rel, split point) of
  * (0.2, 0.3) took a9a from 74 rounds of 25,600 steps to 80 rounds of 19,300 and its training
@@ -80,21 +85,21 @@ _Static_assert(ITEMS % HSPLIT == 0, "k_hist splits a chunk's ITEMS evenly");
 
 enum { K_INIT, K_UPDATE, K_HIST, K_PICK, K_COUNT, K_SCAN, K_WRITE, K_MERGE, K_SELECT, K_GATHER, K_ROWS,
        K_READBACK, K_HEADS, K_GRAM, K_CERT_GATHER, K_CERT, K_CERT_SUM, K_CAND, K_ROWS_COL, K_CERT_DOTS,
-       K_COUNT_ALL };
+       K_CACHE, K_COUNT_ALL };
 static const char *const k_names[K_COUNT_ALL] = {"k_init", "k_update", "k_hist", "k_pick",
     "k_count", "k_scan", "k_write", "k_merge", "k_select", "k_gather_u", "k_rows", "k_readback", "k_heads",
-    "k_gram", "k_cert_gather", "k_cert", "k_cert_sum", "k_cand_keys", "k_rows_col", "k_cert_dots"};
+    "k_gram", "k_cert_gather", "k_cert", "k_cert_sum", "k_cand_keys", "k_rows_col", "k_cert_dots", "k_cache"};
 /* The same without the multi-kernel selection's own kernels (-DGS_MULTI_SEL=0: a solver whose
  * problems all have at most ONE_GROUP_MAX positions). Its program builds faster: on the H100 ptxas
  * took 0.23-0.31 s for each of the five, 1.92 s for the whole program (docs/performance.md). */
 static const char *const k_names_one[K_COUNT_ALL] = {"k_init", "k_update", "k_hist", NULL,
     NULL, NULL, NULL, NULL, "k_select", "k_gather_u", "k_rows", "k_readback", "k_heads",
-    "k_gram", "k_cert_gather", "k_cert", "k_cert_sum", NULL, "k_rows_col", "k_cert_dots"};
+    "k_gram", "k_cert_gather", "k_cert", "k_cert_sum", NULL, "k_rows_col", "k_cert_dots", "k_cache"};
 /* phase of each kernel for the --verbose breakdown */
 enum { PH_UPDATE, PH_SELECT, PH_ROWS, PH_TRANSFER, PH_CERT, PH_N };
 static const int k_phase[K_COUNT_ALL] = {PH_UPDATE, PH_UPDATE, PH_SELECT, PH_SELECT, PH_SELECT,
     PH_SELECT, PH_SELECT, PH_SELECT, PH_SELECT, PH_ROWS, PH_ROWS, PH_TRANSFER, PH_TRANSFER, PH_ROWS, PH_CERT,
-    PH_CERT, PH_CERT, PH_SELECT, PH_ROWS, PH_CERT};
+    PH_CERT, PH_CERT, PH_SELECT, PH_ROWS, PH_CERT, PH_SELECT};
 
 /* Device buffers of a batch, kept by the solver and reused (grown when needed) from one batch to
  * the next: NVIDIA allocations synchronise the device. Only gs_dev_buf fields (released as an array). */
@@ -118,6 +123,7 @@ struct gs_solver {
     int wide;              /* built for wide data (gs_clustered.wide): its layout, no dense block U */
     int multi_sel;         /* the program has the multi-kernel selection (some problem may exceed
                             * ONE_GROUP_MAX positions) */
+    int row_cache;         /* the program has the row cache (ws_cache: -DGS_ROW_CACHE=1) */
     int split;             /* split rounds (see solve_batch): -1 for lone problems that fit, 0 never,
                             * 1 always (GPUSVM_SPLIT) */
     gs_tuning tuning;      /* param->tuning: the forced paths and the batch cap (util/tuning.h) */
@@ -193,6 +199,8 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int 
     /* a forced path (GPUSVM_SELECT, the tests comparing the two) builds the whole program, so both
      * paths' runs share one build */
     s->multi_sel = s->tuning.select != GS_SELECT_AUTO || !(max_npos > 0 && max_npos <= ONE_GROUP_MAX);
+    s->row_cache = s->tuning.row_cache > 0 || (s->tuning.row_cache < 0 && (ocl->device_type & CL_DEVICE_TYPE_GPU) &&
+                                               max_npos >= GS_ROW_CACHE_MIN);
     if (s->q < 2 || s->keep < 0 || s->keep > s->q - 2) {
         st = GS_FAIL(GS_ERR_ARG, "--ws-size %d / --ws-keep %d: need ws-size >= 2 and ws-keep <= ws-size - 2",
                      s->q, s->keep);
@@ -221,15 +229,16 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int 
     s->col_rows = col_ok && (s->tuning.col_rows != GS_TUNE_AUTO
                                  ? s->tuning.col_rows == 1
                                  : (ocl->device_type & CL_DEVICE_TYPE_GPU) && rowwise);
-    char opts[320];
+    char opts[352];
     snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DWCH=%d -DCCH=%d -DITEMS=%d -DQMAX=%d -DMWG=%d -DUSPLIT=%d "
              "-DHSPLIT=%d -DGRAM_WG=%d -DGS_PRECISE=%d -DGS_WIDE=%d -DGS_MULTI_SEL=%d -DCERT_CB=%d -DGS_COL_ROWS=%d "
-             "-DPCL=%d",
+             "-DPCL=%d -DGS_ROW_CACHE=%d",
              s->wg, s->kernel_type, WCH, CCH, ITEMS, (s->q + MWG - 1) / MWG * MWG, MWG, USPLIT,
              HSPLIT, GRAM_WG, precise != 0, s->wide, s->multi_sel,
-             cert_wide ? CERT_CB_GPU : WCH, s->col_rows, pcl);
+             cert_wide ? CERT_CB_GPU : WCH, s->col_rows, pcl, s->row_cache);
     memcpy(s->names, s->multi_sel ? k_names : k_names_one, sizeof s->names);
     if (!s->col_rows) s->names[K_ROWS_COL] = s->names[K_CERT_DOTS] = NULL;
+    if (!s->row_cache) s->names[K_CACHE] = NULL;
     if ((st = gs_dev_kernels_build(ocl, "solver", opts, s->names, K_COUNT_ALL, &s->ks)))
         goto cleanup;
     size_t wm = MWG, ws = 0;
@@ -682,6 +691,7 @@ typedef struct round_jobs {
     rsplit *rs;                /* the batch's split over devices (rs->nd > 1), else NULL */
     gs_dev_prof *pf;
     int one_group, split, nact, nvc, nvch, q, q_new;
+    int cache;                 /* the row cache's k_cache after the merge (batch.rlines > 0) */
     int nvpc;                  /* virtual chunks of the kernel rows by column (vpc), 0: by row */
     int late_update;           /* split: the second parts' changes go through k_heads and k_update */
     int tables;                /* write the cluster and chunk tables first */
@@ -805,6 +815,7 @@ static gs_status enqueue_select(void *arg)
                (st = launch(s, r->pf, K_MERGE, (size_t)r->nact * MWG, 1, MWG))) {
         goto cleanup;
     }
+    if (r->cache && (st = launch(s, r->pf, K_CACHE, (size_t)r->nact * MWG, 1, MWG))) goto cleanup;
     /* split: the set's new matrix entries now, the full rows after the read; unsplit (one-vs-one
      * batches of small problems, where k_gram took longer than k_rows: letter 2.4 against 1.5
      * ms a run on the H100), the rows now and the matrix from them (fresh stays 0) */
@@ -2012,6 +2023,7 @@ static gs_status batch_args(gs_solver *s, const batch *b)
     const int part = b->split ? RB_KWS : b->rs.nd > 1 && s != b->rs.s[0] ? RB_HEAD : RB_ALL;
     const int renew = b->rs.nd > 1; /* rsplit: kept slots' rows renewed */
     const int rlines = b->rlines;   /* the row cache's lines (0: none) */
+    const int mbank = rlines > 0 ? 1 : nbank; /* the merge's banks: with the cache k_cache picks the lines */
     /* k_select's positions (a row split: this device's slice, its picks sent to the host) */
     int t_lo = 0, t_hi = INT32_MAX;
     const cl_mem ckey_mem = renew ? dp->ckey.mem : dp->cand.mem; /* (unused unless renew) */
@@ -2033,9 +2045,8 @@ static gs_status batch_args(gs_solver *s, const batch *b)
                                     GS_KARG_BUF(dp->gap), GS_KARG_BUF(dp->ws_pos), GS_KARG_BUF(dp->slot_of),
                                     GS_KARG_BUF(dp->in_ws), GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->n_new),
                                     GS_KARG(q), GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->ws_row),
-                                    GS_KARG(nbank), GS_KARG(t_lo), GS_KARG(t_hi), GS_KARG(renew),
-                                    GS_KARG_BUF(dp->cand), GS_KARG_BUF(dp->state),
-                                    GS_KARG(ckey_mem), GS_KARG_BUF(dp->rc), GS_KARG(rlines)};
+                                    GS_KARG(mbank), GS_KARG(t_lo), GS_KARG(t_hi), GS_KARG(renew),
+                                    GS_KARG_BUF(dp->cand), GS_KARG_BUF(dp->state), GS_KARG(ckey_mem)};
     const gs_dev_karg a_pick[] = {GS_KARG_BUF(dp->state), GS_KARG_BUF(dp->hist), GS_KARG_BUF(dp->gmax),
                                   GS_KARG_BUF(dp->gap), GS_KARG(zero), GS_KARG_BUF(dp->upd)};
     const gs_dev_karg a_count[] = {GS_KARG_BUF(dp->y), GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->alpha),
@@ -2051,7 +2062,10 @@ static gs_status batch_args(gs_solver *s, const batch *b)
                                    GS_KARG_BUF(dp->ws_pos), GS_KARG_BUF(dp->slot_of), GS_KARG_BUF(dp->in_ws),
                                    GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->n_new), GS_KARG(q),
                                    GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab), GS_KARG_BUF(dp->ws_row),
-                                   GS_KARG(nbank), GS_KARG(renew), GS_KARG_BUF(dp->rc), GS_KARG(rlines)};
+                                   GS_KARG(mbank), GS_KARG(renew)};
+    const gs_dev_karg a_cache[] = {GS_KARG_BUF(dp->ws_pos), GS_KARG_BUF(dp->ws_row), GS_KARG_BUF(dp->new_slots),
+                                   GS_KARG_BUF(dp->n_new), GS_KARG(q), GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->rc),
+                                   GS_KARG(rlines)};
     const gs_dev_karg a_cand[] = {GS_KARG_BUF(dp->y), GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->alpha),
                                   GS_KARG_BUF(dp->ctab), GS_KARG_BUF(dp->in_ws), GS_KARG_BUF(dp->state),
                                   GS_KARG_BUF(dp->cand), GS_KARG(qh), GS_KARG_BUF(dp->upd), GS_KARG_BUF(dp->ptab),
@@ -2108,6 +2122,7 @@ static gs_status batch_args(gs_solver *s, const batch *b)
                           (st = GS_DEV_ARGS(&s->ks, K_WRITE, a_write)) ||
                           (st = GS_DEV_ARGS(&s->ks, K_MERGE, a_merge)))) ||
         (renew && (st = GS_DEV_ARGS(&s->ks, K_CAND, a_cand))) ||
+        (rlines > 0 && (st = GS_DEV_ARGS(&s->ks, K_CACHE, a_cache))) ||
         (st = GS_DEV_ARGS(&s->ks, K_GATHER, a_gather)) ||
         (st = GS_DEV_ARGS(&s->ks, K_ROWS, a_rows)) ||
         (b->pc && (st = GS_DEV_ARGS(&s->ks, K_ROWS_COL, a_rows_col))) ||
@@ -2360,7 +2375,7 @@ static gs_status batch_rounds(gs_solver *s, batch *b)
     b->tables_dirty = 1;
     const size_t upd_region = b->rtd + 4 * (size_t)q * b->np;
     b->rj = (round_jobs){.s = s, .rs = b->rs.nd > 1 ? &b->rs : NULL, .pf = &b->pf, .one_group = b->one_group,
-                         .split = b->split, .q = q, .vc = b->vc, .vpc = b->vpc,
+                         .split = b->split, .cache = b->rlines > 0, .q = q, .vc = b->vc, .vpc = b->vpc,
                          .vch = b->vch, .upd_a = b->updp, .upd_b = b->updp + upd_region, .rkd = rb_kws(q),
                          .rbd = rb_doubles(q)};
     for (int i = 0; i < b->np; i++) b->act[i] = i;
@@ -2688,13 +2703,11 @@ static gs_status rs_colchunks(batch *b)
  * (and within gs_tuning.batch_mb, a lane's share of the device), up to GS_ROW_CACHE_MAX_Q working
  * sets; at least 4q lines (ws_cache's pass), else none. The cache
  * changes which rows are computed, never their values: the models are the same. */
-#define GS_ROW_CACHE_MIN 65536
-#define GS_ROW_CACHE_MAX_Q 32
 static int row_cache_lines(const gs_solver *s, const gs_clustered *cl, const gs_binary_spec *spec, int np, int nbank,
                            int npeers)
 {
     const long want = s->tuning.row_cache;
-    if (np != 1 || npeers > 0 || want == 0) return 0;
+    if (!s->row_cache || np != 1 || npeers > 0 || want == 0) return 0;
     const size_t q = (size_t)s->q, npos = (size_t)(spec->na + spec->nb) * (size_t)s->wg;
     if (want < 0 && (npos < GS_ROW_CACHE_MIN || !(s->ocl->device_type & CL_DEVICE_TYPE_GPU))) return 0;
     size_t d1, p1, h1;
