@@ -418,7 +418,10 @@ gs_status gs_run_open_solver(const gs_device_provider *dev, const gs_param *para
     p->sp = sp;
     p->wide = cl->wide;
     p->rowwise = 2 * cl->n_ell > cl->n_clusters;
-    p->max_npos = 2 * (int64_t)cl->n_clusters * cl->cluster_size; /* ranges A and B, each at most all */
+    /* every problem's positions at most: ranges A and B are disjoint sets of clusters (a pair's two
+     * classes, a subset of them for folds and stages), except SVR's, which both hold all */
+    const int svr = param->svm_type == GS_EPSILON_SVR || param->svm_type == GS_NU_SVR;
+    p->max_npos = (svr ? 2 : 1) * (int64_t)cl->n_clusters * cl->cluster_size;
     /* a split by rows needs the multi-kernel selection's kernels (k_merge places the merged picks,
      * and large slices take the chain), whatever the problem's size */
     if (nd > 1 && rowsplit_wanted(p, p->max_npos)) p->max_npos = 0;
