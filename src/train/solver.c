@@ -123,7 +123,7 @@ struct gs_solver {
     int wide;              /* built for wide data (gs_clustered.wide): its layout, no dense block U */
     int multi_sel;         /* the program has the multi-kernel selection (some problem may exceed
                             * ONE_GROUP_MAX positions) */
-    int row_cache;         /* the program has the row cache (ws_cache: -DGS_ROW_CACHE=1) */
+    int row_cache;         /* the program has the row cache's k_cache (-DGS_ROW_CACHE=1) */
     int split;             /* split rounds (see solve_batch): -1 for lone problems that fit, 0 never,
                             * 1 always (GPUSVM_SPLIT) */
     gs_tuning tuning;      /* param->tuning: the forced paths and the batch cap (util/tuning.h) */

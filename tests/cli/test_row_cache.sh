@@ -1,12 +1,12 @@
 #!/bin/sh
 # test_row_cache.sh — the row cache (src/train/solver.c row_cache_lines, kernels/solver.cl
-# ws_cache): a lone problem keeps kernel rows of former working-set members in lines beyond its
-# banks, so a member that comes back is not computed again. It changes which rows are computed,
-# never their values: each case's model with GPUSVM_ROW_CACHE=1 (the fewest lines, 4 working sets:
-# the most lines taken for other rows) and =600 is the model without it (=0), byte for byte, over
-# split and unsplit rounds, shrinking's stages and the certification's resumed rounds, double sums,
-# the nu rule, one-class, SVR, row-wise clusters (by row and by column) and -t 4; --verbose says how
-# many rows were found.
+# k_cache after the selection's merge): a lone problem keeps kernel rows of former working-set
+# members in lines beyond its banks, so a member that comes back is not computed again. It changes
+# which rows are computed, never their values: each case's model with GPUSVM_ROW_CACHE=1 (the
+# fewest lines, 4 working sets: the most lines taken for other rows) and =600 is the model without
+# it (=0), byte for byte, over split and unsplit rounds, either selection, shrinking's stages and
+# the certification's resumed rounds, double sums, the nu rule, one-class, SVR, row-wise clusters
+# (by row and by column) and -t 4; --verbose says how many rows were found.
 . "$(dirname "$0")/lib.sh"
 require_bin "$TRAIN"
 # --verbose for its row-cache lines, without the profiling it turns on (slow on a CPU device)
@@ -34,6 +34,8 @@ same() {
 
 H=$TOP/data/heart_scale
 same heart_rbf "$H" --ws-size 64 -c 10
+# the multi-kernel selection's k_merge before k_cache (small problems take k_select)
+GPUSVM_SELECT=multi FOUND=1 same heart_multi_select "$H" --ws-size 64 -c 10 -g 0.5
 # row-wise clusters (ELL)
 sparse_rows "$TMPD/sp"
 FOUND=1 same sparse_rowwise "$TMPD/sp" --ws-size 64 -c 10 -g 0.5
