@@ -536,22 +536,36 @@ __kernel void k_write(__global const char *y, __global const double *G,
 #endif
 
 /* The kernel-row cache of a lone problem (rlines > 0 lines of kernel rows, src/train/solver.c
- * row_cache_lines): a line keeps the row of the position it was computed for until it is taken for
- * another, so a member that comes back to the set finds its row there and is not computed again
- * (the same values: a row depends only on its position). rc, all -1 at first: [0] the next line to
- * consider, [1] the last round's stamp, [2, 2 + rlines) each line's position (-1 none), then each
- * line's stamp, then [npos] each position's line (-1 none). For the slots with a new member (need): its cached line
- * (need cleared: no row to compute), else the next lines in turn that this round does not use: the
- * kept members' lines, the replaced members' (a split round's second update still reads them) and
- * the cached lines taken. At most 2q lines are in use and rlines >= 4q, so one pass over the lines
- * finds enough. Scratch: hit, flag, victim, rank, v (QMAX each), part (MWG). */
+ * row_cache_lines), one work-group of MWG per active problem (a lone one) after the selection's
+ * merge (k_select or k_merge, which then leave every slot's row as it was): a line keeps the row of
+ * the position it was computed for until it is taken for another, so a member that comes back to
+ * the set finds its row there and is not computed again (the same values: a row depends only on
+ * its position). rc, all -1 at first: [0] the next line to consider, [1] the last round's stamp,
+ * [2, 2 + rlines) each line's position (-1 none), then each line's stamp, then [npos] each
+ * position's line (-1 none). Each new slot (new_slots[0, n_new)) takes its member's cached line
+ * (no row to compute), else the next line in turn that this round does not use: the kept members'
+ * lines, the replaced members' (a split round's second update still reads them) and the cached
+ * lines taken. At most 2q lines are in use and rlines >= 4q, so one pass over the lines finds
+ * enough. Only the slots whose row is not cached stay new, in slot order. A kernel of its own, not
+ * a step of ws_merge: inlined into k_select and k_merge it took PoCL's cold build of the solver
+ * program from 20 s to 88 s (heart_scale, 2 cores). */
 #if GS_ROW_CACHE
-void ws_cache(__global const int *ws_pos, __global int *ws_row, __local int *need, __local int *hit,
-              __local int *flag, __local int *victim, __local int *rank, __local int *v, __local int *part,
-              int lid, int q, __global int *rc, int rlines)
+__kernel void k_cache(__global const int *ws_pos, __global int *ws_row, __global int *new_slots,
+                      __global int *n_new, int q, __global const gs_abi_round *rt, __global int *rc, int rlines)
 {
+    __local int need[QMAX], hit[QMAX], flag[QMAX], victim[QMAX], rank[QMAX], v[QMAX], part[MWG];
+    const int lid = get_local_id(0), pid = rt[get_group_id(0)].pid;
+    ws_pos += q * pid;
+    ws_row += q * pid;
+    new_slots += q * pid;
     __global int *line_pos = rc + 2, *mark = rc + 2 + rlines, *pos_line = rc + 2 + 2 * rlines;
-    const int stamp = rc[1] + 1; /* from 0 (rc starts as -1 everywhere) */
+    const int nn = n_new[pid], stamp = rc[1] + 1; /* from 0 (rc starts as -1 everywhere) */
+    for (int e = lid; e < QMAX; e += MWG) need[e] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int e = lid; e < nn; e += MWG) need[new_slots[e]] = 1;
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    /* the lines this round uses: every member's (a new one's: the member it replaces), and the
+     * cached lines of returning members */
     for (int e = lid; e < QMAX; e += MWG) {
         hit[e] = -1;
         if (e >= q) continue;
@@ -566,6 +580,7 @@ void ws_cache(__global const int *ws_pos, __global int *ws_row, __local int *nee
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     for (int e = lid; e < QMAX; e += MWG) rank[e] = e < q && need[e] && hit[e] < 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+    /* the misses' lines: the next unmarked ones from the hand, span at a time */
     const int nmiss = gs_block_scan(rank, part, lid);
     const int span = rlines < QMAX ? rlines : QMAX;
     int hand = rc[0] < 0 ? 0 : rc[0], got = 0;
@@ -601,27 +616,7 @@ void ws_cache(__global const int *ws_pos, __global int *ws_row, __local int *nee
     }
     if (lid == 0) rc[1] = stamp;
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-}
-
-/* The row cache's round, after the selection's merge (k_select or k_merge), one work-group of MWG
- * per active problem (a lone one): the new slots (new_slots[0, n_new)) get their lines (ws_cache)
- * and only those whose row is not cached stay new, in slot order. A kernel of its own, not a step
- * of ws_merge: inlined into k_select and k_merge it took PoCL's cold build of the solver program
- * from 20 s to 88 s (heart_scale, 2 cores). */
-__kernel void k_cache(__global const int *ws_pos, __global int *ws_row, __global int *new_slots,
-                      __global int *n_new, int q, __global const gs_abi_round *rt, __global int *rc, int rlines)
-{
-    __local int need[QMAX], hit[QMAX], flag[QMAX], victim[QMAX], rank[QMAX], v[QMAX], part[MWG];
-    const int lid = get_local_id(0), pid = rt[get_group_id(0)].pid;
-    ws_pos += q * pid;
-    ws_row += q * pid;
-    new_slots += q * pid;
-    const int nn = n_new[pid];
-    for (int e = lid; e < QMAX; e += MWG) need[e] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int e = lid; e < nn; e += MWG) need[new_slots[e]] = 1;
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    ws_cache(ws_pos, ws_row, need, hit, flag, victim, rank, v, part, lid, q, rc, rlines);
+    /* the slots still new, in slot order */
     for (int e = lid; e < QMAX; e += MWG) v[e] = need[e];
     barrier(CLK_LOCAL_MEM_FENCE);
     const int m = gs_block_scan(v, part, lid);

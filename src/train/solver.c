@@ -434,8 +434,8 @@ static void host_first(gs_solver *s, int split, prob *p, scratch *sc, double *t_
     p->nnew = nnew;
     const double *Gs = rb + 4;
     for (int i = 0; i < q; i++) p->wsp[i] = (int)rb[4 + q + i];
-    /* each slot's kernel row (ws_merge: the other bank's for a new member of a split round, or the
-     * row cache's line) */
+    /* each slot's kernel row (ws_merge: the other bank's for a new member of a split round; k_cache:
+     * the row cache's line) */
     for (int i = 0; i < q; i++) p->row[i] = (int)rb[4 + 3 * q + i];
     /* the device refreshed the set's kernel matrix and sent it whole: used in place */
     const float *Kws = p->kws;
@@ -1897,12 +1897,12 @@ void gs_solver_take_layouts(gs_solver *dst, gs_solver *src)
     src->up_pc = src->alt_pc = NULL;
 }
 
-/* The row cache's state (ws_cache), every word -1: no line holding a row, no position a line,
- * no round yet; a small buffer when the batch has no cache (the selection kernels take it all the
- * same). */
+/* The row cache's state (k_cache), every word -1: no line holding a row, no position a line, no
+ * round yet; nothing when the batch has no cache. */
 static gs_status rc_upload(gs_solver *s, const batch *b)
 {
-    const size_t bytes = (b->rlines > 0 ? 2 + 2 * (size_t)b->rlines + (size_t)b->pr[0].npos : 4) * sizeof(int);
+    if (b->rlines <= 0) return GS_OK;
+    const size_t bytes = (2 + 2 * (size_t)b->rlines + (size_t)b->pr[0].npos) * sizeof(int);
     gs_status st = gs_dev_buf_ensure(&s->dev, &s->d.rc, bytes, NULL, "row cache");
     return st ? st : gs_dev_buf_fill(&s->dev, &s->d.rc, -1, bytes);
 }
@@ -2695,13 +2695,13 @@ static gs_status rs_colchunks(batch *b)
     return GS_OK;
 }
 
-/* The row cache's lines for a batch (batch.rlines; ws_cache in kernels/solver.cl): 0 (the banks
+/* The row cache's lines for a batch (batch.rlines; k_cache in kernels/solver.cl): 0 (the banks
  * alone) unless the batch is one problem on one device, and then, as GPUSVM_ROW_CACHE asks
  * (gs_tuning.row_cache: N lines beyond the banks, 0 none) or by default on a GPU for a problem of
  * GS_ROW_CACHE_MIN positions or more, as many lines as fit a kernel-row buffer of at most the
  * device's largest allocation and half of what the data and the problem's other buffers leave
  * (and within gs_tuning.batch_mb, a lane's share of the device), up to GS_ROW_CACHE_MAX_Q working
- * sets; at least 4q lines (ws_cache's pass), else none. The cache
+ * sets; at least 4q lines (k_cache's pass), else none. The cache
  * changes which rows are computed, never their values: the models are the same. */
 static int row_cache_lines(const gs_solver *s, const gs_clustered *cl, const gs_binary_spec *spec, int np, int nbank,
                            int npeers)
