@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* "0" -> 0, "1" -> 1, anything else (or unset) -> dflt: the variables' meaning since they exist. */
 /* name's value when it is a whole decimal number >= 0, else -1 (unset, empty or anything else) */
 static long env_count(const char *name)
 {
@@ -18,6 +17,7 @@ static long env_count(const char *name)
     return v && *v && !*end && n >= 0 ? n : -1;
 }
 
+/* "0" -> 0, "1" -> 1, anything else (or unset) -> dflt: the variables' meaning since they exist. */
 static int env_01(const char *name, int dflt)
 {
     const char *v = getenv(name);

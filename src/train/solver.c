@@ -2707,9 +2707,10 @@ static int row_cache_lines(const gs_solver *s, const gs_clustered *cl, const gs_
                            int npeers)
 {
     const long want = s->tuning.row_cache;
-    if (!s->row_cache || np != 1 || npeers > 0 || want == 0) return 0;
+    /* s->row_cache: asked for (want > 0), or by default (want < 0) a GPU's solver; never for 0 */
+    if (!s->row_cache || np != 1 || npeers > 0) return 0;
     const size_t q = (size_t)s->q, npos = (size_t)(spec->na + spec->nb) * (size_t)s->wg;
-    if (want < 0 && (npos < GS_ROW_CACHE_MIN || !(s->ocl->device_type & CL_DEVICE_TYPE_GPU))) return 0;
+    if (want < 0 && npos < GS_ROW_CACHE_MIN) return 0;
     size_t d1, p1, h1;
     prob_bytes(s, npos, u_cols(s, cl), (size_t)nbank, &d1, &p1, &h1);
     const size_t used = data_bytes(s, cl) + d1, mem = (size_t)s->ocl->global_mem;
