@@ -820,8 +820,6 @@ static double rbf_hash_dz(const gs_predictor *p, int64_t nx, double x2)
     return fabs(p->m->gamma) * (p->sv_n2all + x2) * (3.0 * p->sv_nmax + 2.0 * (double)nx + 13.0) * 1.02 * u;
 }
 
-int gs_predictor_contracts(const gs_predictor *p) { return p->prg.contracts; }
-
 gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *prog)
 {
     gs_status st = GS_OK;
@@ -831,11 +829,8 @@ gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *pro
     p->prg = *prog;
     memset(prog, 0, sizeof *prog);
     if ((st = gs_dev_init(&p->dev, ocl, NULL)) || (st = upload_layout(p))) goto cleanup;
-    int contracts = p->prg.contracts;
-    const int probe = !p->prg.probed; /* blocking: the uploads are done after it */
-    if (probe && (st = probe_contraction(p, &contracts)) != GS_OK) goto cleanup;
-    p->prg.probed = 1;
-    p->prg.contracts = contracts;
+    int contracts = 1;
+    if ((st = probe_contraction(p, &contracts)) != GS_OK) goto cleanup;
     p->exact = !contracts && (m->kernel_type == GS_KERNEL_LINEAR || m->kernel_type == GS_KERNEL_POLY);
     /* The tiled path (GPUs by default: on a CPU device the merge is faster) adds x * 0 for the
      * dot kernels, which is exact only for finite SV values (RBF's (x - 0)^2 and (0 - v)^2 are
@@ -858,7 +853,7 @@ gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *pro
     p->sv_n2max = codes_ok ? int_norm2_max(m->sv_ptr, m->sv_val, m->l) : -1;
 cleanup:
     if (st != GS_OK && p->dev.queue) clFinish(p->dev.queue); /* uploads may still read the host layout */
-    if (st != GS_OK || probe) sv_layout_free(&p->h); /* else after the first finish's blocking read */
+    sv_layout_free(&p->h);
     p->t_device += gs_now() - t0;
     return st;
 }
@@ -1200,7 +1195,6 @@ gs_status gs_predictor_finish(gs_predictor *p, double *dec, double *err)
         GS_CL_CHECK(clEnqueueReadBuffer(p->dev.queue, p->x.mag.mem, CL_TRUE, 0, sizeof(double) * n, err, 0, NULL, NULL));
         p->tm.wait += gs_now() - tw;
     }
-    sv_layout_free(&p->h); /* the uploads are done (attach left it when it did not probe) */
     const double u = ldexp(1.0, -53);
     const int rbf_hash = p->hash && p->m->kernel_type == GS_KERNEL_RBF && !p->exact && !p->hx;
     for (int32_t r = 0; r < rows->l; r++) {

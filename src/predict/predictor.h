@@ -57,9 +57,6 @@ typedef struct gs_predictor gs_predictor;
  * device-opening thread). */
 typedef struct gs_pred_program {
     gs_dev_kernels ks; /* pred_kvals, pred_sum, pred_probe */
-    int probed;        /* contracts is pred_probe's answer for this program (gs_predictor_contracts of a
-                          predictor it served): gs_predictor_attach then runs no blocking probe */
-    int contracts;
 } gs_pred_program;
 /* @return GS_OK or the build/kernel error */
 gs_status gs_pred_program_build(gs_ocl *ocl, gs_pred_program *out);
@@ -81,10 +78,6 @@ void gs_predictor_host_exact(gs_predictor *p, int on);
  * failure (gs_predictor_free releases it).
  * @return GS_OK, GS_ERR_NOMEM, GS_ERR_OCL */
 gs_status gs_predictor_attach(gs_predictor *p, gs_ocl *ocl, gs_pred_program *prog);
-/* Whether the device program fuses a * b + c despite FP_CONTRACT OFF (pred_probe's answer, known
- * after gs_predictor_attach): another predictor's program for the same device may take it
- * (gs_pred_program.probed). */
-int gs_predictor_contracts(const gs_predictor *p);
 /* Starts the device work for rows (uploads the chunk, enqueues the kernels) without waiting;
  * rows must stay unchanged until gs_predictor_finish. */
 gs_status gs_predictor_start(gs_predictor *p, const gs_rows *rows);

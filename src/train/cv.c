@@ -161,136 +161,97 @@ static gs_status fold_predictor(const cv_device *cd, const pred_job *job, gs_pre
     return st;
 }
 
-/* One job's held-out rows from fold_begin to fold_end: gathered, and on the device (used) their
- * work started. The arrays only grow, so a run serves the next job without new pages. */
-typedef struct fold_run {
-    pred_job job;
-    gs_rows rows;
-    double *ddec, *err;   /* [rows.l * n_dec]: the device's values and bounds */
-    uint8_t *dok;         /* [rows.l]: device_row_ok */
-    size_t cap_dec;       /* doubles ddec and err hold */
-    gs_predictor *p;      /* started (used) */
-    int used;
-    double t0, t_prog, t_attach, t_start; /* --verbose */
-} fold_run;
-
-static void fold_run_free(fold_run *fr)
+/* The held-out rows on the device into ddec, dok[r] set where device_row_ok; *used 0 (nothing
+ * set) when fold_on_device says no. pre: job's predictor made already (fold_predictor; taken
+ * over and freed here) or NULL. */
+static gs_status device_fold(const cv_device *cd, const gs_rows *rows, const pred_job *job, gs_predictor *pre,
+                             double *ddec, uint8_t *dok, int *used)
 {
-    gs_predictor_free(fr->p);
-    free(fr->rows.row_ptr); free(fr->rows.idx); free(fr->rows.val); free(fr->rows.y);
-    free(fr->ddec); free(fr->err); free(fr->dok);
-    memset(fr, 0, sizeof *fr);
-}
-
-/* fr->rows := rows perm[0..n) of prob (labels unused, zero). */
-static gs_status gather_rows(const gs_problem *prob, const int *perm, int n, fold_run *fr)
-{
-    gs_rows *rows = &fr->rows;
-    int64_t nnz = 0;
-    for (int i = 0; i < n; i++) nnz += prob->row_ptr[perm[i] + 1] - prob->row_ptr[perm[i]];
-    if (n + 1 > rows->cap_rows) {
-        free(rows->row_ptr); free(rows->y);
-        rows->row_ptr = malloc(sizeof *rows->row_ptr * ((size_t)n + 1));
-        rows->y = calloc((size_t)n + 1, sizeof *rows->y);
-        rows->cap_rows = rows->row_ptr && rows->y ? n + 1 : 0;
-        if (!rows->cap_rows) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
-    }
-    if (nnz + 1 > rows->cap_nnz) {
-        free(rows->idx); free(rows->val);
-        rows->idx = malloc(sizeof *rows->idx * (size_t)(nnz + 1));
-        rows->val = malloc(sizeof *rows->val * (size_t)(nnz + 1));
-        rows->cap_nnz = rows->idx && rows->val ? nnz + 1 : 0;
-        if (!rows->cap_nnz) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
-    }
-    int64_t o = 0;
-    rows->row_ptr[0] = 0;
-    for (int i = 0; i < n; i++) {
-        for (int64_t k = prob->row_ptr[perm[i]]; k < prob->row_ptr[perm[i] + 1]; k++, o++) {
-            rows->idx[o] = prob->idx[k];
-            rows->val[o] = prob->val[k];
-        }
-        rows->row_ptr[i + 1] = o;
-    }
-    rows->l = n;
-    return GS_OK;
-}
-
-/* Gathers job's held-out rows perm[0..n) of prob into fr and, where fold_on_device says so,
- * starts their device work (fr->used) without waiting. pre: job's predictor made already
- * (fold_predictor; taken over here) or NULL. *contracts: the device program's probe answer
- * (gs_predictor_contracts) once known, -1 before (set here then). */
-static gs_status fold_begin(const cv_device *cd, const gs_problem *prob, const int *perm, int n, pred_job job,
-                            gs_predictor *pre, int *contracts, fold_run *fr)
-{
+    const gs_model *m = job->m;
+    const int nd = gs_pred_n_dec(m);
     gs_status st = GS_OK;
+    gs_predictor *p = pre;
     gs_pred_program prg = {0};
+    double *err = NULL;
     gs_ocl *ocl = NULL;
-    fr->job = job;
-    fr->used = 0;
-    if ((st = gather_rows(prob, perm, n, fr))) goto cleanup;
-    const size_t nd = (size_t)gs_pred_n_dec(job.m), need = (size_t)(n ? n : 1) * (nd ? nd : 1);
-    if (need > fr->cap_dec) {
-        free(fr->ddec); free(fr->err); free(fr->dok);
-        fr->ddec = malloc(sizeof *fr->ddec * need);
-        fr->err = malloc(sizeof *fr->err * need);
-        fr->dok = malloc((size_t)n + 1);
-        fr->cap_dec = fr->ddec && fr->err && fr->dok ? need : 0;
-        if (!fr->cap_dec) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
-    }
-    if (!fold_on_device(cd, &job, n)) goto cleanup;
+    *used = 0;
+    if (!fold_on_device(cd, job, rows->l)) goto cleanup;
     if (!(ocl = cd->dev->wait(cd->dev->ctx))) goto cleanup; /* the trainer had it: not reached; the CPU answers */
-    fr->t0 = gs_now();
-    if (!pre && (st = fold_predictor(cd, &job, &pre))) goto cleanup;
-    fr->p = pre;
-    pre = NULL;
+    if (!(err = malloc(sizeof *err * (size_t)rows->l * (size_t)nd))) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    const double t0 = gs_now();
+    if (!p && (st = fold_predictor(cd, job, &p))) goto cleanup;
+    double tm[3];
     if ((st = gs_pred_program_build(ocl, &prg))) goto cleanup;
-    prg.probed = *contracts >= 0;
-    prg.contracts = *contracts > 0;
-    fr->t_prog = gs_now();
-    if ((st = gs_predictor_attach(fr->p, ocl, &prg))) goto cleanup;
-    *contracts = gs_predictor_contracts(fr->p);
-    fr->t_attach = gs_now();
-    if ((st = gs_predictor_start(fr->p, &fr->rows))) goto cleanup;
-    fr->t_start = gs_now();
-    fr->used = 1;
+    tm[0] = gs_now();
+    if ((st = gs_predictor_attach(p, ocl, &prg))) goto cleanup;
+    tm[1] = gs_now();
+    if ((st = gs_predictor_start(p, rows)) || (st = gs_predictor_finish(p, ddec, err))) goto cleanup;
+    tm[2] = gs_now();
+    const gs_pred_times pt = gs_predictor_times(p);
+    int32_t redo = 0;
+    for (int32_t r = 0; r < rows->l; r++) {
+        dok[r] = (uint8_t)device_row_ok(job, ddec + (size_t)r * nd, err + (size_t)r * nd, nd);
+        redo += !dok[r];
+    }
+    gs_log_verbose(cd->log,
+                   "gpusvm: %d held-out rows on the device, %d of them again on the CPU (layout and program "
+                   "%.4f s, upload %.4f s, values %.4f s, of which buffers %.4f s, waiting for the device %.4f s%s)\n",
+                   rows->l, redo, tm[0] - t0, tm[1] - tm[0], tm[2] - tm[1], pt.alloc, pt.wait,
+                   pt.coded ? "; 16-bit distances" : "");
+    *used = 1;
 cleanup:
-    gs_predictor_free(pre);
+    gs_predictor_free(p);
     gs_pred_program_release(&prg);
+    free(err);
     return st;
 }
 
-/* Finishes fold_begin's job: waits for its device values (used), then answers its rows on a few
- * threads (the device's where device_row_ok, the CPU's otherwise); *exceeded adds the rows whose
- * probability coupling hit its cap. */
-static gs_status fold_end(const cv_device *cd, fold_run *fr, int max_threads, int *exceeded)
+/* Runs job over the held-out rows perm[0..n) of prob: on the device (cd, may be NULL), then the
+ * rows it cannot answer on a few threads (every job field but rows, t, nt, ddec and dok set by the
+ * caller); *exceeded sums the jobs' counts. */
+static gs_status predict_fold(const cv_device *cd, const gs_problem *prob, const int *perm, int n, pred_job job,
+                              gs_predictor *pre, int max_threads, int *exceeded)
 {
+    gs_rows rows = {0};
     gs_status st = GS_OK;
-    pred_job job = fr->job;
-    const gs_rows *rows = &fr->rows;
-    const int n = rows->l;
-    if (fr->used) {
-        const int nd = gs_pred_n_dec(job.m);
-        if ((st = gs_predictor_finish(fr->p, fr->ddec, fr->err))) goto cleanup;
-        const double t_done = gs_now();
-        const gs_pred_times pt = gs_predictor_times(fr->p);
-        int32_t redo = 0;
-        for (int32_t r = 0; r < n; r++) {
-            fr->dok[r] = (uint8_t)device_row_ok(&job, fr->ddec + (size_t)r * nd, fr->err + (size_t)r * nd, nd);
-            redo += !fr->dok[r];
+    double *ddec = NULL;
+    uint8_t *dok = NULL;
+    int64_t nnz = 0;
+    for (int i = 0; i < n; i++) nnz += prob->row_ptr[perm[i] + 1] - prob->row_ptr[perm[i]];
+    rows.row_ptr = malloc(sizeof *rows.row_ptr * ((size_t)n + 1));
+    rows.idx = malloc(sizeof *rows.idx * (size_t)(nnz ? nnz : 1));
+    rows.val = malloc(sizeof *rows.val * (size_t)(nnz ? nnz : 1));
+    rows.y = calloc((size_t)(n ? n : 1), sizeof *rows.y);
+    if (!rows.row_ptr || !rows.idx || !rows.val || !rows.y) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+    int64_t o = 0;
+    rows.row_ptr[0] = 0;
+    for (int i = 0; i < n; i++) {
+        for (int64_t k = prob->row_ptr[perm[i]]; k < prob->row_ptr[perm[i] + 1]; k++, o++) {
+            rows.idx[o] = prob->idx[k];
+            rows.val[o] = prob->val[k];
         }
-        gs_log_verbose(cd->log,
-                       "gpusvm: %d held-out rows on the device, %d of them again on the CPU (layout and program "
-                       "%.4f s, upload %.4f s, start %.4f s, values %.4f s from the start, of which buffers %.4f s, "
-                       "waiting for the device %.4f s%s)\n",
-                       n, redo, fr->t_prog - fr->t0, fr->t_attach - fr->t_prog, fr->t_start - fr->t_attach,
-                       t_done - fr->t_attach, pt.alloc, pt.wait, pt.coded ? "; 16-bit distances" : "");
-        job.ddec = fr->ddec;
-        job.dok = fr->dok;
+        rows.row_ptr[i + 1] = o;
+    }
+    rows.l = n;
+    {
+        const size_t nd = (size_t)gs_pred_n_dec(job.m);
+        int used = 0;
+        ddec = malloc(sizeof *ddec * (size_t)(n ? n : 1) * (nd ? nd : 1));
+        dok = malloc((size_t)(n ? n : 1));
+        if (!ddec || !dok) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+        st = device_fold(cd, &rows, &job, pre, ddec, dok, &used);
+        pre = NULL; /* device_fold's now */
+        if (st) goto cleanup;
+        if (used) { job.ddec = ddec; job.dok = dok; }
     }
     int nt = max_threads;
     if (nt > n / 64 + 1) nt = n / 64 + 1;
     pred_job jobs[16];
-    job.rows = rows;
+    job.rows = &rows;
+    job.perm = perm;
     job.exceeded = 0;
     for (int t = 0; t < nt; t++) {
         jobs[t] = job;
@@ -305,24 +266,9 @@ static gs_status fold_end(const cv_device *cd, fold_run *fr, int max_threads, in
     for (int t = 0; t < nt && st == GS_OK; t++)
         if (jobs[t].st != GS_OK) st = jobs[t].st == GS_ERR_NOMEM ? GS_FAIL(GS_ERR_NOMEM, "out of memory") : jobs[t].st;
 cleanup:
-    gs_predictor_free(fr->p);
-    fr->p = NULL;
-    fr->used = 0;
-    return st;
-}
-
-/* Runs job over the held-out rows perm[0..n) of prob: on the device (cd, may be NULL), then the
- * rows it cannot answer on a few threads (every job field but rows, perm, t, nt, ddec and dok set
- * by the caller); *exceeded sums the jobs' counts. pre as fold_begin's. */
-static gs_status predict_fold(const cv_device *cd, const gs_problem *prob, const int *perm, int n, pred_job job,
-                              gs_predictor *pre, int max_threads, int *exceeded)
-{
-    fold_run fr = {0};
-    int contracts = -1;
-    job.perm = perm;
-    gs_status st = fold_begin(cd, prob, perm, n, job, pre, &contracts, &fr);
-    if (st == GS_OK) st = fold_end(cd, &fr, max_threads, exceeded);
-    fold_run_free(&fr);
+    gs_predictor_free(pre);
+    free(rows.row_ptr); free(rows.idx); free(rows.val); free(rows.y);
+    free(ddec); free(dok);
     return st;
 }
 
@@ -392,8 +338,6 @@ static gs_status predict_jobs(const cv_device *cd0, const gs_problem *prob, layo
         ncpu += lj[i].cpu = !fold_on_device(cd, &lj[i].job, lj[i].n);
     }
     if (ncpu > 0 && (st = cpu_jobs(cd, prob, lj, nall, ncpu))) return st;
-    fold_run fr[2] = {0};
-    int contracts = -1; /* the prediction program's probe, asked by the first job only (it blocks) */
     for (int g0 = 0; g0 < nall && st == GS_OK;) {
         int g1 = g0;
         double vals = 0;
@@ -405,23 +349,14 @@ static gs_status predict_jobs(const cv_device *cd0, const gs_problem *prob, layo
             g1++;
         }
         gs_parallel_run(lj + g0, sizeof *lj, g1 - g0, layout_thread);
-        /* two jobs in flight: the next one's rows, upload and launches while the device works on this one's */
-        int begun = 0; /* jobs begun in this group: the last is in fr[(begun - 1) & 1] */
-        for (int i = g0; i <= g1 && st == GS_OK; i++) {
+        for (int i = g0; i < g1 && st == GS_OK; i++) {
             int exceeded = 0;
-            if (i < g1) {
-                if (lj[i].cpu) continue; /* answered above */
-                lj[i].job.perm = lj[i].rows;
-                st = fold_begin(cd, prob, lj[i].rows, lj[i].n, lj[i].job, lj[i].p, &contracts, &fr[begun & 1]);
-                lj[i].p = NULL;
-                begun++;
-            }
-            if (st == GS_OK && (i < g1 ? begun >= 2 : begun >= 1))
-                st = fold_end(cd, &fr[(i < g1 ? begun : begun + 1) & 1], gs_cpu_threads(16), &exceeded);
+            if (lj[i].cpu) continue; /* answered above */
+            st = predict_fold(cd, prob, lj[i].rows, lj[i].n, lj[i].job, lj[i].p, gs_cpu_threads(16), &exceeded);
+            lj[i].p = NULL;
         }
         g0 = g1;
     }
-    for (int i = 0; i < 2; i++) fold_run_free(&fr[i]);
     for (int i = 0; i < nall; i++) gs_predictor_free(lj[i].p);
     return st;
 }
