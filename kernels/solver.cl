@@ -1340,15 +1340,20 @@ __kernel void k_heads(__global const double *gap, __global const int *n_new, __g
  * from a * RB_HEAD), then their matrices (RB_KWS doubles from n * RB_HEAD + a * RB_KWS, n the
  * active problems), so either part is one contiguous read. Head: [0] max up, [1] max low,
  * [2] n_new, [3] 0, [4..4+q) G per slot, [4+q..4+2q) ws_pos, [4+2q..4+3q) new_slots, [4+3q..4+4q) ws_row. Matrix: the
- * q x q floats of the working set's kernel matrix in slot space, which the host's subproblem reads
- * in place. It persists in kws (q*q floats per problem): entry (a, b) is refreshed when slot b is
+ * upper triangle of the working set's kernel matrix in slot space, row by row ((a, a..q-1) from
+ * RB_TRI(a, a): q(q+1)/2 floats, half the pinned memory and bytes of the whole), which the host
+ * unpacks for its subproblem. For finite data the matrix is symmetric bit for bit (K(a, b) and
+ * K(b, a) add the same products in the same column order; zeros add nothing), so the lower half
+ * is its mirror. It persists in kws (q*q floats per problem): entry (a, b) is refreshed when slot b is
  * in this round's ring window (the offsets 0..q_new-1 from head, retained or empty ones included),
  * from b's row, K(b, pos a); else when slot a is, from K(a, pos b); otherwise it keeps its value.
  * Empty slots give 0. Entries from a row computed this round (fresh) were written by k_gram, which
  * runs just before; the others come from the kernel rows. parts: 1 the matrices, 2 the heads, 3
  * both (the matrices do not depend on the gradients, so a split round reads them before its second
  * update). */
-#define RB_KWS (((long)q * q + 1) / 2)
+#define RB_KWS (((long)q * (q + 1) / 2 + 1) / 2)
+/* entry (a, b), a <= b, of the readback's upper triangle: row a starts after q + (q-1) + ... */
+#define RB_TRI(a, b) ((long)(a) * (2 * q - (a) + 1) / 2 + ((b) - (a)))
 __kernel void k_readback(__global const double *gap, __global const int *n_new,
                          __global const int *ws_pos, __global const int *new_slots,
                          __global const double *G, __global const float *K, __global const long *koff,
@@ -1388,7 +1393,7 @@ __kernel void k_readback(__global const double *gap, __global const int *n_new,
         } else {
             v = kws[e];
         }
-        out[e] = v;
+        if (a <= b) out[RB_TRI(a, b)] = v;
     }
 }
 
@@ -1521,11 +1526,11 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
         }
         const long e1 = (long)a * q + b;
         kws[e1] = v;
-        out[e1] = v;
+        if (a <= b) out[RB_TRI(a, b)] = v;
         if (!a_win) {
             const long e2 = (long)b * q + a;
             kws[e2] = v;
-            out[e2] = v;
+            if (b < a) out[RB_TRI(b, a)] = v;
         }
     }
 }

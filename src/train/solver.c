@@ -375,7 +375,24 @@ typedef struct prob {
 /* Scratch of one subproblem thread. */
 typedef struct scratch {
     double *work;
+    float *kfull;        /* [q * q]: the set's matrix unpacked from the readback's upper triangle */
 } scratch;
+
+/* The q x q matrix of the readback's upper triangle tri (row a holds (a, a..q-1), k_readback's
+ * RB_TRI) into full, its lower half the mirror. */
+static const float *kws_unpack(const float *tri, int q, float *full)
+{
+    for (int a = 0; a < q; a++) {
+        const float *r = tri + (size_t)a * (2 * (size_t)q - (size_t)a + 1) / 2;
+        float *fa = full + (size_t)a * q;
+        for (int b = a; b < q; b++) {
+            const float v = r[b - a];
+            fa[b] = v;
+            full[(size_t)b * q + a] = v;
+        }
+    }
+    return full;
+}
 
 /* The per-round host work of a batch: absorb each active problem's readback, test its stop rule,
  * solve its subproblem (phase 0: all of it, or its first part when split; phase 1: the second
@@ -437,7 +454,8 @@ static void host_first(gs_solver *s, int split, prob *p, scratch *sc, double *t_
     /* each slot's kernel row (ws_merge: the other bank's for a new member of a split round; k_cache:
      * the row cache's line) */
     for (int i = 0; i < q; i++) p->row[i] = (int)rb[4 + 3 * q + i];
-    /* the device refreshed the set's kernel matrix and sent it whole: used in place */
+    /* the device refreshed the set's kernel matrix and sent its upper triangle (host_first and
+     * host_second unpack it for the subproblem) */
     const float *Kws = p->kws;
     /* the gap and the selection are of the gradients before the last second part's changes: they
      * are the current ones only if it changed nothing */
@@ -471,8 +489,8 @@ static void host_first(gs_solver *s, int split, prob *p, scratch *sc, double *t_
     for (int i = 0; i < q; i++) members += p->wsp[i] >= 0;
     const int whole = !p->nu && members == p->nrows;
     const long budget = whole ? p->max_inner - res->inner_steps : 100L * q + 1000;
-    gs_subproblem sp = {.n = q, .K = Kws, .ld = q, .y = p->ysub, .C = p->csub, .alpha = p->asub,
-                        .g = p->gsub, .work = sc->work, .eps = p->eps,
+    gs_subproblem sp = {.n = q, .K = kws_unpack(Kws, q, sc->kfull), .ld = q, .y = p->ysub, .C = p->csub,
+                        .alpha = p->asub, .g = p->gsub, .work = sc->work, .eps = p->eps,
                         .rel = whole ? 0 : split ? SPLIT_AT : REL, .max_steps = budget};
     double g0;
     const long steps = p->nu ? gs_subproblem_solve_nu(&sp, &g0) : gs_subproblem_solve(&sp, &g0);
@@ -501,7 +519,7 @@ static void host_second(gs_solver *s, prob *p, scratch *sc, double *t_sub)
     p->nupd = 0;
     if (p->done || p->steps_b <= 0) return;
     const double ts = gs_now();
-    gs_subproblem sp = {.n = q, .K = p->kws, .ld = q, .y = p->ysub, .C = p->csub,
+    gs_subproblem sp = {.n = q, .K = kws_unpack(p->kws, q, sc->kfull), .ld = q, .y = p->ysub, .C = p->csub,
                         .alpha = p->asub, .g = p->gsub, .work = sc->work, .eps = p->tol_b, .rel = 0,
                         .max_steps = p->steps_b};
     double g0;
@@ -589,9 +607,9 @@ static size_t u_cols(const gs_solver *s, const gs_clustered *cl)
 }
 
 /* Doubles of one problem's readback: header, per-slot G / position / new slot / kernel row, then
- * q*q floats. */
+ * the set's matrix's upper triangle, q(q+1)/2 floats. */
 static size_t rb_head(int q) { return 4 + 4 * (size_t)q; }
-static size_t rb_kws(int q) { return ((size_t)q * q + 1) / 2; }
+static size_t rb_kws(int q) { return ((size_t)q * (q + 1) / 2 + 1) / 2; }
 static size_t rb_doubles(int q) { return rb_head(q) + rb_kws(q); }
 /* A row split's heads and picks (rsplit), in doubles. */
 static size_t rs_pin_doubles(int q) { return rb_head(q) + (GS_ROWSPLIT_PICK_WORDS(q) + 1) / 2; }
@@ -2161,7 +2179,8 @@ static gs_status crew_start(gs_solver *s, batch *b)
     if (!cw->sc || !cw->t_sub) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     for (int i = 0; i < nth; i++) {
         cw->sc[i].work = malloc(sizeof(double) * 4 * (size_t)s->q);
-        if (!cw->sc[i].work) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+        cw->sc[i].kfull = malloc(sizeof(float) * (size_t)s->q * (size_t)s->q);
+        if (!cw->sc[i].work || !cw->sc[i].kfull) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
     }
     cw->s = s;
     cw->split = b->split;
@@ -2205,7 +2224,10 @@ static void crew_stop(batch *b)
         b->crew_ready = 0;
     }
     if (cw->sc)
-        for (int i = 0; i < b->nth; i++) free(cw->sc[i].work);
+        for (int i = 0; i < b->nth; i++) {
+            free(cw->sc[i].work);
+            free(cw->sc[i].kfull);
+        }
     free(cw->sc);
     free(cw->t_sub);
     free(b->th);
