@@ -1,7 +1,9 @@
 /* dev.c — buffers, pinned memory, kernel sets, launches and profiling on one queue (see dev.h). */
 #include "device/dev.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 gs_status gs_dev_init(gs_dev *d, const gs_ocl *ocl, cl_command_queue queue)
 {
@@ -56,6 +58,44 @@ void gs_dev_bufs_release(gs_dev_buf *first, size_t n)
     for (size_t i = 0; i < n; i++) gs_dev_buf_release(&first[i]);
 }
 
+/* The destructor callback of a buffer made on our own memory: the driver is done with it. */
+static void CL_CALLBACK free_own(cl_mem mem, void *own)
+{
+    (void)mem;
+    free(own);
+}
+
+/* A buffer on `bytes` of our own memory: 2 MiB-aligned whole huge pages, asked for with madvise
+ * and faulted in here (an H100 host, 112 MB: 0.023-0.033 s, and 0.007-0.008 s for the driver to
+ * pin them, against 0.06-0.08 s for CL_MEM_ALLOC_HOST_PTR; reads into it as fast), freed by the
+ * buffer's destructor callback. NULL where any step fails (the caller takes the driver's). */
+static cl_mem own_pinned(const gs_dev *d, size_t bytes, void **own)
+{
+    const size_t huge = (size_t)2 << 20, n = (bytes + huge - 1) / huge * huge;
+    void *h = aligned_alloc(huge, n);
+    cl_mem m = NULL;
+    cl_int e = CL_SUCCESS;
+    *own = NULL;
+    if (!h) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(h, n, MADV_HUGEPAGE); /* advice: without huge pages the memory still serves */
+#endif
+    memset(h, 0, n);
+    m = clCreateBuffer(d->ocl->ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, h, &e);
+    if (e != CL_SUCCESS || !m) {
+        free(h);
+        return NULL;
+    }
+    if (clSetMemObjectDestructorCallback(m, free_own, h) != CL_SUCCESS) {
+        clReleaseMemObject(m);
+        clFinish(d->queue);
+        free(h);
+        return NULL;
+    }
+    *own = h;
+    return m;
+}
+
 gs_status gs_dev_pinned_ensure(const gs_dev *d, gs_dev_pinned *p, size_t bytes, void **host)
 {
     cl_int e = CL_SUCCESS;
@@ -64,7 +104,8 @@ gs_status gs_dev_pinned_ensure(const gs_dev *d, gs_dev_pinned *p, size_t bytes, 
             gs_dev_pinned_release(d, p);
             clFinish(d->queue); /* queued transfers from the old memory are done before it goes */
         }
-        p->mem = clCreateBuffer(d->ocl->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &e);
+        if (bytes >= GS_PIN_OWN_MIN) p->mem = own_pinned(d, bytes, &p->own);
+        if (!p->mem) p->mem = clCreateBuffer(d->ocl->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &e);
         if (e != CL_SUCCESS) {
             p->mem = NULL;
             return GS_FAIL(GS_ERR_OCL, "clCreateBuffer(pinned, %zu bytes) failed: %s", bytes, gs_cl_error_name(e));

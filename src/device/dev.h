@@ -55,12 +55,16 @@ void gs_dev_buf_release(gs_dev_buf *b);
 void gs_dev_bufs_release(gs_dev_buf *first, size_t n);
 
 /* Pinned host memory, mapped while it lives: transfers from pageable memory go through a staging
- * copy in the driver. Zero-initialise. */
+ * copy in the driver. From GS_PIN_OWN_MIN bytes the memory is gpusvm's own, in huge pages where the
+ * kernel gives them, which the driver pins (CL_MEM_USE_HOST_PTR); below, the driver's
+ * (CL_MEM_ALLOC_HOST_PTR). Zero-initialise. */
 typedef struct gs_dev_pinned {
     cl_mem mem;
     void *host;
     size_t cap;
+    void *own;     /* our allocation behind mem, or NULL (freed by mem's destructor callback) */
 } gs_dev_pinned;
+#define GS_PIN_OWN_MIN ((size_t)4 << 20)
 
 /* Makes p hold at least `bytes` (blocking map; growing waits for the queue, since queued
  * transfers may still use the old memory) and sets *host to it.

@@ -64,8 +64,27 @@ static void check_pinned(const gs_dev *d)
         CHECK(st == GS_OK && read_back(d, &b, back, sizeof back) && back[511] == 255.5 && back[1] == 0.5,
               "an upload from pinned memory");
     }
+    /* from GS_PIN_OWN_MIN: our own (huge-page) memory under the buffer, zeroed; an upload from it and
+     * a read into it, then a release whose callback frees it (ASan and LSan watch) */
+    const size_t big = GS_PIN_OWN_MIN + 12345 * sizeof(double), nd = big / sizeof(double);
+    st = gs_dev_pinned_ensure(d, &p, big, &h);
+    CHECK(st == GS_OK && h && p.cap == big && p.own == h, "own pinned memory: %s", gs_last_error());
+    if (st == GS_OK) {
+        double *x = h;
+        int zero = 1;
+        for (size_t i = 0; i < nd; i++) zero &= x[i] == 0;
+        CHECK(zero, "own pinned memory starts zeroed");
+        for (size_t i = 0; i < nd; i++) x[i] = (double)i;
+        gs_dev_buf c = {0};
+        st = gs_dev_buf_ensure(d, &c, big, x, "from own pinned memory");
+        CHECK(st == GS_OK && clFinish(d->queue) == CL_SUCCESS, "upload: %s", gs_last_error());
+        memset(x, 0, big);
+        CHECK(st == GS_OK && read_back(d, &c, x, big) && x[nd - 1] == (double)(nd - 1) && x[7] == 7.0,
+              "own pinned memory there and back");
+        gs_dev_buf_release(&c);
+    }
     gs_dev_pinned_release(d, &p);
-    CHECK(!p.mem && !p.host && p.cap == 0, "release zeroes");
+    CHECK(!p.mem && !p.host && p.cap == 0 && !p.own, "release zeroes");
     gs_dev_buf_release(&b);
 }
 
