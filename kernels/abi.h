@@ -20,6 +20,16 @@ typedef int32_t gs_abi_i32;
 typedef uint64_t gs_abi_u64;
 #endif
 
+/* ---- the solver's round readback (src/train/solver.c, kernels/solver.cl k_readback, k_gram) ---- */
+
+/* Per active problem, in doubles: a head of GS_RB_HEAD(q) (gap parts, n_new; per slot its G,
+ * position, the new slots and its kernel row), and after every problem's head each one's matrix
+ * in GS_RB_KWS(q): the upper triangle of the working set's q x q kernel matrix, row by row, as
+ * floats, entry (a, b) with a <= b at GS_RB_TRI(q, a, b) (row a starts after q + (q-1) + ...). */
+#define GS_RB_HEAD(q) (4 + 4 * (q))
+#define GS_RB_KWS(q) (((long)(q) * ((q) + 1) / 2 + 1) / 2)
+#define GS_RB_TRI(q, a, b) ((long)(a) * (2 * (q) - (a) + 1) / 2 + ((b) - (a)))
+
 /* ---- prediction (src/predict/predictor.c, kernels/predict.cl pred_sum) ------------------------ */
 
 /* One side of a decision value: SVs [first, end) in model order, each times its coefficient in

@@ -1279,7 +1279,7 @@ void k_cert_dots(__global const int *pc_cols, __global const int *pc_ccol, __glo
 }
 #endif
 
-#define RB_HEAD (4 + 4 * q)
+#define RB_HEAD GS_RB_HEAD(q)
 /* A problem's head: gap parts, count of new slots; per slot its G, position, the new slots and its
  * kernel row (ws_row). */
 inline void head_top(__global double *h, __global const double *gap, int pid, int nn)
@@ -1351,9 +1351,8 @@ __kernel void k_heads(__global const double *gap, __global const int *n_new, __g
  * runs just before; the others come from the kernel rows. parts: 1 the matrices, 2 the heads, 3
  * both (the matrices do not depend on the gradients, so a split round reads them before its second
  * update). */
-#define RB_KWS (((long)q * (q + 1) / 2 + 1) / 2)
-/* entry (a, b), a <= b, of the readback's upper triangle: row a starts after q + (q-1) + ... */
-#define RB_TRI(a, b) ((long)(a) * (2 * q - (a) + 1) / 2 + ((b) - (a)))
+#define RB_KWS GS_RB_KWS(q)
+#define RB_TRI(a, b) GS_RB_TRI(q, a, b)
 __kernel void k_readback(__global const double *gap, __global const int *n_new,
                          __global const int *ws_pos, __global const int *new_slots,
                          __global const double *G, __global const float *K, __global const long *koff,

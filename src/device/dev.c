@@ -87,8 +87,7 @@ static cl_mem own_pinned(const gs_dev *d, size_t bytes, void **own)
         return NULL;
     }
     if (clSetMemObjectDestructorCallback(m, free_own, h) != CL_SUCCESS) {
-        clReleaseMemObject(m);
-        clFinish(d->queue);
+        clReleaseMemObject(m); /* never queued: nothing of the driver's still reads h */
         free(h);
         return NULL;
     }

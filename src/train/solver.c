@@ -378,12 +378,12 @@ typedef struct scratch {
     float *kfull;        /* [q * q]: the set's matrix unpacked from the readback's upper triangle */
 } scratch;
 
-/* The q x q matrix of the readback's upper triangle tri (row a holds (a, a..q-1), k_readback's
- * RB_TRI) into full, its lower half the mirror. */
+/* The q x q matrix of the readback's upper triangle tri (kernels/abi.h GS_RB_TRI: row a holds
+ * (a, a..q-1)) into full, its lower half the mirror. */
 static const float *kws_unpack(const float *tri, int q, float *full)
 {
     for (int a = 0; a < q; a++) {
-        const float *r = tri + (size_t)a * (2 * (size_t)q - (size_t)a + 1) / 2;
+        const float *r = tri + GS_RB_TRI(q, a, a);
         float *fa = full + (size_t)a * q;
         for (int b = a; b < q; b++) {
             const float v = r[b - a];
@@ -608,8 +608,8 @@ static size_t u_cols(const gs_solver *s, const gs_clustered *cl)
 
 /* Doubles of one problem's readback: header, per-slot G / position / new slot / kernel row, then
  * the set's matrix's upper triangle, q(q+1)/2 floats. */
-static size_t rb_head(int q) { return 4 + 4 * (size_t)q; }
-static size_t rb_kws(int q) { return ((size_t)q * (q + 1) / 2 + 1) / 2; }
+static size_t rb_head(int q) { return (size_t)GS_RB_HEAD(q); }
+static size_t rb_kws(int q) { return (size_t)GS_RB_KWS(q); }
 static size_t rb_doubles(int q) { return rb_head(q) + rb_kws(q); }
 /* A row split's heads and picks (rsplit), in doubles. */
 static size_t rs_pin_doubles(int q) { return rb_head(q) + (GS_ROWSPLIT_PICK_WORDS(q) + 1) / 2; }
