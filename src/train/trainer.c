@@ -704,54 +704,78 @@ static void fold_nu_start(const gs_param *param, const gs_classes *full, const i
     }
 }
 
-/* Every fold's pairs as items (the full set's pair, the rows outside the fold left out), solved
- * and certified in one batch. */
+/* Fold f's pairs as items (fold_set_solve): each pair's problem, its skip marks (the rows outside
+ * the fold) and nu-SVC's start, at off[f] in the shared arrays, whose pages it touches first. */
+typedef struct fold_items {
+    fold_set *fs;
+    const int64_t *off; /* [nfold + 1] each fold's first position */
+} fold_items;
+
+static gs_status fold_items_one(void *ctx, int f)
+{
+    const fold_items *fi = ctx;
+    fold_set *fs = fi->fs;
+    const gs_classes *cls = &fs->cls;
+    const fold *d = &fs->fd[f];
+    const size_t n0 = (size_t)fi->off[f], nf = (size_t)(fi->off[f + 1] - fi->off[f]);
+    gs_pages_touch(fs->gx_all + n0, sizeof *fs->gx_all * nf); /* as svc_alloc's */
+    gs_pages_touch(fs->ex_all + n0, sizeof *fs->ex_all * nf);
+    uint8_t *in = calloc((size_t)(fs->l ? fs->l : 1), 1); /* the fold's rows */
+    if (!in) return GS_FAIL(GS_ERR_NOMEM, "out of memory for a fold's problems");
+    for (int t = 0; t < d->n; t++) in[d->rows[t]] = 1;
+    const pair_layout lay = {.param = &fs->pc[d->cidx], .cls = cls, .cl = &fs->cl, .k = fs->k, .l = fs->l,
+                             .nu = fs->nu, .cw = fs->cw + (size_t)d->cidx * fs->k, .alpha_all = fs->alpha_all,
+                             .gx_all = fs->gx_all, .ex_all = fs->ex_all, .zeros = fs->zeros};
+    int64_t off = fi->off[f];
+    for (int p = 0; p < d->npair; p++) {
+        gs_run_item *it = &fs->items[d->item0 + p];
+        pair_out o = {.alpha = fs->alpha_all + off};
+        const int lo = d->lo[p], hi = d->hi[p];
+        set_up_pair(&lay, lo, hi, &o, it);
+        uint8_t *skip = fs->skip_all + off;
+        for (int32_t t = 0; t < it->n; t++) skip[t] = !in[pair_row(cls, lo, hi, t)];
+        it->spec.skip = skip;
+        if (fs->nu) fold_nu_start(fs->param, cls, fs->rank, d, p, o.alpha, it->n);
+        snprintf(it->name, sizeof it->name, "fold %d pair %d-%d", f + 1, cls->label[lo], cls->label[hi]);
+        off += it->n;
+    }
+    free(in);
+    return GS_OK;
+}
+
+/* Every fold's pairs as items (the full set's pair, the rows outside the fold left out), laid out
+ * fold by fold on threads (letter's -v 5: 1,625 pairs of 1.9M positions), then solved and
+ * certified in one batch. */
 static gs_status fold_set_solve(const gs_device_provider *dev, fold_set *fs, const gs_log *log)
 {
     gs_status st = GS_OK;
     const gs_param *param = fs->param;
     const gs_classes *cls = &fs->cls;
     const int nu = fs->nu, l = fs->l;
-    int64_t total = 0;
-    for (int f = 0; f < fs->nfold; f++)
-        for (int p = 0; p < fs->fd[f].npair; p++) total += cls->count[fs->fd[f].lo[p]] + cls->count[fs->fd[f].hi[p]];
-    const size_t t1 = (size_t)(total ? total : 1);
     const double t_start = gs_now();
     gs_run_pool *solver = NULL;
-    int *in_fold = malloc(sizeof *in_fold * (size_t)(l ? l : 1));
+    int64_t *off = malloc(sizeof *off * ((size_t)fs->nfold + 1));
+    if (!off) return GS_FAIL(GS_ERR_NOMEM, "out of memory for %d folds' problems", fs->nfold);
+    off[0] = 0;
+    for (int f = 0; f < fs->nfold; f++) {
+        off[f + 1] = off[f];
+        for (int p = 0; p < fs->fd[f].npair; p++) off[f + 1] += cls->count[fs->fd[f].lo[p]] + cls->count[fs->fd[f].hi[p]];
+    }
+    const size_t t1 = (size_t)(off[fs->nfold] ? off[fs->nfold] : 1);
     fs->items = calloc((size_t)(fs->nitems ? fs->nitems : 1), sizeof *fs->items);
     fs->alpha_all = malloc(sizeof *fs->alpha_all * t1);
     fs->gx_all = malloc(sizeof *fs->gx_all * t1);
     fs->ex_all = malloc(sizeof *fs->ex_all * t1);
     fs->skip_all = malloc(t1);
     if (nu) fs->zeros = calloc(t1, sizeof *fs->zeros);
-    if (!in_fold || !fs->items || !fs->alpha_all || !fs->gx_all || !fs->ex_all || !fs->skip_all || (nu && !fs->zeros)) {
+    if (!fs->items || !fs->alpha_all || !fs->gx_all || !fs->ex_all || !fs->skip_all || (nu && !fs->zeros)) {
         st = GS_FAIL(GS_ERR_NOMEM, "out of memory for %d folds' problems", fs->nfold);
         goto cleanup;
     }
-    gs_pages_touch(fs->gx_all, sizeof *fs->gx_all * t1); /* as svc_alloc's */
-    gs_pages_touch(fs->ex_all, sizeof *fs->ex_all * t1);
-    for (int r = 0; r < l; r++) in_fold[r] = -1;
-    int64_t off = 0;
-    for (int f = 0; f < fs->nfold; f++) {
-        const fold *d = &fs->fd[f];
-        const pair_layout lay = {.param = &fs->pc[d->cidx], .cls = cls, .cl = &fs->cl, .k = fs->k, .l = l, .nu = nu,
-                                 .cw = fs->cw + (size_t)d->cidx * fs->k, .alpha_all = fs->alpha_all,
-                                 .gx_all = fs->gx_all, .ex_all = fs->ex_all, .zeros = fs->zeros};
-        for (int t = 0; t < d->n; t++) in_fold[d->rows[t]] = f;
-        for (int p = 0; p < d->npair; p++) {
-            gs_run_item *it = &fs->items[d->item0 + p];
-            pair_out o = {.alpha = fs->alpha_all + off};
-            const int lo = d->lo[p], hi = d->hi[p];
-            set_up_pair(&lay, lo, hi, &o, it);
-            uint8_t *skip = fs->skip_all + off;
-            for (int32_t t = 0; t < it->n; t++)
-                skip[t] = in_fold[pair_row(cls, lo, hi, t)] != f;
-            it->spec.skip = skip;
-            if (nu) fold_nu_start(param, cls, fs->rank, d, p, o.alpha, it->n);
-            snprintf(it->name, sizeof it->name, "fold %d pair %d-%d", f + 1, cls->label[lo], cls->label[hi]);
-            off += it->n;
-        }
+    {
+        fold_items fi = {.fs = fs, .off = off};
+        const int nth = off[fs->nfold] >= 65536 ? gs_cpu_threads(16) : 1;
+        if ((st = gs_parallel_items(fs->nfold, nth < fs->nfold ? nth : fs->nfold, fold_items_one, &fi))) goto cleanup;
     }
     if (fs->nitems > 0) {
         gs_train_stats ts = {0};
@@ -769,7 +793,7 @@ static gs_status fold_set_solve(const gs_device_provider *dev, fold_set *fs, con
 cleanup:;
     const double t_free = gs_now();
     gs_run_pool_free(solver);
-    free(in_fold);
+    free(off);
     if (solver) gs_log_verbose(log, "gpusvm: folds' solver released in %.4f s\n", gs_now() - t_free);
     return st;
 }
