@@ -1712,9 +1712,70 @@ typedef struct batch {
     double t_overlap;      /* split, profiled: device time during the second parts (estimate) */
     double t_seldrain, t_heads; /* the loop's waits for the selection's enqueueing (its courier) and
                                  * its enqueueing of the heads (with their read) */
+    double t_tables, t_gread, t_results; /* --verbose: round tables and changes packed, the final
+                                 * gradients' read, the problems' results */
     double bytes_rows, bytes_update, clustered_bytes_per_pos;
     long n_members, n_rows; /* --verbose: members new to the sets, kernel rows computed */
 } batch;
+
+/* batch_layout's part for problem i: its labels by position (0 for padding and left-out rows),
+ * its host arrays and limits. */
+typedef struct layout_ctx {
+    const gs_solver *s;
+    batch *b;
+    const int8_t *ysign;
+} layout_ctx;
+
+static gs_status layout_one(void *ctx, int i)
+{
+    const layout_ctx *lc0 = ctx;
+    const gs_solver *s = lc0->s;
+    batch *b = lc0->b;
+    const int8_t *ysign = lc0->ysign;
+    const gs_clustered *cl = b->cl;
+    const int q = s->q, wg = s->wg;
+    prob *p = &b->pr[i];
+    const gs_binary_spec *sp = p->spec;
+    int8_t *y = b->yb + p->pos_off;
+    int nrows = 0;
+    for (int t = 0; t < p->npos; t++) {
+        const int lc = t / wg;
+        const int c = lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na);
+        const int r = cl->perm[(size_t)c * wg + t % wg];
+        if (r < 0) continue;
+        /* a left-out variable is padding to this problem (y = 0) */
+        if (sp->skip && sp->skip[lc < sp->na ? (int64_t)r - sp->rowA0 : (int64_t)sp->nrowA + (r - sp->rowB0)])
+            continue;
+        y[t] = (int8_t)((lc < sp->na ? 1 : -1) * ysign[r]);
+        nrows++;
+    }
+    p->y = y;
+    p->ah = b->ahb + p->pos_off;
+    p->wsp = b->wsps + (size_t)i * q;
+    p->upd = b->upds + (size_t)i * 4 * q;
+    p->row = b->rowmap + (size_t)i * q;
+    p->asub = b->subs + (size_t)i * 3 * q;
+    p->gsub = p->asub + q;
+    p->csub = p->gsub + q;
+    p->ysub = b->ysubs + (size_t)i * q;
+    /* LIBSVM's max_iter, less what earlier solves of the problem took */
+    const long max_iter = nrows > 100000 ? 100L * nrows : 10000000L;
+    p->max_inner = sp->steps_before < max_iter ? max_iter - sp->steps_before : 0;
+    p->nrows = nrows;
+    p->eps = sp->eps > 0 ? sp->eps : s->eps;
+    p->stop = sp->stop_gap > p->eps ? sp->stop_gap : p->eps;
+    for (int k = 0; k < q; k++) { p->wsp[k] = -1; p->row[k] = k; }
+    return GS_OK;
+}
+
+/* Positions from which batch_layout's and batch_results' per-problem loops run on threads. */
+#define PAR_POSITIONS 65536
+
+static int par_threads(const batch *b)
+{
+    const int n = b->np > 1 && b->total >= PAR_POSITIONS ? gs_cpu_threads(16) : 1;
+    return n < b->np ? n : b->np;
+}
 
 /* The problem table, the per-position labels and each problem's host state. */
 static gs_status batch_layout(const gs_solver *s, batch *b, const int8_t *ysign, gs_binary_spec *specs)
@@ -1769,38 +1830,10 @@ static gs_status batch_layout(const gs_solver *s, batch *b, const int8_t *ysign,
     if (!b->yb || !b->ahb || !b->Gh || !b->wsps || !b->rowmap || !b->upds || !b->subs || !b->ysubs || !b->vc ||
         !b->vch)
         return GS_FAIL(GS_ERR_NOMEM, "out of memory for the solver's host arrays (%d problems)", np);
-    for (int i = 0; i < np; i++) {
-        prob *p = &b->pr[i];
-        const gs_binary_spec *sp = p->spec;
-        int8_t *y = b->yb + p->pos_off;
-        int nrows = 0;
-        for (int t = 0; t < p->npos; t++) {
-            const int lc = t / wg;
-            const int c = lc < sp->na ? sp->a0 + lc : sp->b0 + (lc - sp->na);
-            const int r = cl->perm[(size_t)c * wg + t % wg];
-            if (r < 0) continue;
-            /* a left-out variable is padding to this problem (y = 0) */
-            if (sp->skip && sp->skip[lc < sp->na ? (int64_t)r - sp->rowA0 : (int64_t)sp->nrowA + (r - sp->rowB0)])
-                continue;
-            y[t] = (int8_t)((lc < sp->na ? 1 : -1) * ysign[r]);
-            nrows++;
-        }
-        p->y = y;
-        p->ah = b->ahb + p->pos_off;
-        p->wsp = b->wsps + (size_t)i * q;
-        p->upd = b->upds + (size_t)i * 4 * q;
-        p->row = b->rowmap + (size_t)i * q;
-        p->asub = b->subs + (size_t)i * 3 * q;
-        p->gsub = p->asub + q;
-        p->csub = p->gsub + q;
-        p->ysub = b->ysubs + (size_t)i * q;
-        /* LIBSVM's max_iter, less what earlier solves of the problem took */
-        const long max_iter = nrows > 100000 ? 100L * nrows : 10000000L;
-        p->max_inner = sp->steps_before < max_iter ? max_iter - sp->steps_before : 0;
-        p->nrows = nrows;
-        p->eps = sp->eps > 0 ? sp->eps : s->eps;
-        p->stop = sp->stop_gap > p->eps ? sp->stop_gap : p->eps;
-        for (int k = 0; k < q; k++) { p->wsp[k] = -1; p->row[k] = k; }
+    {
+        layout_ctx lx = {.s = s, .b = b, .ysign = ysign};
+        const gs_status st = gs_parallel_items(np, par_threads(b), layout_one, &lx);
+        if (st != GS_OK) return st;
     }
     b->finite = 1; /* a non-finite value makes its row's norm so */
     for (int32_t t = 0; t < cl->n_pos && b->finite; t++) b->finite = isfinite(cl->norm2[t]) != 0;
@@ -2289,6 +2322,7 @@ static gs_status batch_round(gs_solver *s, batch *b)
     /* the last round's enqueue_rows read rj (and a row split's devices' jobs) */
     if ((st = gs_courier_drain(b->cour)) || (st = rs_drain(rj->rs))) goto cleanup;
     const int q_new = b->round == 0 ? q : q - s->keep;
+    const double tt0 = gs_now();
     round_tables(s, b, q_new);
     rj->nact = nact;
     rj->nvc = b->nvc;
@@ -2301,6 +2335,7 @@ static gs_status batch_round(gs_solver *s, batch *b)
     /* the alpha changes (part one's, or all), the selection and the new members' matrix
      * entries or rows: on the courier thread (split), while this one solves the second parts */
     rj->upd_a_n = pack_changes(b->pr, b->act, nact, b->rt, b->rtd, rj->upd_a, &b->bytes_update);
+    b->t_tables += gs_now() - tt0;
     if ((st = gs_courier_post(b->cour, enqueue_select, rj))) goto cleanup;
     double t_second = 0; /* wall time of the second parts */
     if (b->split && b->round > 0) {
@@ -2405,6 +2440,7 @@ static gs_status batch_rounds(gs_solver *s, batch *b)
         if ((st = batch_round(s, b))) goto cleanup;
     /* the last k_update is queued */
     if ((st = gs_courier_drain(b->cour)) || (st = rs_drain(b->rj.rs))) goto cleanup;
+    const double tg = gs_now();
     if (b->rs.nd > 1) { /* each slice from its device (one problem: positions from 0) */
         const size_t chunk = (size_t)s->wg * ITEMS;
         for (int d = 0; d < b->rs.nd; d++) {
@@ -2418,57 +2454,77 @@ static gs_status batch_rounds(gs_solver *s, batch *b)
         GS_CL_CHECK(clEnqueueReadBuffer(s->queue, s->d.G.mem, CL_TRUE, 0, (size_t)b->total * sizeof(double), b->Gh, 0,
                                         NULL, NULL));
     }
+    b->t_gread = gs_now() - tg;
 cleanup:
     return st;
 }
 
-/* Each problem's answer from its final alphas and gradients: rho and obj as LIBSVM computes
- * them, the alphas by row, the relative duality gap and the round counts into stats. */
-static void batch_results(const gs_solver *s, const batch *b, gs_train_stats *stats)
+/* Problem i's answer from its final alphas and gradients: rho and obj as LIBSVM computes them, the
+ * alphas by row; its relative duality gap into dg[i]. */
+typedef struct results_ctx {
+    const gs_solver *s;
+    const batch *b;
+    double *dg;
+} results_ctx;
+
+static gs_status result_one(void *ctx, int i)
 {
-    for (int i = 0; i < b->np; i++) {
-        const prob *p = &b->pr[i];
-        gs_binary_spec *sp = p->spec;
-        gs_binary_result *res = &sp->res;
-        const int8_t *y = p->y;
-        const double *ah = p->ah, *G = b->Gh + p->pos_off;
-        /* rho as LIBSVM: mean of y G over free variables, else the midpoint of the bounds */
-        double ub = INFINITY, lb = -INFINITY, sum_free = 0, obj2 = 0;
-        long nfree = 0;
-        for (int t = 0; t < p->npos; t++) {
-            if (!y[t]) continue;
-            const double yg = y[t] * G[t], a = ah[t], c = y[t] > 0 ? sp->Cp : sp->Cn;
-            if (a >= c) { if (y[t] < 0) ub = fmin(ub, yg); else lb = fmax(lb, yg); }
-            else if (a <= 0) { if (y[t] > 0) ub = fmin(ub, yg); else lb = fmax(lb, yg); }
-            else { nfree++; sum_free += yg; }
-            obj2 += a * (G[t] - 1.0);
-        }
-        res->rho = nfree > 0 ? sum_free / (double)nfree : (ub + lb) / 2;
-        res->obj = obj2 / 2;
-        /* relative duality gap (the paper's criterion), for --verbose */
-        double wtw = 0, suma = 0, hinge = 0;
-        for (int t = 0; t < p->npos; t++) {
-            if (!y[t]) continue;
-            wtw += ah[t] * (G[t] + 1.0);
-            suma += ah[t];
-            const double h = y[t] * res->rho - G[t];
-            if (h > 0) hinge += (y[t] > 0 ? sp->Cp : sp->Cn) * h;
-        }
-        const double primal = 0.5 * wtw + hinge, dual = suma - 0.5 * wtw;
-        const double dg = primal != 0 ? (primal - dual) / fabs(primal) : 0;
-        if (stats && dg > stats->duality_gap) stats->duality_gap = dg;
-        /* alphas by row: range A's rows first, then range B's */
-        for (int t = 0; t < p->npos; t++) {
-            const int64_t k = pos_index(b->cl, sp, s->wg, t);
-            if (k < 0) continue;
-            sp->alpha[k] = ah[t];
-            if (sp->g_out) sp->g_out[k] = G[t];
-        }
-        if (stats) {
-            stats->iterations += res->iterations;
-            stats->inner_steps += res->inner_steps;
-        }
+    const results_ctx *rc = ctx;
+    const gs_solver *s = rc->s;
+    const batch *b = rc->b;
+    const prob *p = &b->pr[i];
+    gs_binary_spec *sp = p->spec;
+    gs_binary_result *res = &sp->res;
+    const int8_t *y = p->y;
+    const double *ah = p->ah, *G = b->Gh + p->pos_off;
+    /* rho as LIBSVM: mean of y G over free variables, else the midpoint of the bounds */
+    double ub = INFINITY, lb = -INFINITY, sum_free = 0, obj2 = 0;
+    long nfree = 0;
+    for (int t = 0; t < p->npos; t++) {
+        if (!y[t]) continue;
+        const double yg = y[t] * G[t], a = ah[t], c = y[t] > 0 ? sp->Cp : sp->Cn;
+        if (a >= c) { if (y[t] < 0) ub = fmin(ub, yg); else lb = fmax(lb, yg); }
+        else if (a <= 0) { if (y[t] > 0) ub = fmin(ub, yg); else lb = fmax(lb, yg); }
+        else { nfree++; sum_free += yg; }
+        obj2 += a * (G[t] - 1.0);
     }
+    res->rho = nfree > 0 ? sum_free / (double)nfree : (ub + lb) / 2;
+    res->obj = obj2 / 2;
+    /* relative duality gap (the paper's criterion), for --verbose */
+    double wtw = 0, suma = 0, hinge = 0;
+    for (int t = 0; t < p->npos; t++) {
+        if (!y[t]) continue;
+        wtw += ah[t] * (G[t] + 1.0);
+        suma += ah[t];
+        const double h = y[t] * res->rho - G[t];
+        if (h > 0) hinge += (y[t] > 0 ? sp->Cp : sp->Cn) * h;
+    }
+    const double primal = 0.5 * wtw + hinge, dual = suma - 0.5 * wtw;
+    rc->dg[i] = primal != 0 ? (primal - dual) / fabs(primal) : 0;
+    /* alphas by row: range A's rows first, then range B's */
+    for (int t = 0; t < p->npos; t++) {
+        const int64_t k = pos_index(b->cl, sp, s->wg, t);
+        if (k < 0) continue;
+        sp->alpha[k] = ah[t];
+        if (sp->g_out) sp->g_out[k] = G[t];
+    }
+    return GS_OK;
+}
+
+/* Every problem's answer (result_one, on threads for large batches); the largest duality gap and
+ * the round counts into stats. */
+static gs_status batch_results(const gs_solver *s, const batch *b, gs_train_stats *stats)
+{
+    results_ctx rc = {.s = s, .b = b, .dg = malloc(sizeof(double) * (size_t)(b->np ? b->np : 1))};
+    if (!rc.dg) return GS_FAIL(GS_ERR_NOMEM, "out of memory for %d problems' results", b->np);
+    const gs_status st = gs_parallel_items(b->np, par_threads(b), result_one, &rc);
+    for (int i = 0; i < b->np && st == GS_OK && stats; i++) {
+        if (rc.dg[i] > stats->duality_gap) stats->duality_gap = rc.dg[i];
+        stats->iterations += b->pr[i].spec->res.iterations;
+        stats->inner_steps += b->pr[i].spec->res.inner_steps;
+    }
+    free(rc.dg);
+    return st;
 }
 
 /* --verbose's lines of the batch and its share of the per-phase times (t_cert: the
@@ -2482,8 +2538,9 @@ static void batch_report(const gs_solver *s, const batch *b, double t_cert, gs_t
                    "thread(s)), %ld %srounds\n",
                    b->np, b->t_enq, gs_courier_busy(b->cour), b->t_wait, b->t_abs, t_sub, b->nth, b->round,
                    b->split ? "split " : "");
-    gs_log_verbose(s->log, "gpusvm: host per batch: waiting for the selection's enqueueing %.4f s, the heads' %.4f s\n",
-                   b->t_seldrain, b->t_heads);
+    gs_log_verbose(s->log, "gpusvm: host per batch: waiting for the selection's enqueueing %.4f s, the heads' %.4f s; "
+                   "round tables and changes %.4f s, final gradients read %.4f s, results %.4f s\n",
+                   b->t_seldrain, b->t_heads, b->t_tables, b->t_gread, b->t_results);
     if (b->rlines > 0)
         gs_log_verbose(s->log, "gpusvm: row cache of %d lines: %ld kernel rows computed for %ld new members (%.1f%% "
                        "found)\n", b->rlines, b->n_rows, b->n_members,
@@ -2788,7 +2845,9 @@ static gs_status solve_batch(gs_solver *s, const gs_clustered *cl, const int8_t 
     if (stats) stats->setup += b.t_loop0 - t_setup0;
     if (stats && stats->t_on_device == 0) stats->t_on_device = b.t_loop0;
     if ((st = batch_rounds(s, &b))) goto cleanup;
-    batch_results(s, &b, stats);
+    b.t_results = gs_now();
+    if ((st = batch_results(s, &b, stats))) goto cleanup;
+    b.t_results = gs_now() - b.t_results;
     /* the certification's exact gradients, for the problems that ask for them (spec->g_exact) */
     double t_cert = gs_now();
     if ((st = certify_batch(s, b.rs.nd > 1 ? &b.rs : NULL, cl, b.pc, b.pr, np, (size_t)b.total,
