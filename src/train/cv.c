@@ -127,6 +127,27 @@ static int device_row_ok(const pred_job *job, const double *dec, const double *e
     return 1;
 }
 
+/* device_row_ok of rows [i OK_ROWS, (i + 1) OK_ROWS) into dok (item i), on threads from OK_PAR
+ * values on (letter's -v 5: 3,000 held-out rows x 325 values a fold). */
+#define OK_ROWS 256
+#define OK_PAR 262144.0
+typedef struct rows_ok_job {
+    const pred_job *job;
+    const double *ddec, *err;
+    int nd;
+    int32_t l;
+    uint8_t *dok;
+} rows_ok_job;
+
+static gs_status rows_ok(void *ctx, int i)
+{
+    const rows_ok_job *j = ctx;
+    const int32_t r1 = (int32_t)((int64_t)(i + 1) * OK_ROWS < j->l ? (int64_t)(i + 1) * OK_ROWS : j->l);
+    for (int32_t r = (int32_t)i * OK_ROWS; r < r1; r++)
+        j->dok[r] = (uint8_t)device_row_ok(j->job, j->ddec + (size_t)r * j->nd, j->err + (size_t)r * j->nd, j->nd);
+    return GS_OK;
+}
+
 /* Below this many multiply-adds (held-out rows x the model's stored SV values) the CPU answers
  * sooner than a predictor is set up on the device (layout, upload, buffers: milliseconds on a
  * GPU): heart_scale's folds (54 rows, ~150 SVs) on the device made svm-grid's default grid twice
@@ -191,11 +212,12 @@ static gs_status device_fold(const cv_device *cd, const gs_rows *rows, const pre
     if ((st = gs_predictor_start(p, rows)) || (st = gs_predictor_finish(p, ddec, err))) goto cleanup;
     tm[2] = gs_now();
     const gs_pred_times pt = gs_predictor_times(p);
+    rows_ok_job rj = {.job = job, .ddec = ddec, .err = err, .nd = nd, .l = rows->l, .dok = dok};
+    const int nch = (int)((rows->l + OK_ROWS - 1) / OK_ROWS);
+    const int nt = (double)rows->l * nd >= OK_PAR ? gs_cpu_threads(16) : 1;
+    if ((st = gs_parallel_items(nch, nt < nch ? nt : nch, rows_ok, &rj))) goto cleanup;
     int32_t redo = 0;
-    for (int32_t r = 0; r < rows->l; r++) {
-        dok[r] = (uint8_t)device_row_ok(job, ddec + (size_t)r * nd, err + (size_t)r * nd, nd);
-        redo += !dok[r];
-    }
+    for (int32_t r = 0; r < rows->l; r++) redo += !dok[r];
     gs_log_verbose(cd->log,
                    "gpusvm: %d held-out rows on the device, %d of them again on the CPU (layout and program "
                    "%.4f s, upload %.4f s, values %.4f s, of which buffers %.4f s, waiting for the device %.4f s%s)\n",
@@ -220,6 +242,8 @@ static gs_status predict_fold(const cv_device *cd, const gs_problem *prob, const
     double *ddec = NULL;
     uint8_t *dok = NULL;
     int64_t nnz = 0;
+    const double tf0 = gs_now();
+    double tf1 = tf0, tf2 = tf0;
     for (int i = 0; i < n; i++) nnz += prob->row_ptr[perm[i] + 1] - prob->row_ptr[perm[i]];
     rows.row_ptr = malloc(sizeof *rows.row_ptr * ((size_t)n + 1));
     rows.idx = malloc(sizeof *rows.idx * (size_t)(nnz ? nnz : 1));
@@ -242,7 +266,9 @@ static gs_status predict_fold(const cv_device *cd, const gs_problem *prob, const
         ddec = malloc(sizeof *ddec * (size_t)(n ? n : 1) * (nd ? nd : 1));
         dok = malloc((size_t)(n ? n : 1));
         if (!ddec || !dok) { st = GS_FAIL(GS_ERR_NOMEM, "out of memory"); goto cleanup; }
+        tf1 = gs_now();
         st = device_fold(cd, &rows, &job, pre, ddec, dok, &used);
+        tf2 = gs_now();
         pre = NULL; /* device_fold's now */
         if (st) goto cleanup;
         if (used) { job.ddec = ddec; job.dok = dok; }
@@ -262,6 +288,9 @@ static gs_status predict_fold(const cv_device *cd, const gs_problem *prob, const
     gs_parallel_run(jobs, sizeof jobs[0], nt, pred_rows);
     if (!job.ddec && cd)
         gs_log_verbose(cd->log, "gpusvm: %d held-out rows on the CPU (%d thread(s)) in %.4f s\n", n, nt, gs_now() - t0);
+    else if (cd)
+        gs_log_verbose(cd->log, "gpusvm: held-out fold: rows copied %.4f s, device %.4f s, answers on %d thread(s) %.4f s\n",
+                       tf1 - tf0, tf2 - tf1, nt, gs_now() - t0);
     for (int t = 0; t < nt; t++) *exceeded += jobs[t].exceeded;
     for (int t = 0; t < nt && st == GS_OK; t++)
         if (jobs[t].st != GS_OK) st = jobs[t].st == GS_ERR_NOMEM ? GS_FAIL(GS_ERR_NOMEM, "out of memory") : jobs[t].st;
@@ -348,7 +377,9 @@ static gs_status predict_jobs(const cv_device *cd0, const gs_problem *prob, layo
             vals += v;
             g1++;
         }
+        const double tl = gs_now();
         gs_parallel_run(lj + g0, sizeof *lj, g1 - g0, layout_thread);
+        if (cd) gs_log_verbose(cd->log, "gpusvm: %d held-out predictors' layouts on threads %.4f s\n", g1 - g0, gs_now() - tl);
         for (int i = g0; i < g1 && st == GS_OK; i++) {
             int exceeded = 0;
             if (lj[i].cpu) continue; /* answered above */
