@@ -32,6 +32,7 @@
 #include "device/dev.h"
 #include "kernels/abi.h" /* the problem, round and certification tables (gs_abi_*) */
 #include "util/courier.h"
+#include "util/pages.h"
 #include "util/parallel.h"
 #include "train/rowsplit.h"
 #include "train/subproblem.h"
@@ -1755,6 +1756,9 @@ static gs_status layout_one(void *ctx, int i)
         nrows++;
     }
     p->y = y;
+    /* the final gradients' read fills Gh: its pages made here, on the threads, not by the driver's
+     * copy on one (letter -v 5: 20 MB read in 0.0175 s on the H100's host) */
+    gs_pages_touch(b->Gh + p->pos_off, sizeof *b->Gh * (size_t)p->npos);
     p->ah = b->ahb + p->pos_off;
     p->wsp = b->wsps + (size_t)i * q;
     p->upd = b->upds + (size_t)i * 4 * q;
