@@ -377,6 +377,8 @@ typedef struct prob {
 typedef struct scratch {
     double *work;
     float *kfull;        /* [q * q]: the set's matrix unpacked from the readback's upper triangle */
+    double t_unpack, t_smo; /* --verbose: seconds of the unpacking and of the SMO, and the solves */
+    long solves;
 } scratch;
 
 /* The q x q matrix of the readback's upper triangle tri (kernels/abi.h GS_RB_TRI: row a holds
@@ -495,11 +497,17 @@ static void host_first(gs_solver *s, int split, prob *p, scratch *sc, double *t_
     for (int i = 0; i < q; i++) members += p->wsp[i] >= 0;
     const int whole = !p->nu && members == p->nrows;
     const long budget = whole ? p->max_inner - res->inner_steps : 100L * q + 1000;
+    const double tu = gs_now();
     gs_subproblem sp = {.n = q, .K = kws_unpack(Kws, q, sc->kfull), .ld = q, .y = p->ysub, .C = p->csub,
                         .alpha = p->asub, .g = p->gsub, .work = sc->work, .eps = p->eps,
                         .rel = whole ? 0 : split ? SPLIT_AT : REL, .max_steps = budget};
     double g0;
+    const double tm = gs_now();
     const long steps = p->nu ? gs_subproblem_solve_nu(&sp, &g0) : gs_subproblem_solve(&sp, &g0);
+    const double te = gs_now();
+    sc->t_unpack += tm - tu;
+    sc->t_smo += te - tm;
+    sc->solves++;
     res->inner_steps += steps;
     /* the second part goes on to SPLIT_REL: the steps are those of one solve to SPLIT_REL */
     p->tol_b = SPLIT_REL * g0 > p->eps ? SPLIT_REL * g0 : p->eps;
@@ -2547,6 +2555,17 @@ static void batch_report(const gs_solver *s, const batch *b, double t_cert, gs_t
                    "thread(s)), %ld %srounds\n",
                    b->np, b->t_enq, gs_courier_busy(b->cour), b->t_wait, b->t_abs, t_sub, b->nth, b->round,
                    b->split ? "split " : "");
+    if (b->cw.sc) {
+        double tu = 0, tm = 0;
+        long ns = 0;
+        for (int i = 0; i < b->nth; i++) {
+            tu += b->cw.sc[i].t_unpack;
+            tm += b->cw.sc[i].t_smo;
+            ns += b->cw.sc[i].solves;
+        }
+        gs_log_verbose(s->log, "gpusvm: host per batch: %ld subproblems (first parts): matrices unpacked in %.4f s, "
+                       "SMO %.4f s (of the threads' time)\n", ns, tu, tm);
+    }
     gs_log_verbose(s->log, "gpusvm: host per batch: waiting for the selection's enqueueing %.4f s, the heads' %.4f s; "
                    "round tables and changes %.4f s, final gradients read %.4f s, results %.4f s\n",
                    b->t_seldrain, b->t_heads, b->t_tables, b->t_gread, b->t_results);
