@@ -29,6 +29,8 @@ typedef uint64_t gs_abi_u64;
 #define GS_RB_HEAD(q) (4 + 4 * (q))
 #define GS_RB_KWS(q) (((long)(q) * ((q) + 1) / 2 + 1) / 2)
 #define GS_RB_TRI(q, a, b) ((long)(a) * (2 * (q) - (a) + 1) / 2 + ((b) - (a)))
+/* or, for a batch that reads the matrices whole (k_readback's parts bit 4), q x q floats */
+#define GS_RB_KWS_FULL(q) (((long)(q) * (q) + 1) / 2)
 
 /* ---- prediction (src/predict/predictor.c, kernels/predict.cl pred_sum) ------------------------ */
 

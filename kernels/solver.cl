@@ -1350,8 +1350,11 @@ __kernel void k_heads(__global const double *gap, __global const int *n_new, __g
  * Empty slots give 0. Entries from a row computed this round (fresh) were written by k_gram, which
  * runs just before; the others come from the kernel rows. parts: 1 the matrices, 2 the heads, 3
  * both (the matrices do not depend on the gradients, so a split round reads them before its second
- * update). */
+ * update); with 4 (RB_FULL_BIT) the matrices go whole, q*q floats from n * RB_HEAD + a * RB_FULL,
+ * for batches of a few problems with large sets, where unpacking cost the host more than the
+ * bytes (solver.c, batch.rbfull). */
 #define RB_KWS GS_RB_KWS(q)
+#define RB_FULL GS_RB_KWS_FULL(q)
 #define RB_TRI(a, b) GS_RB_TRI(q, a, b)
 __kernel void k_readback(__global const double *gap, __global const int *n_new,
                          __global const int *ws_pos, __global const int *new_slots,
@@ -1379,7 +1382,8 @@ __kernel void k_readback(__global const double *gap, __global const int *n_new,
         if (i == 0) head_top(h, gap, pid, nn);
     }
     if (!(parts & 1)) return;
-    __global float *out = (__global float *)(rb + (long)get_num_groups(1) * RB_HEAD + ai * RB_KWS);
+    const int full = (parts & 4) != 0;
+    __global float *out = (__global float *)(rb + (long)get_num_groups(1) * RB_HEAD + ai * (full ? RB_FULL : RB_KWS));
     for (int e = i; e < q * q; e += get_global_size(0)) {
         const int a = e / q, b = e % q;
         const int b_win = (b - head + q) % q < q_new, a_win = (a - head + q) % q < q_new;
@@ -1392,7 +1396,8 @@ __kernel void k_readback(__global const double *gap, __global const int *n_new,
         } else {
             v = kws[e];
         }
-        if (a <= b) out[RB_TRI(a, b)] = v;
+        if (full) out[e] = v;
+        else if (a <= b) out[RB_TRI(a, b)] = v;
     }
 }
 
@@ -1418,7 +1423,7 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
             __global const int *new_slots, __global const int *n_new, int q, double gamma, double coef0,
             int degree, __global const int *ell_w, __global const long *ell_off, __global const int *ell_idx,
             __global const float *ell_val, __global const gs_abi_round *rt, __global const gs_abi_problem *ptab, long uq,
-            __global double *rb, __global float *kws, __global uchar *fresh, int skip0)
+            __global double *rb, __global float *kws, __global uchar *fresh, int skip0, int rbfull)
 {
     __local int lcol[GRAM_CH];
     __local float lx[GRAM_CH];
@@ -1441,7 +1446,7 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
     if (nn == 0) return;
     const int pa = ws_pos[a];
     const int a_win = (a - head + q) % q < q_new;
-    __global float *out = (__global float *)(rb + (long)get_num_groups(1) * RB_HEAD + ai * RB_KWS);
+    __global float *out = (__global float *)(rb + (long)get_num_groups(1) * RB_HEAD + ai * (rbfull ? RB_FULL : RB_KWS));
     /* this work-item's new slots k = lid + i * GRAM_WG: their slot, position and norm, loaded first */
     int kb[GRAM_KPI], kp[GRAM_KPI];
     double kn[GRAM_KPI];
@@ -1525,11 +1530,13 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
         }
         const long e1 = (long)a * q + b;
         kws[e1] = v;
-        if (a <= b) out[RB_TRI(a, b)] = v;
+        if (rbfull) out[e1] = v;
+        else if (a <= b) out[RB_TRI(a, b)] = v;
         if (!a_win) {
             const long e2 = (long)b * q + a;
             kws[e2] = v;
-            if (b < a) out[RB_TRI(b, a)] = v;
+            if (rbfull) out[e2] = v;
+            else if (b < a) out[RB_TRI(b, a)] = v;
         }
     }
 }

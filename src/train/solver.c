@@ -412,6 +412,7 @@ typedef struct crew {
     const int *act;      /* active problems this round */
     int nact, phase;
     int split;           /* the batch's rounds are split */
+    int rbfull;          /* the matrices come whole (batch.rbfull): nothing to unpack */
     atomic_int next;     /* next item, taken without the lock (a preempted lock holder would
                           * stall every thread on a busy host) */
     int quit, gen, pending, nstarted; /* guarded by mu */
@@ -444,7 +445,7 @@ static void emit_changes(prob *p, int q)
 
 /* Phase 0: absorbs p's readback, tests the stop rules and runs its subproblem, all of it or (split)
  * until its gap falls to SPLIT_AT times the initial gap. */
-static void host_first(gs_solver *s, int split, prob *p, scratch *sc, double *t_sub)
+static void host_first(gs_solver *s, int split, int rbfull, prob *p, scratch *sc, double *t_sub)
 {
     const int q = s->q;
     const double *rb = p->rb;
@@ -498,7 +499,7 @@ static void host_first(gs_solver *s, int split, prob *p, scratch *sc, double *t_
     const int whole = !p->nu && members == p->nrows;
     const long budget = whole ? p->max_inner - res->inner_steps : 100L * q + 1000;
     const double tu = gs_now();
-    gs_subproblem sp = {.n = q, .K = kws_unpack(Kws, q, sc->kfull), .ld = q, .y = p->ysub, .C = p->csub,
+    gs_subproblem sp = {.n = q, .K = rbfull ? Kws : kws_unpack(Kws, q, sc->kfull), .ld = q, .y = p->ysub, .C = p->csub,
                         .alpha = p->asub, .g = p->gsub, .work = sc->work, .eps = p->eps,
                         .rel = whole ? 0 : split ? SPLIT_AT : REL, .max_steps = budget};
     double g0;
@@ -527,13 +528,13 @@ static void host_first(gs_solver *s, int split, prob *p, scratch *sc, double *t_
 }
 
 /* Phase 1 (split): the rest of p's subproblem. */
-static void host_second(gs_solver *s, prob *p, scratch *sc, double *t_sub)
+static void host_second(gs_solver *s, int rbfull, prob *p, scratch *sc, double *t_sub)
 {
     const int q = s->q;
     p->nupd = 0;
     if (p->done || p->steps_b <= 0) return;
     const double ts = gs_now();
-    gs_subproblem sp = {.n = q, .K = kws_unpack(p->kws, q, sc->kfull), .ld = q, .y = p->ysub, .C = p->csub,
+    gs_subproblem sp = {.n = q, .K = rbfull ? p->kws : kws_unpack(p->kws, q, sc->kfull), .ld = q, .y = p->ysub, .C = p->csub,
                         .alpha = p->asub, .g = p->gsub, .work = sc->work, .eps = p->tol_b, .rel = 0,
                         .max_steps = p->steps_b};
     double g0;
@@ -549,8 +550,8 @@ static void crew_items(crew *c, int id)
         const int i = atomic_fetch_add(&c->next, 1);
         if (i >= c->nact) break;
         prob *p = &c->pr[c->act[i]];
-        if (c->phase == 0) host_first(c->s, c->split, p, &c->sc[id], &c->t_sub[id]);
-        else host_second(c->s, p, &c->sc[id], &c->t_sub[id]);
+        if (c->phase == 0) host_first(c->s, c->split, c->rbfull, p, &c->sc[id], &c->t_sub[id]);
+        else host_second(c->s, c->rbfull, p, &c->sc[id], &c->t_sub[id]);
     }
 }
 
@@ -621,10 +622,10 @@ static size_t u_cols(const gs_solver *s, const gs_clustered *cl)
 }
 
 /* Doubles of one problem's readback: header, per-slot G / position / new slot / kernel row, then
- * the set's matrix's upper triangle, q(q+1)/2 floats. */
+ * the set's matrix's upper triangle, q(q+1)/2 floats, or with full (batch.rbfull) all of it. */
 static size_t rb_head(int q) { return (size_t)GS_RB_HEAD(q); }
-static size_t rb_kws(int q) { return (size_t)GS_RB_KWS(q); }
-static size_t rb_doubles(int q) { return rb_head(q) + rb_kws(q); }
+static size_t rb_kws(int q, int full) { return (size_t)(full ? GS_RB_KWS_FULL(q) : GS_RB_KWS(q)); }
+static size_t rb_doubles(int q, int full) { return rb_head(q) + rb_kws(q, full); }
 /* A row split's heads and picks (rsplit), in doubles. */
 static size_t rs_pin_doubles(int q) { return rb_head(q) + (GS_ROWSPLIT_PICK_WORDS(q) + 1) / 2; }
 
@@ -635,8 +636,8 @@ static void prob_bytes(const gs_solver *s, size_t npos, size_t ucols, size_t nba
 {
     const size_t q = (size_t)s->q;
     *dev_b = nbank * q * npos * sizeof(float) + ucols * q * sizeof(float) + npos * 30 + q * 36 + 2 * 2048 * 4 +
-             q * q * sizeof(float) + rb_doubles(s->q) * sizeof(double);
-    *pin_b = nbank * (rb_doubles(s->q) + 4 * q + sizeof(gs_abi_round) / sizeof(int32_t)) * sizeof(double);
+             q * q * sizeof(float) + rb_doubles(s->q, 0) * sizeof(double);
+    *pin_b = nbank * (rb_doubles(s->q, 0) + 4 * q + sizeof(gs_abi_round) / sizeof(int32_t)) * sizeof(double);
     *host_b = npos * 17 + 11 * q * sizeof(double) + 2 * q * sizeof(int) + q;
 }
 
@@ -732,11 +733,12 @@ typedef struct round_jobs {
     size_t upd_a_n, upd_b_n;   /* their doubles */
     double *rbx;               /* where this round's readback goes */
     size_t nhd, rkd, rbd;      /* doubles of the heads, of a matrix, of a whole readback */
+    int rbfull;                /* the matrices read whole (batch.rbfull) */
     cl_event kws_read;         /* split: the matrices' read (out of enqueue_select, released by the loop) */
     int n_first;               /* kernels the first job queued (profiling) */
 } round_jobs;
 
-enum { RB_KWS = 1, RB_HEAD = 2, RB_ALL = 3 }; /* k_readback's parts */
+enum { RB_KWS = 1, RB_HEAD = 2, RB_ALL = 3, RB_FULL_BIT = 4 }; /* k_readback's parts (kernels/solver.cl) */
 
 /* The multi-kernel selection over nvch virtual chunks of nact problems, up to k_write (the picks
  * in cand, their counts in state). */
@@ -819,7 +821,7 @@ static gs_status heads_on(gs_solver *s, const round_jobs *r, gs_dev_prof *pf, si
                                          0, NULL, NULL));
         if ((st = launch(s, pf, K_HEADS, round_up((size_t)r->q * USPLIT, 256), (size_t)r->nact, 256))) goto cleanup;
     } else if (r->split) { /* the first round: the heads alone, then back to the matrices */
-        const int head_part = RB_HEAD, kws_part = RB_KWS;
+        const int head_part = RB_HEAD, kws_part = RB_KWS | (r->rbfull ? RB_FULL_BIT : 0);
         SETARG(K_READBACK, 13, head_part);
         st = launch(s, pf, K_READBACK, round_up((size_t)r->q, 256), (size_t)r->nact, 256);
         SETARG(K_READBACK, 13, kws_part);
@@ -1705,6 +1707,8 @@ typedef struct batch {
     const gs_colchunks *pc; /* the layout by column (cl's) when k_rows_col computes the kernel rows
                              * (batch_colrows), else NULL */
     int finite;            /* every value of cl finite (then every norm is) */
+    int rbfull;            /* the working sets' matrices read back whole (rbfull_wanted), else their
+                            * upper triangles, which the host unpacks */
     int *vpc;              /* [2 nvc_all] its virtual chunks: (round entry, chunk of pc) */
     double *rb, *updp;     /* pinned: the readbacks; the round tables and alpha changes */
     crew cw;
@@ -1731,6 +1735,18 @@ typedef struct batch {
     double bytes_rows, bytes_update, clustered_bytes_per_pos;
     long n_members, n_rows; /* --verbose: members new to the sets, kernel rows computed */
 } batch;
+
+/* Whether a batch of np problems reads its working sets' matrices back whole rather than their
+ * upper triangles: when it has fewer problems than the host has threads for their subproblems, so
+ * each unpacking would be a thread's alone (a9a, one problem with q = 768: 2.4 MB a round, twice
+ * with the split rounds, on one thread), and the whole matrices fit in RBFULL_MAX bytes of pinned
+ * memory. Many problems (one-vs-one, folds, grid cells) keep the triangles: half the pinned memory
+ * and bytes, their unpacking spread over the threads. */
+#define RBFULL_MAX ((size_t)64 << 20)
+static int rbfull_wanted(const gs_solver *s, int np)
+{
+    return np < host_threads() && (size_t)np * (size_t)s->q * (size_t)s->q * sizeof(float) <= RBFULL_MAX;
+}
 
 /* batch_layout's part for problem i: its labels by position (0 for padding and left-out rows),
  * its host arrays and limits. */
@@ -1831,6 +1847,7 @@ static gs_status batch_layout(const gs_solver *s, batch *b, const int8_t *ysign,
     }
     if (total > INT32_MAX - 1) return GS_FAIL(GS_ERR_ARG, "batch of %lld positions is too large", (long long)total);
     b->total = total;
+    b->rbfull = rbfull_wanted(s, np);
     b->ktotal = ktotal;
     b->nvc_all = nvc_all;
     b->nvch_all = nvch_all;
@@ -1984,7 +2001,7 @@ static gs_status batch_upload(gs_solver *s, batch *b, double **rb, double **updp
     const gs_clustered *cl = b->cl;
     const int np = b->np, q = s->q;
     const size_t total = (size_t)b->total, ucols = u_cols(s, cl), rtd = b->rtd;
-    const size_t rb_prob = rb_doubles(q) * sizeof(double);
+    const size_t rb_prob = rb_doubles(q, b->rbfull) * sizeof(double);
     int *neg = NULL;
     void *h0 = NULL, *h1 = NULL;
     const double t_pin0 = gs_now();
@@ -1997,7 +2014,7 @@ static gs_status batch_upload(gs_solver *s, batch *b, double **rb, double **updp
     if (rs_b > 0) { /* this device's place in b->rs (its index: the solver's) */
         int d = 0;
         while (b->rs.s[d] != s) d++;
-        b->rs.heads[d] = *rb + b->nbank * rb_doubles(q) * (size_t)np;
+        b->rs.heads[d] = *rb + b->nbank * rb_doubles(q, b->rbfull) * (size_t)np;
         b->rs.pick[d] = (uint32_t *)(b->rs.heads[d] + rb_head(q));
     }
     if (rb == &b->rb) b->t_pinned = gs_now() - t_pin0; /* the batch's own device (a row split's others: threads) */
@@ -2088,7 +2105,9 @@ static gs_status batch_args(gs_solver *s, const batch *b)
      * each round; the chain sets both itself */
     const int zero = 0;
     /* k_readback's part (enqueue_heads switches it); a row split's other devices send heads only */
-    const int part = b->split ? RB_KWS : b->rs.nd > 1 && s != b->rs.s[0] ? RB_HEAD : RB_ALL;
+    const int part = (b->split ? RB_KWS : b->rs.nd > 1 && s != b->rs.s[0] ? RB_HEAD : RB_ALL) |
+                     (b->rbfull ? RB_FULL_BIT : 0);
+    const int rbfull = b->rbfull;
     const int renew = b->rs.nd > 1; /* rsplit: kept slots' rows renewed */
     const int rlines = b->rlines;   /* the row cache's lines (0: none) */
     const int mbank = rlines > 0 ? 1 : nbank; /* the merge's banks: with the cache k_cache picks the lines */
@@ -2174,7 +2193,7 @@ static gs_status batch_args(gs_solver *s, const batch *b)
                                   GS_KARG_BUF(dp->data.ell_w), GS_KARG_BUF(dp->data.ell_off),
                                   GS_KARG_BUF(dp->data.ell_idx), GS_KARG_BUF(dp->data.ell_val), GS_KARG_BUF(dp->upd),
                                   GS_KARG_BUF(dp->ptab), GS_KARG(uq), GS_KARG_BUF(dp->rb), GS_KARG_BUF(dp->kws),
-                                  GS_KARG_BUF(dp->fresh), GS_KARG(skip0)};
+                                  GS_KARG_BUF(dp->fresh), GS_KARG(skip0), GS_KARG(rbfull)};
     const gs_dev_karg a_heads[] = {GS_KARG_BUF(dp->gap), GS_KARG_BUF(dp->n_new), GS_KARG_BUF(dp->ws_pos),
                                    GS_KARG_BUF(dp->new_slots), GS_KARG_BUF(dp->G), GS_KARG_BUF(dp->K),
                                    GS_KARG_BUF(dp->koff), GS_KARG_BUF(dp->rb), GS_KARG(q), GS_KARG_BUF(dp->upd),
@@ -2234,6 +2253,7 @@ static gs_status crew_start(gs_solver *s, batch *b)
     }
     cw->s = s;
     cw->split = b->split;
+    cw->rbfull = b->rbfull;
     cw->pr = b->pr;
     cw->act = b->act;
     pthread_mutex_init(&cw->mu, NULL);
@@ -2450,8 +2470,8 @@ static gs_status batch_rounds(gs_solver *s, batch *b)
     const size_t upd_region = b->rtd + 4 * (size_t)q * b->np;
     b->rj = (round_jobs){.s = s, .rs = b->rs.nd > 1 ? &b->rs : NULL, .pf = &b->pf, .one_group = b->one_group,
                          .split = b->split, .cache = b->rlines > 0, .q = q, .vc = b->vc, .vpc = b->vpc,
-                         .vch = b->vch, .upd_a = b->updp, .upd_b = b->updp + upd_region, .rkd = rb_kws(q),
-                         .rbd = rb_doubles(q)};
+                         .vch = b->vch, .upd_a = b->updp, .upd_b = b->updp + upd_region, .rkd = rb_kws(q, b->rbfull),
+                         .rbd = rb_doubles(q, b->rbfull), .rbfull = b->rbfull};
     for (int i = 0; i < b->np; i++) b->act[i] = i;
     while (b->nact > 0)
         if ((st = batch_round(s, b))) goto cleanup;
