@@ -61,6 +61,7 @@ void gs_tuning_from_env(gs_tuning *t)
     t->cert_wide = env_01("GPUSVM_CERT_WIDE", GS_TUNE_AUTO);
     t->col_rows = env_01("GPUSVM_COL_ROWS", GS_TUNE_AUTO);
     t->keep_data = env_01("GPUSVM_KEEP_DATA", GS_TUNE_AUTO);
+    t->rb_full = env_01("GPUSVM_RB_FULL", GS_TUNE_AUTO);
     const char *sel = getenv("GPUSVM_SELECT");
     if (sel && strcmp(sel, "one") == 0) t->select = GS_SELECT_ONE;
     if (sel && strcmp(sel, "multi") == 0) t->select = GS_SELECT_MULTI;

@@ -1741,10 +1741,11 @@ typedef struct batch {
  * each unpacking would be a thread's alone (a9a, one problem with q = 768: 2.4 MB a round, twice
  * with the split rounds, on one thread), and the whole matrices fit in RBFULL_MAX bytes of pinned
  * memory. Many problems (one-vs-one, folds, grid cells) keep the triangles: half the pinned memory
- * and bytes, their unpacking spread over the threads. */
+ * and bytes, their unpacking spread over the threads. GPUSVM_RB_FULL=0|1 forces either. */
 #define RBFULL_MAX ((size_t)64 << 20)
 static int rbfull_wanted(const gs_solver *s, int np)
 {
+    if (s->tuning.rb_full != GS_TUNE_AUTO) return s->tuning.rb_full;
     return np < host_threads() && (size_t)np * (size_t)s->q * (size_t)s->q * sizeof(float) <= RBFULL_MAX;
 }
 

@@ -18,6 +18,7 @@ void gs_tuning_init(gs_tuning *t)
     t->cert_wide = GS_TUNE_AUTO;
     t->col_rows = GS_TUNE_AUTO;
     t->keep_data = GS_TUNE_AUTO;
+    t->rb_full = GS_TUNE_AUTO;
     t->grid_lanes = GS_TUNE_AUTO;
     t->grid_nice = GS_TUNE_AUTO;
     t->device = NULL;

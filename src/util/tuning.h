@@ -41,6 +41,10 @@ typedef struct gs_tuning {
                         where the data allows: not wide, finite, float sums, not -t 4) or by row
                         (0), the same sums either way (kernels/solver.cl k_rows_col); GS_TUNE_AUTO
                         (default): by column on a GPU for data whose clusters are mostly row-wise */
+    int rb_full;     /* GPUSVM_RB_FULL=0|1: the working sets' kernel matrices read back whole (1) or
+                        as upper triangles the host unpacks (0), the same values either way;
+                        GS_TUNE_AUTO (default): whole for batches of fewer problems than the
+                        host's subproblem threads (src/train/solver.c rbfull_wanted) */
     int keep_data;   /* GPUSVM_KEEP_DATA=0: every batch uploads its layout again (as before the
                         solver kept it on the device; the same answers, for the tests); GS_TUNE_AUTO
                         (default) or 1: a layout already on the device is not uploaded again */

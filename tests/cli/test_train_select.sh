@@ -10,6 +10,8 @@
 # also stay LIBSVM's (test_train_oracle.sh runs two-class sets split, one-vs-one sets unsplit, and
 # here a one-vs-one set split). Split rounds enqueue on the calling thread or on a courier thread
 # (GPUSVM_COURIER=0|1, src/util/courier.c): the same commands in the same order, so the same model.
+# The working sets' kernel matrices come back whole or as upper triangles (GPUSVM_RB_FULL=1|0; by
+# default whole for batches of few problems): the same values, so the same model.
 . "$(dirname "$0")/lib.sh"
 require_bin "$TRAIN"
 HS=$TOP/data/heart_scale
@@ -21,6 +23,12 @@ both() { # NAME DATA ARGS...
         GPUSVM_SPLIT=$sp GPUSVM_SELECT=multi "$TRAIN" -q "$@" "$data" "$TMPD/multi.model" > /dev/null 2>&1 ||
             { fail "$name split=$sp: multi run failed"; continue; }
         check_file_eq "$name split=$sp" "$TMPD/one.model" "$TMPD/multi.model"
+        for rf in 0 1; do
+            GPUSVM_SPLIT=$sp GPUSVM_RB_FULL=$rf "$TRAIN" -q "$@" "$data" "$TMPD/rb.model" > /dev/null 2>&1 ||
+                { fail "$name split=$sp: run with GPUSVM_RB_FULL=$rf failed"; continue; }
+            check_file_eq "$name split=$sp, matrices read back $([ "$rf" = 1 ] && echo whole || echo as triangles)" \
+                "$TMPD/one.model" "$TMPD/rb.model"
+        done
         [ "$sp" = 1 ] || continue
         GPUSVM_SPLIT=1 GPUSVM_COURIER=1 "$TRAIN" -q "$@" "$data" "$TMPD/courier.model" > /dev/null 2>&1 ||
             { fail "$name: run with the courier thread failed"; continue; }
