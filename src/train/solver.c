@@ -377,7 +377,7 @@ typedef struct prob {
 typedef struct scratch {
     double *work;
     float *kfull;        /* [q * q]: the set's matrix unpacked from the readback's upper triangle */
-    double t_unpack, t_smo; /* --verbose: seconds of the unpacking and of the SMO, and the solves */
+    double t_unpack, t_smo; /* profiled runs: seconds of the unpacking and of the SMO; the solves */
     long solves;
 } scratch;
 
@@ -497,8 +497,7 @@ static void host_first(gs_solver *s, int split, int rbfull, prob *p, scratch *sc
     for (int i = 0; i < q; i++) members += p->wsp[i] >= 0;
     const int whole = !p->nu && members == p->nrows;
     const long budget = whole ? p->max_inner - res->inner_steps : 100L * q + 1000;
-    /* the split of the threads' time, profiled runs only: a clock read costs a VM's host more than
-     * a small subproblem (see crew_items) */
+    /* the split of the threads' time, in profiled runs only (three clock reads a subproblem) */
     const int timed = s->dev.profile;
     const double tu = timed ? gs_now() : 0;
     gs_subproblem sp = {.n = q, .K = rbfull ? Kws : kws_unpack(Kws, q, sc->kfull), .ld = q, .y = p->ysub, .C = p->csub,
@@ -545,9 +544,9 @@ static void host_second(gs_solver *s, int rbfull, prob *p, scratch *sc)
     p->nupd_b = p->nupd;
 }
 
-/* One thread's share of a phase. Its time is taken once for the share, not per problem: on the
- * H100's host (a VM) letter -v 5's 11,004 subproblems took 1.25 s of the threads' time with four
- * clock reads each, of which the unpacking and the SMO were 0.45 s. */
+/* One thread's share of a phase, timed once for the share rather than per problem. (On the H100's
+ * host letter -v 5's 11,004 subproblems took 1.25 s of the threads' time, of which the unpacking
+ * and the SMO were 0.45 s; the clock, 0.04 us a read there, is not the rest.) */
 static void crew_items(crew *c, int id)
 {
     const double t0 = gs_now();
