@@ -39,6 +39,7 @@ for t in 0 1 2 3; do both "heart_scale -t $t" "$HS" -t "$t"; done
 both "heart_scale -w" "$HS" -c 4 -w1 2 -w-1 0.5
 both "heart_scale --ws-size 16" "$HS" --ws-size 16
 both "heart_scale --ws-size 1024" "$HS" --ws-size 1024
+both "heart_scale --ws-size 100" "$HS" --ws-size 100 # not a multiple of the unpacking's 32 x 32 tiles
 if [ -d "$DATASETS" ]; then
     both "glass one-vs-one" "$DATASETS/glass/glass.scale.gz" -c 10
     both "svmguide1" "$DATASETS/svmguide1/svmguide1.gz" -c 1 -g 0.05
