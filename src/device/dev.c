@@ -67,19 +67,12 @@ static void CL_CALLBACK free_own(cl_mem mem, void *own)
     free(own);
 }
 
-/* own_pinned's zeroing (the huge pages' faults) by chunks of ZERO_CHUNK bytes on threads: the
+/* own_pinned's zeroing (the huge pages' faults) by ranges of ZERO_CHUNK bytes on threads: the
  * kernel clears each 2 MiB page as it faults it in, one page after another on one thread. */
-#define ZERO_CHUNK ((size_t)8 << 20)
-typedef struct zero_job {
-    char *h;
-    size_t n;
-} zero_job;
-
-static gs_status zero_chunk(void *ctx, int i)
+#define ZERO_CHUNK ((int64_t)8 << 20)
+static gs_status zero_range(void *h, int64_t lo, int64_t hi)
 {
-    const zero_job *z = ctx;
-    const size_t o = (size_t)i * ZERO_CHUNK, len = z->n - o < ZERO_CHUNK ? z->n - o : ZERO_CHUNK;
-    memset(z->h + o, 0, len);
+    memset((char *)h + lo, 0, (size_t)(hi - lo));
     return GS_OK;
 }
 
@@ -98,11 +91,7 @@ static cl_mem own_pinned(const gs_dev *d, size_t bytes, void **own)
 #ifdef MADV_HUGEPAGE
     madvise(h, n, MADV_HUGEPAGE); /* advice: without huge pages the memory still serves */
 #endif
-    {
-        zero_job z = {.h = h, .n = n};
-        const int nch = (int)((n + ZERO_CHUNK - 1) / ZERO_CHUNK), nt = gs_cpu_threads(8);
-        gs_parallel_items(nch, nt < nch ? nt : nch, zero_chunk, &z); /* zero_chunk does not fail */
-    }
+    gs_parallel_ranges((int64_t)n, ZERO_CHUNK, gs_cpu_threads(8), zero_range, h); /* zero_range does not fail */
     m = clCreateBuffer(d->ocl->ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, h, &e);
     if (e != CL_SUCCESS || !m) {
         free(h);

@@ -1180,9 +1180,9 @@ cleanup:
     return st;
 }
 
-/* gs_predictor_finish's error bounds (the device's magnitudes in err made bounds in place), rows
- * [i BOUND_ROWS, (i + 1) BOUND_ROWS) of item i, on threads from BOUND_PAR values on (letter's
- * -v 5: 3,000 held-out rows x 325 values a fold). */
+/* gs_predictor_finish's error bounds (the device's magnitudes in err made bounds in place) of rows
+ * [r0, r1), by ranges of BOUND_ROWS on threads from BOUND_PAR values on (letter's -v 5: 3,000
+ * held-out rows x 325 values a fold). */
 #define BOUND_ROWS 256
 #define BOUND_PAR 262144.0
 typedef struct bounds_job {
@@ -1191,7 +1191,7 @@ typedef struct bounds_job {
     double *err;
 } bounds_job;
 
-static gs_status bounds_rows(void *ctx, int i)
+static gs_status bounds_rows(void *ctx, int64_t r0, int64_t r1)
 {
     const bounds_job *bj = ctx;
     const gs_predictor *p = bj->p;
@@ -1199,8 +1199,7 @@ static gs_status bounds_rows(void *ctx, int i)
     const int nd = p->n_dec;
     const double u = ldexp(1.0, -53);
     const int rbf_hash = p->hash && p->m->kernel_type == GS_KERNEL_RBF && !p->exact && !p->hx;
-    const int32_t r1 = (int32_t)((int64_t)(i + 1) * BOUND_ROWS < rows->l ? (int64_t)(i + 1) * BOUND_ROWS : rows->l);
-    for (int32_t r = (int32_t)i * BOUND_ROWS; r < r1; r++) {
+    for (int64_t r = r0; r < r1; r++) {
         int finite = 1;
         double x2 = 0;
         for (int64_t e = rows->row_ptr[r]; e < rows->row_ptr[r + 1]; e++) {
@@ -1238,9 +1237,8 @@ gs_status gs_predictor_finish(gs_predictor *p, double *dec, double *err)
     }
     {
         bounds_job bj = {.p = p, .rows = rows, .err = err};
-        const int nch = (int)((rows->l + BOUND_ROWS - 1) / BOUND_ROWS);
         const int nt = (double)rows->l * nd >= BOUND_PAR ? gs_cpu_threads(16) : 1;
-        if ((st = gs_parallel_items(nch, nt < nch ? nt : nch, bounds_rows, &bj))) goto cleanup;
+        if ((st = gs_parallel_ranges(rows->l, BOUND_ROWS, nt, bounds_rows, &bj))) goto cleanup;
     }
     p->t_device += gs_now() - p->t_start;
     double per[PK_N] = {0};

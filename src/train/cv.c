@@ -127,23 +127,21 @@ static int device_row_ok(const pred_job *job, const double *dec, const double *e
     return 1;
 }
 
-/* device_row_ok of rows [i OK_ROWS, (i + 1) OK_ROWS) into dok (item i), on threads from OK_PAR
- * values on (letter's -v 5: 3,000 held-out rows x 325 values a fold). */
+/* device_row_ok of rows [r0, r1) into dok, by ranges of OK_ROWS on threads from OK_PAR values on
+ * (letter's -v 5: 3,000 held-out rows x 325 values a fold). */
 #define OK_ROWS 256
 #define OK_PAR 262144.0
 typedef struct rows_ok_job {
     const pred_job *job;
     const double *ddec, *err;
     int nd;
-    int32_t l;
     uint8_t *dok;
 } rows_ok_job;
 
-static gs_status rows_ok(void *ctx, int i)
+static gs_status rows_ok(void *ctx, int64_t r0, int64_t r1)
 {
     const rows_ok_job *j = ctx;
-    const int32_t r1 = (int32_t)((int64_t)(i + 1) * OK_ROWS < j->l ? (int64_t)(i + 1) * OK_ROWS : j->l);
-    for (int32_t r = (int32_t)i * OK_ROWS; r < r1; r++)
+    for (int64_t r = r0; r < r1; r++)
         j->dok[r] = (uint8_t)device_row_ok(j->job, j->ddec + (size_t)r * j->nd, j->err + (size_t)r * j->nd, j->nd);
     return GS_OK;
 }
@@ -212,10 +210,9 @@ static gs_status device_fold(const cv_device *cd, const gs_rows *rows, const pre
     if ((st = gs_predictor_start(p, rows)) || (st = gs_predictor_finish(p, ddec, err))) goto cleanup;
     tm[2] = gs_now();
     const gs_pred_times pt = gs_predictor_times(p);
-    rows_ok_job rj = {.job = job, .ddec = ddec, .err = err, .nd = nd, .l = rows->l, .dok = dok};
-    const int nch = (int)((rows->l + OK_ROWS - 1) / OK_ROWS);
+    rows_ok_job rj = {.job = job, .ddec = ddec, .err = err, .nd = nd, .dok = dok};
     const int nt = (double)rows->l * nd >= OK_PAR ? gs_cpu_threads(16) : 1;
-    if ((st = gs_parallel_items(nch, nt < nch ? nt : nch, rows_ok, &rj))) goto cleanup;
+    if ((st = gs_parallel_ranges(rows->l, OK_ROWS, nt, rows_ok, &rj))) goto cleanup;
     int32_t redo = 0;
     for (int32_t r = 0; r < rows->l; r++) redo += !dok[r];
     gs_log_verbose(cd->log,

@@ -1812,8 +1812,7 @@ static gs_status layout_one(void *ctx, int i)
 
 static int par_threads(const batch *b)
 {
-    const int n = b->np > 1 && b->total >= PAR_POSITIONS ? gs_cpu_threads(16) : 1;
-    return n < b->np ? n : b->np;
+    return b->np > 1 && b->total >= PAR_POSITIONS ? gs_cpu_threads(16) : 1; /* at most np run */
 }
 
 /* The problem table, the per-position labels and each problem's host state. */

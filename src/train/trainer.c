@@ -774,8 +774,8 @@ static gs_status fold_set_solve(const gs_device_provider *dev, fold_set *fs, con
     }
     {
         fold_items fi = {.fs = fs, .off = off};
-        const int nth = off[fs->nfold] >= 65536 ? gs_cpu_threads(16) : 1;
-        if ((st = gs_parallel_items(fs->nfold, nth < fs->nfold ? nth : fs->nfold, fold_items_one, &fi))) goto cleanup;
+        const int nth = off[fs->nfold] >= 65536 ? gs_cpu_threads(16) : 1; /* at most a thread a fold */
+        if ((st = gs_parallel_items(fs->nfold, nth, fold_items_one, &fi))) goto cleanup;
     }
     if (fs->nitems > 0) {
         gs_train_stats ts = {0};

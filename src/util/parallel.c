@@ -54,6 +54,28 @@ gs_status gs_parallel_items(int n, int nthreads, gs_status (*fn)(void *ctx, int 
     return GS_OK;
 }
 
+/* gs_parallel_ranges' items: range i of the caller's. */
+typedef struct ranges_job {
+    int64_t n, chunk;
+    gs_status (*fn)(void *ctx, int64_t lo, int64_t hi);
+    void *ctx;
+} ranges_job;
+
+static gs_status range_item(void *ctx, int i)
+{
+    const ranges_job *r = ctx;
+    const int64_t lo = (int64_t)i * r->chunk, hi = r->n - lo < r->chunk ? r->n : lo + r->chunk;
+    return r->fn(r->ctx, lo, hi);
+}
+
+gs_status gs_parallel_ranges(int64_t n, int64_t chunk, int nthreads,
+                             gs_status (*fn)(void *ctx, int64_t lo, int64_t hi), void *ctx)
+{
+    if (n <= 0) return GS_OK;
+    ranges_job r = {.n = n, .chunk = chunk > 0 ? chunk : n, .fn = fn, .ctx = ctx};
+    return gs_parallel_items((int)((n + r.chunk - 1) / r.chunk), nthreads, range_item, &r);
+}
+
 int gs_cpu_threads(int cap)
 {
     long nt = sysconf(_SC_NPROCESSORS_ONLN);

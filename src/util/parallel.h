@@ -6,6 +6,7 @@
 #define GS_PARALLEL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util/status.h"
 
@@ -16,6 +17,12 @@ void gs_parallel_run(void *jobs, size_t size, int n, void *(*fn)(void *));
  * item in turn; a thread stops at its first failure.
  * @return GS_OK, or a failure's status with its message (gs_last_error of the failing thread) */
 gs_status gs_parallel_items(int n, int nthreads, gs_status (*fn)(void *ctx, int i), void *ctx);
+
+/* Runs fn(ctx, lo, hi) over [0, n) in ranges of chunk (the last one shorter) on up to nthreads
+ * threads, as gs_parallel_items runs items (rows of a prediction, bytes to clear).
+ * @return as gs_parallel_items */
+gs_status gs_parallel_ranges(int64_t n, int64_t chunk, int nthreads,
+                             gs_status (*fn)(void *ctx, int64_t lo, int64_t hi), void *ctx);
 
 /* The CPU's online cores, at least 1 and at most cap. */
 int gs_cpu_threads(int cap);
