@@ -71,6 +71,8 @@ void gs_tuning_from_env(gs_tuning *t)
     if (mb && atol(mb) > 0) t->batch_mb = atol(mb);
     const long rc_v = env_count("GPUSVM_ROW_CACHE");
     if (rc_v >= 0) t->row_cache = rc_v < 1000000 ? rc_v : 1000000;
+    const long st_v = env_count("GPUSVM_SUB_THREADS");
+    if (st_v > 0) t->sub_threads = st_v < 64 ? (int)st_v : 64;
     const long sm_v = env_count("GPUSVM_SHRINK_MIN");
     if (sm_v >= 0) t->shrink_min = sm_v;
     const char *gl = getenv("GPUSVM_GRID_LANES");

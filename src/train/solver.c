@@ -602,8 +602,9 @@ static void crew_round(crew *c, int nact, int phase)
     pthread_mutex_unlock(&c->mu);
 }
 
-static int host_threads(void)
+static int host_threads(const gs_solver *s)
 {
+    if (s->tuning.sub_threads > 0) return s->tuning.sub_threads;
     const long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : (n > 16 ? 16 : (int)n);
 }
@@ -1751,7 +1752,7 @@ typedef struct batch {
 static int rbfull_wanted(const gs_solver *s, int np)
 {
     if (s->tuning.rb_full != GS_TUNE_AUTO) return s->tuning.rb_full;
-    return np < host_threads() && (size_t)np * (size_t)s->q * (size_t)s->q * sizeof(float) <= RBFULL_MAX;
+    return np < host_threads(s) && (size_t)np * (size_t)s->q * (size_t)s->q * sizeof(float) <= RBFULL_MAX;
 }
 
 /* batch_layout's part for problem i: its labels by position (0 for padding and left-out rows),
@@ -2244,7 +2245,7 @@ static gs_status crew_start(gs_solver *s, batch *b)
     crew *cw = &b->cw;
     b->nth = 1;
     if (b->np > 1) {
-        b->nth = host_threads();
+        b->nth = host_threads(s);
         if (b->nth > b->np) b->nth = b->np;
     }
     const int nth = b->nth;

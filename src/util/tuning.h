@@ -45,6 +45,9 @@ typedef struct gs_tuning {
                         as upper triangles the host unpacks (0), the same values either way;
                         GS_TUNE_AUTO (default): whole for batches of fewer problems than the
                         host's subproblem threads (src/train/solver.c rbfull_wanted) */
+    int sub_threads; /* GPUSVM_SUB_THREADS=N (1..64): threads for a batch's subproblems, whatever
+                        the host (the same answers); 0 (default): the host's CPUs, at most 16
+                        (src/train/solver.c host_threads) */
     int keep_data;   /* GPUSVM_KEEP_DATA=0: every batch uploads its layout again (as before the
                         solver kept it on the device; the same answers, for the tests); GS_TUNE_AUTO
                         (default) or 1: a layout already on the device is not uploaded again */

@@ -11,7 +11,8 @@
 # here a one-vs-one set split). Split rounds enqueue on the calling thread or on a courier thread
 # (GPUSVM_COURIER=0|1, src/util/courier.c): the same commands in the same order, so the same model.
 # The working sets' kernel matrices come back whole or as upper triangles (GPUSVM_RB_FULL=1|0; by
-# default whole for batches of few problems): the same values, so the same model.
+# default whole for batches of few problems): the same values, so the same model. A batch's
+# subproblems run on any number of threads (GPUSVM_SUB_THREADS) with the same answers.
 . "$(dirname "$0")/lib.sh"
 require_bin "$TRAIN"
 HS=$TOP/data/heart_scale
@@ -98,6 +99,21 @@ done
 for a in "-c 1 -g 0.05" "-s 1 -n 0.3 -g 0.05" "-s 2 -n 0.2 -g 0.05" "-s 3 -p 0.1 -g 0.05" "-v 5 -c 4 -g 0.05"; do
     # shellcheck disable=SC2086
     cert_both "integer sparse rows, 3 classes, $a" "$TMPD/sparse3" $a
+done
+# the subproblems of a batch on 1, 2 or 3 threads (GPUSVM_SUB_THREADS): each problem's steps are
+# its own, so the same lines and the same model as the default's
+for a in "-c 4 -g 0.05" "-v 5 -c 4 -g 0.05"; do
+    # shellcheck disable=SC2086
+    "$TRAIN" $a "$TMPD/sparse3" "$TMPD/st.model" > "$TMPD/st.out" 2>&1 || fail "sparse3 $a: default run failed"
+    for n in 1 2 3; do
+        rm -f "$TMPD/stn.model"
+        # shellcheck disable=SC2086
+        GPUSVM_SUB_THREADS=$n "$TRAIN" $a "$TMPD/sparse3" "$TMPD/stn.model" > "$TMPD/stn.out" 2>&1 ||
+            { fail "sparse3 $a: run with GPUSVM_SUB_THREADS=$n failed"; continue; }
+        check_file_eq "sparse3 $a: lines, $n subproblem thread(s)" "$TMPD/st.out" "$TMPD/stn.out"
+        [ -f "$TMPD/st.model" ] && check_file_eq "sparse3 $a: model, $n subproblem thread(s)" "$TMPD/st.model" "$TMPD/stn.model"
+    done
+    rm -f "$TMPD/st.model"
 done
 # a solver whose problems all fit one work-group's selection builds its program without the chain's
 # kernels (a shorter build); forcing either path builds the whole program (the models above: both
