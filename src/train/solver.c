@@ -377,8 +377,11 @@ typedef struct prob {
 typedef struct scratch {
     double *work;
     float *kfull;        /* [q * q]: the set's matrix unpacked from the readback's upper triangle */
-    double t_unpack, t_smo; /* profiled runs: seconds of the unpacking and of the SMO; the solves */
+    /* profiled runs: seconds of the readback's absorbing and the stop tests, the unpacking, the
+     * SMO and the changes' records; the solves */
+    double t_absorb, t_unpack, t_smo, t_emit;
     long solves;
+    char pad[64];        /* the threads' counters apart (each solve writes them) */
 } scratch;
 
 /* The q x q matrix of the readback's upper triangle tri (kernels/abi.h GS_RB_TRI: row a holds
@@ -448,6 +451,9 @@ static void emit_changes(prob *p, int q)
 static void host_first(gs_solver *s, int split, int rbfull, prob *p, scratch *sc)
 {
     const int q = s->q;
+    /* the split of the threads' time, in profiled runs only (five clock reads a subproblem) */
+    const int timed = s->dev.profile;
+    const double ta = timed ? gs_now() : 0;
     const double *rb = p->rb;
     p->nn = (int)rb[2];
     /* the members new to the set: the slots that now hold a member they did not hold (n_new counts
@@ -497,8 +503,6 @@ static void host_first(gs_solver *s, int split, int rbfull, prob *p, scratch *sc
     for (int i = 0; i < q; i++) members += p->wsp[i] >= 0;
     const int whole = !p->nu && members == p->nrows;
     const long budget = whole ? p->max_inner - res->inner_steps : 100L * q + 1000;
-    /* the split of the threads' time, in profiled runs only (three clock reads a subproblem) */
-    const int timed = s->dev.profile;
     const double tu = timed ? gs_now() : 0;
     gs_subproblem sp = {.n = q, .K = rbfull ? Kws : kws_unpack(Kws, q, sc->kfull), .ld = q, .y = p->ysub, .C = p->csub,
                         .alpha = p->asub, .g = p->gsub, .work = sc->work, .eps = p->eps,
@@ -506,17 +510,19 @@ static void host_first(gs_solver *s, int split, int rbfull, prob *p, scratch *sc
     double g0;
     const double tm = timed ? gs_now() : 0;
     const long steps = p->nu ? gs_subproblem_solve_nu(&sp, &g0) : gs_subproblem_solve(&sp, &g0);
-    if (timed) {
-        const double te = gs_now();
-        sc->t_unpack += tm - tu;
-        sc->t_smo += te - tm;
-    }
+    const double te = timed ? gs_now() : 0;
     sc->solves++;
     res->inner_steps += steps;
     /* the second part goes on to SPLIT_REL: the steps are those of one solve to SPLIT_REL */
     p->tol_b = SPLIT_REL * g0 > p->eps ? SPLIT_REL * g0 : p->eps;
     p->steps_b = budget - steps;
     emit_changes(p, q);
+    if (timed) {
+        sc->t_absorb += tu - ta;
+        sc->t_unpack += tm - tu;
+        sc->t_smo += te - tm;
+        sc->t_emit += gs_now() - te;
+    }
     res->iterations++;
     /* nothing moved and nothing new (selected on current gradients): no progress possible (for
      * the nu rule, in two rounds in a row: one of each sign) */
@@ -2582,16 +2588,19 @@ static void batch_report(const gs_solver *s, const batch *b, double t_cert, gs_t
                    b->np, b->t_enq, gs_courier_busy(b->cour), b->t_wait, b->t_abs, t_sub, b->nth, b->round,
                    b->split ? "split " : "");
     if (b->cw.sc) {
-        double tu = 0, tm = 0;
+        double ta = 0, tu = 0, tm = 0, te = 0;
         long ns = 0;
         for (int i = 0; i < b->nth; i++) {
+            ta += b->cw.sc[i].t_absorb;
             tu += b->cw.sc[i].t_unpack;
             tm += b->cw.sc[i].t_smo;
+            te += b->cw.sc[i].t_emit;
             ns += b->cw.sc[i].solves;
         }
         if (s->dev.profile)
-            gs_log_verbose(s->log, "gpusvm: host per batch: %ld subproblems (first parts): matrices unpacked in %.4f "
-                           "s, SMO %.4f s (of the threads' time)\n", ns, tu, tm);
+            gs_log_verbose(s->log, "gpusvm: host per batch: %ld subproblems (first parts): readbacks absorbed in "
+                           "%.4f s, matrices unpacked %.4f s, SMO %.4f s, changes %.4f s (of the threads' time)\n",
+                           ns, ta, tu, tm, te);
         else
             gs_log_verbose(s->log, "gpusvm: host per batch: %ld subproblems (first parts)\n", ns);
     }
