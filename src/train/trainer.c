@@ -705,7 +705,8 @@ static void fold_nu_start(const gs_param *param, const gs_classes *full, const i
 }
 
 /* Fold f's pairs as items (fold_set_solve): each pair's problem, its skip marks (the rows outside
- * the fold) and nu-SVC's start, at off[f] in the shared arrays, whose pages it touches first. */
+ * the fold) and nu-SVC's start, at off[f] in the shared arrays, whose pages it touches first, as
+ * it does the fold's own answers'. */
 typedef struct fold_items {
     fold_set *fs;
     const int64_t *off; /* [nfold + 1] each fold's first position */
@@ -720,6 +721,9 @@ static gs_status fold_items_one(void *ctx, int f)
     const size_t n0 = (size_t)fi->off[f], nf = (size_t)(fi->off[f + 1] - fi->off[f]);
     gs_pages_touch(fs->gx_all + n0, sizeof *fs->gx_all * nf); /* as svc_alloc's */
     gs_pages_touch(fs->ex_all + n0, sizeof *fs->ex_all * nf);
+    /* and the fold's answers' alphas (fold_answer: their first writes were 30 ms of letter's -v 5
+     * answers on two cores, after the solve; here they wait for the device with the rest) */
+    gs_pages_touch(d->alpha, sizeof *d->alpha * (size_t)d->n * (size_t)(d->cls.k > 1 ? d->cls.k - 1 : 1));
     uint8_t *in = calloc((size_t)(fs->l ? fs->l : 1), 1); /* the fold's rows */
     if (!in) return GS_FAIL(GS_ERR_NOMEM, "out of memory for a fold's problems");
     for (int t = 0; t < d->n; t++) in[d->rows[t]] = 1;
@@ -798,34 +802,30 @@ cleanup:;
     return st;
 }
 
-/* Fold d's pair answers (out) in sub's grouped order from its solved items, as gs_svm_train gives
- * them for sub. */
-static void fold_answers(const fold_set *fs, fold *d)
+/* Fold d's pair p's answer (d->out[p]) in sub's grouped order from its solved item, as
+ * gs_svm_train gives it for sub; its alphas at alpha (d->alpha's share of pair p). */
+static void fold_answer(const fold_set *fs, fold *d, int p, double *alpha)
 {
     const gs_classes *c = &d->cls;
-    double *alpha = d->alpha;
-    for (int p = 0; p < d->npair; p++) {
-        const int a = d->pairs[p][0], b = d->pairs[p][1], na = c->count[a], n = na + c->count[b];
-        const gs_run_item *it = &fs->items[d->item0 + p];
-        pair_out *o = &d->out[p];
-        o->alpha = alpha;
-        alpha += n;
-        for (int t = 0; t < n; t++)
-            o->alpha[t] = it->spec.alpha[pair_pos(&fs->cls, fs->rank, d->lo[p], d->rows[pair_row(c, a, b, t)])];
-        o->res = it->res;
-        /* class a is the full pair's -1 side: the same alphas, the other sign of rho */
-        if (full_class(fs, d, a) != d->lo[p]) o->res.rho = -o->res.rho;
-        if (fs->nu) { /* LIBSVM's scaling by r, as gs_svm_train */
-            const double r = o->res.r;
-            for (int t = 0; t < n; t++) o->alpha[t] /= r;
-            o->res.rho /= r;
-            o->res.obj /= r * r;
-        }
+    const int a = d->pairs[p][0], b = d->pairs[p][1], na = c->count[a], n = na + c->count[b];
+    const gs_run_item *it = &fs->items[d->item0 + p];
+    pair_out *o = &d->out[p];
+    o->alpha = alpha;
+    for (int t = 0; t < n; t++)
+        o->alpha[t] = it->spec.alpha[pair_pos(&fs->cls, fs->rank, d->lo[p], d->rows[pair_row(c, a, b, t)])];
+    o->res = it->res;
+    /* class a is the full pair's -1 side: the same alphas, the other sign of rho */
+    if (full_class(fs, d, a) != d->lo[p]) o->res.rho = -o->res.rho;
+    if (fs->nu) { /* LIBSVM's scaling by r, as gs_svm_train */
+        const double r = o->res.r;
+        for (int t = 0; t < n; t++) o->alpha[t] /= r;
+        o->res.rho /= r;
+        o->res.obj /= r * r;
     }
 }
 
-/* Fold f's model, as gs_svm_train builds it for sub (prob's rows of the fold); fold_lines prints
- * what it prints. */
+/* Fold f's model, as gs_svm_train builds it for sub (prob's rows of the fold), from its pairs'
+ * answers (fold_answer); fold_lines prints what it prints. */
 static gs_status fold_model_build(const fold_set *fs, int f, gs_model *m)
 {
     gs_status st = GS_OK;
@@ -840,7 +840,6 @@ static gs_status fold_model_build(const fold_set *fs, int f, gs_model *m)
     if ((st = model_header(&fs->pc[d->cidx], c, m))) goto cleanup;
     /* a pair's problem: LIBSVM's +1 / -1 labels */
     for (int t = 0; t < sub.l && d->pos >= 0; t++) sub.y[t] = fs->cls.of_row[d->rows[t]] == d->pos ? 1 : -1;
-    fold_answers(fs, d);
     if ((st = model_svs(&sub, c, d->pairs, d->out, nonzero, coef_rows, m))) goto cleanup;
     for (int p = 0; p < d->npair; p++) m->rho[p] = d->out[p].res.rho; /* as print_pair sets it */
 cleanup:
@@ -869,13 +868,31 @@ static gs_status fold_lines(const fold_set *fs, int f, gs_model *m, const gs_log
     return GS_OK;
 }
 
-/* fold_model_build of folds idx[0..n) into *out[0..n), on up to 16 threads: each fold's own
- * arrays and model (letter's -v: 1625 pairs' models took 36 ms on one thread). */
+/* fold_model_build of folds idx[0..n) into *out[0..n), on up to 16 threads: first every pair's
+ * answer (its alphas gathered from the solver's order: letter's -v 5, 1,625 pairs, took 26 ms on
+ * the H100's host with a thread a fold), then each fold's own arrays and model. */
 typedef struct build_set {
     const fold_set *fs;
     const int *idx;
+    int n;
+    const int *first;      /* [n + 1]: the pairs of the folds before idx[i] */
+    const int64_t *aoff;   /* [first[n]]: each pair's alphas in its fold's d->alpha */
     gs_model *const *out;
 } build_set;
+
+static gs_status answer_item(void *ctx, int k)
+{
+    const build_set *b = ctx;
+    int lo = 0, hi = b->n - 1; /* the fold i with first[i] <= k < first[i + 1] */
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (b->first[mid] <= k) lo = mid;
+        else hi = mid - 1;
+    }
+    fold *d = &b->fs->fd[b->idx[lo]];
+    fold_answer(b->fs, d, k - b->first[lo], d->alpha + b->aoff[k]);
+    return GS_OK;
+}
 
 static gs_status build_item(void *ctx, int i)
 {
@@ -885,8 +902,31 @@ static gs_status build_item(void *ctx, int i)
 
 static gs_status folds_build(const fold_set *fs, const int *idx, int n, gs_model *const *out)
 {
-    build_set b = {.fs = fs, .idx = idx, .out = out};
-    return gs_parallel_items(n, gs_cpu_threads(16), build_item, &b);
+    int *first = malloc(sizeof *first * ((size_t)n + 1));
+    int64_t *aoff = NULL;
+    gs_status st = GS_OK;
+    if (!first) return GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    first[0] = 0;
+    for (int i = 0; i < n; i++) first[i + 1] = first[i] + fs->fd[idx[i]].npair;
+    if (!(aoff = malloc(sizeof *aoff * (size_t)(first[n] ? first[n] : 1)))) {
+        st = GS_FAIL(GS_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    for (int i = 0; i < n; i++) {
+        const fold *d = &fs->fd[idx[i]];
+        int64_t o = 0;
+        for (int p = 0; p < d->npair; p++) {
+            aoff[first[i] + p] = o;
+            o += d->cls.count[d->pairs[p][0]] + d->cls.count[d->pairs[p][1]];
+        }
+    }
+    build_set b = {.fs = fs, .idx = idx, .n = n, .first = first, .aoff = aoff, .out = out};
+    if ((st = gs_parallel_items(first[n], first[n] >= 64 ? gs_cpu_threads(16) : 1, answer_item, &b)) == GS_OK)
+        st = gs_parallel_items(n, gs_cpu_threads(16), build_item, &b);
+cleanup:
+    free(first);
+    free(aoff);
+    return st;
 }
 
 gs_status gs_svm_train_folds(const gs_device_provider *dev, const gs_problem *prob, const gs_param *param,
