@@ -16,6 +16,10 @@
 #   cv      whole-process -v 5 of a9a, letter and mnist10k (issue #22's options) beside one
 #           training, NEW and OLD interleaved, the CV lines compared, then NEW's --verbose split of
 #           the fold problems and the held-out rows;
+#   threads whole-process -v 5 of a9a, ijcnn1, letter and mnist10k (issue #22's options) with the
+#           batch's subproblems on THREADS threads each (GPUSVM_SUB_THREADS; default "4 8 12 16"),
+#           NEW only, REPEAT runs each, then letter's profiled split of the subproblem threads'
+#           time (readbacks absorbed, matrices unpacked, SMO, changes) at each count;
 #   prob    whole-process -b 1 training of a9a, letter and mnist10k, NEW and OLD interleaved,
 #           models compared, then ThunderSVM's (TSVM=path of thundersvm-train, when set) and
 #           NEW's --verbose held-out split (its held-out rows on the device and on the CPU).
@@ -153,6 +157,26 @@ if has cv; then
         GPUSVM_PROFILE=0 "$NEW/gpusvm-train" --verbose -v 5 $o "$D/$f" 2> "$TMP/v" > /dev/null
         { grep -m 1 'pinned memory' "$TMP/v"; grep 'fold problem(s): seconds\|held-out rows predicted' "$TMP/v"; } |
             sed 's/^/  /'
+    done
+fi
+if has threads; then
+    for s in "a9a/a9a.gz:-g 0.05" "ijcnn1/ijcnn1.gz:" "letter/letter.scale.gz:-c 10 -g 0.5" \
+             "mnist10k/mnist10k.scale.gz:-c 10 -g 0.02"; do
+        f=${s%%:*}; o=${s#*:}
+        for th in ${THREADS:-4 8 12 16}; do
+            : > "$TMP/tt"
+            for i in $(seq "$REPEAT"); do
+                sleep 0.5
+                # shellcheck disable=SC2086
+                one env GPUSVM_SUB_THREADS="$th" "$NEW/gpusvm-train" -q -v 5 $o "$D/$f" >> "$TMP/tt"
+            done
+            echo "-v 5 $f $o, $th subproblem threads: $(tr '\n' ' ' < "$TMP/tt")s (median $(med < "$TMP/tt") s)"
+        done
+    done
+    for th in ${THREADS:-4 8 12 16}; do
+        GPUSVM_SUB_THREADS="$th" "$NEW/gpusvm-train" --verbose -v 5 -c 10 -g 0.5 "$D/letter/letter.scale.gz" 2> "$TMP/v" > /dev/null
+        echo "letter -v 5, $th threads, profiled:"
+        grep -m 2 'host per batch of\|subproblems (first parts)' "$TMP/v" | sed 's/^/  /'
     done
 fi
 if has prob; then
