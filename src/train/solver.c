@@ -1796,11 +1796,10 @@ static gs_status layout_one(void *ctx, int i)
     /* the final gradients' read fills Gh: its pages made here, on the threads, not by the driver's
      * copy on one (letter -v 5: 20 MB read in 0.0175 s on the H100's host) */
     gs_pages_touch(b->Gh + p->pos_off, sizeof *b->Gh * (size_t)p->npos);
-    /* and the pages the rounds' subproblems write, here too. The alphas are zeroed here, not
-     * calloc'd: a calloc'd page read first (the subproblem's gather) maps the shared zero page, and
-     * the first write then replaces it, which flushes the page from every thread's TLB, each of
-     * the crew's threads interrupted by each such write (an H200's host, letter -v 5 on 16
-     * threads: the gathers and the changes took 1.79 s of the threads' time, 0.33 s on 8) */
+    /* and the pages the rounds' subproblems first touch, here too, the alphas zeroed rather than
+     * calloc'd (a page read first may be the shared zero page, replaced under every thread at the
+     * first write). On an H200's host, letter -v 5's gathers and changes in the rounds took 1.79 s
+     * of the 16 crew threads' time, 0.33 s on 8, while the SMO took the same on both */
     p->ah = b->ahb + p->pos_off;
     memset(p->ah, 0, sizeof *p->ah * (size_t)p->npos);
     p->wsp = b->wsps + (size_t)i * q;

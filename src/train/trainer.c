@@ -869,8 +869,8 @@ static gs_status fold_lines(const fold_set *fs, int f, gs_model *m, const gs_log
 }
 
 /* fold_model_build of folds idx[0..n) into *out[0..n), on up to 16 threads: first every pair's
- * answer (its alphas gathered from the solver's order: letter's -v 5, 1,625 pairs, took 26 ms on
- * the H100's host with a thread a fold), then each fold's own arrays and model. */
+ * answer, pair by pair (its alphas gathered from the solver's order: fold by fold, letter's -v 5
+ * took 30 ms there on the development machine's two cores), then each fold's own arrays and model. */
 typedef struct build_set {
     const fold_set *fs;
     const int *idx;
