@@ -608,11 +608,10 @@ static void crew_round(crew *c, int nact, int phase)
     pthread_mutex_unlock(&c->mu);
 }
 
+/* A batch's subproblem threads: GPUSVM_SUB_THREADS, else the host's CPUs, at most 16. */
 static int host_threads(const gs_solver *s)
 {
-    if (s->tuning.sub_threads > 0) return s->tuning.sub_threads;
-    const long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : (n > 16 ? 16 : (int)n);
+    return s->tuning.sub_threads > 0 ? s->tuning.sub_threads : gs_cpu_threads(16);
 }
 
 /* Split rounds enqueue their first part on a courier thread (see courier.h) on a GPU when the host
