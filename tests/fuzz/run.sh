@@ -16,8 +16,8 @@ if ! command -v "$CCF" > /dev/null 2>&1; then
     exit 0
 fi
 if [ "${FUZZ_NOBUILD:-0}" != 1 ]; then
-    # the parent make's -j and jobserver would apply here too; the build is quiet unless it fails
-    if ! log=$(make -s fuzz-build FUZZ_CC="$CCF" 2>&1); then
+    # on every CPU (tests/run.sh runs this beside other tests); quiet unless it fails
+    if ! log=$(make -s -j"$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)" fuzz-build FUZZ_CC="$CCF" 2>&1); then
         printf '%s\n' "$log" | tail -n 20
         echo "FAIL fuzz: make fuzz-build failed"
         echo "RESULT 0 1 0"
