@@ -23,6 +23,8 @@
 #   prob    whole-process -b 1 training of a9a, letter and mnist10k, NEW and OLD interleaved,
 #           models compared, then ThunderSVM's (TSVM=path of thundersvm-train, when set) and
 #           NEW's --verbose held-out split (its held-out rows on the device and on the CPU).
+#   kbuild  the solver program built with the driver's cache off by 1, 2, 4 and 8 processes at once
+#           (scripts/bench-kbuild.c): does the driver build in parallel across processes?
 #   text    whole-process training of text-gen with -c 1 -g 1 (TEXT=path of scripts/gen-bench-data.py
 #           text's text-gen.gz), NEW and OLD interleaved TEXT_REPEAT times (default 1), models
 #           compared, ThunderSVM's when TSVM is set, then NEW's profiled per-kernel device seconds.
@@ -289,4 +291,23 @@ if has text && [ -n "$TEXT" ]; then
     fi
     "$NEW/gpusvm-train" --verbose -c 1 -g 1 "$TEXT" "$TMP/tn.m" 2>&1 |
         grep -E 'clustering|device seconds per kernel|^gpusvm: seconds|iterations|certification [0-9.]+ s'
+fi
+if has kbuild; then
+    # whether NVIDIA's compiler builds in parallel across processes: the solver program (a9a's
+    # options) built with the driver's cache off by P processes at once (threads are serialised:
+    # docs/performance.md, G1), each its own -D so no cache answers another
+    cc -O1 -o "$TMP/kbuild" scripts/bench-kbuild.c -lOpenCL -lpthread || exit 1
+    O="-DWG=256 -DKTYPE=2 -DWCH=16 -DCCH=16 -DITEMS=8 -DQMAX=768 -DMWG=256 -DUSPLIT=4 -DHSPLIT=4 -DGRAM_WG=256"
+    O="$O -DGS_PRECISE=0 -DGS_WIDE=0 -DGS_MULTI_SEL=0 -DCERT_CB=16 -DGS_COL_ROWS=0 -DPCL=16 -DGS_ROW_CACHE=0"
+    for P in 1 2 4 8; do
+        s0=$(date +%s.%N)
+        for i in $(seq "$P"); do
+            CUDA_CACHE_DISABLE=1 "$TMP/kbuild" kernels solver "$O -DGS_PROC_${P}_${i}=1" 1 > "$TMP/kb.$i" 2>&1 &
+        done
+        wait
+        s1=$(date +%s.%N)
+        echo "solver program, $P process(es) at once: wall $(awk -v a="$s0" -v b="$s1" 'BEGIN { print b - a }') s;" \
+            "each build $(cat "$TMP"/kb.* | awk '{ printf "%s ", $NF }')s"
+        rm -f "$TMP"/kb.*
+    done
 fi
