@@ -23,8 +23,9 @@
 #   prob    whole-process -b 1 training of a9a, letter and mnist10k, NEW and OLD interleaved,
 #           models compared, then ThunderSVM's (TSVM=path of thundersvm-train, when set) and
 #           NEW's --verbose held-out split (its held-out rows on the device and on the CPU).
-#   kbuild  the solver program built with the driver's cache off by 1, 2, 4 and 8 processes at once
-#           (scripts/bench-kbuild.c): does the driver build in parallel across processes?
+#   kbuild  the solver program built with the driver's cache off by KB_PROCS (default "1 2 4 8")
+#           processes at once (scripts/bench-kbuild.c): does the driver build in parallel across
+#           processes?
 #   text    whole-process training of text-gen with -c 1 -g 1 (TEXT=path of scripts/gen-bench-data.py
 #           text's text-gen.gz), NEW and OLD interleaved TEXT_REPEAT times (default 1), models
 #           compared, ThunderSVM's when TSVM is set, then NEW's profiled per-kernel device seconds.
@@ -299,7 +300,7 @@ if has kbuild; then
     cc -O1 -o "$TMP/kbuild" scripts/bench-kbuild.c -lOpenCL -lpthread || exit 1
     O="-DWG=256 -DKTYPE=2 -DWCH=16 -DCCH=16 -DITEMS=8 -DQMAX=768 -DMWG=256 -DUSPLIT=4 -DHSPLIT=4 -DGRAM_WG=256"
     O="$O -DGS_PRECISE=0 -DGS_WIDE=0 -DGS_MULTI_SEL=0 -DCERT_CB=16 -DGS_COL_ROWS=0 -DPCL=16 -DGS_ROW_CACHE=0"
-    for P in 1 2 4 8; do
+    for P in ${KB_PROCS:-1 2 4 8}; do
         s0=$(date +%s.%N)
         for i in $(seq "$P"); do
             CUDA_CACHE_DISABLE=1 "$TMP/kbuild" kernels solver "$O -DGS_PROC_${P}_${i}=1" 1 > "$TMP/kb.$i" 2>&1 &
