@@ -39,7 +39,7 @@ $(printf '%s\n' "$out" | tail -n 5 | sed 's/^/    /')"
             res="$2 1 $4"
         fi
     fi
-    echo "$res" > "$GS_RUN_DIR/$name.res"
+    [ -n "${GS_RUN_DIR:-}" ] && echo "$res" > "$GS_RUN_DIR/$name.res"
     printf '%s\n' "$rep${rep:+
 }$name: $(($(date +%s) - start)) s"
     exit 0
