@@ -136,7 +136,7 @@ deps:
 	sh scripts/install-deps.sh
 
 # the build on every CPU unless make was given -j; tests/run.sh runs the tests as many at a time
-NPROC   := $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+NPROC   := $(shell nproc 2>/dev/null || echo 1)
 test check: deps
 	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC)) tests
 	BUILD=$(BUILD) sh tests/run.sh

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Runs every test: C unit tests, device tests, CLI shell tests, the libFuzzer harnesses; TEST_JOBS
-# of them at a time (default: the CPUs online), the slowest first. Each test's FAIL and SKIP lines
-# and its time are printed as it ends; then one final line "N passed, N failed, N skipped". Exit
-# status 1 when anything failed.
+# of them at a time (default: the CPUs, at most 4), the slowest first. Each test's FAIL and SKIP
+# lines and its time are printed as it ends; then one final line "N passed, N failed, N skipped".
+# Exit status 1 when anything failed.
 # Env: BUILD (default build); TESTS_FILTER (substring of test names to run); TEST_JOBS (tests at
 # a time; 1 runs them one after another in the list's order); FUZZ_SECONDS (per fuzz harness,
 # default 20).
@@ -45,8 +45,11 @@ $(printf '%s\n' "$out" | tail -n 5 | sed 's/^/    /')"
     exit 0
 fi
 
-JOBS=${TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
+# by default the CPUs this process may use, at most 4: every test runs OpenCL on all the cores
+# itself, and a container may show more CPUs than its quota lets it use
+JOBS=${TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
 case "$JOBS" in ''|*[!0-9]*|0) JOBS=1 ;; esac
+[ -n "${TEST_JOBS:-}" ] || [ "$JOBS" -le 4 ] || JOBS=4
 GS_RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/gsrun.XXXXXX") || exit 1
 export GS_RUN_DIR
 trap 'rm -rf "$GS_RUN_DIR"' EXIT

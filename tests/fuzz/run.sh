@@ -17,7 +17,7 @@ if ! command -v "$CCF" > /dev/null 2>&1; then
 fi
 if [ "${FUZZ_NOBUILD:-0}" != 1 ]; then
     # on every CPU (tests/run.sh runs this beside other tests); quiet unless it fails
-    if ! log=$(make -s -j"$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)" fuzz-build FUZZ_CC="$CCF" 2>&1); then
+    if ! log=$(make -s -j"$(nproc 2>/dev/null || echo 1)" fuzz-build FUZZ_CC="$CCF" 2>&1); then
         printf '%s\n' "$log" | tail -n 20
         echo "FAIL fuzz: make fuzz-build failed"
         echo "RESULT 0 1 0"
