@@ -137,8 +137,9 @@ deps:
 
 # the build on every CPU unless make was given -j; tests/run.sh runs the tests as many at a time
 NPROC   := $(shell nproc 2>/dev/null || echo 1)
+JFLAG    = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 test check: deps
-	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC)) tests
+	$(MAKE) $(JFLAG) tests
 	BUILD=$(BUILD) sh tests/run.sh
 
 # ASAN_OPTIONS: the user's own settings come last, so they win. use_sigaltstack=0 because PoCL's
@@ -149,7 +150,7 @@ test check: deps
 # stack overflow is no longer diagnosed as such. LSAN_OPTIONS: tests/lsan.supp leaves out what
 # PoCL and its LLVM leak when they compile a program (only when PoCL's cache lacks it).
 asan:
-	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC)) BUILD=build-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" tests
+	$(MAKE) $(JFLAG) BUILD=build-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" tests
 	BUILD=build-asan ASAN_OPTIONS="detect_leaks=1:use_sigaltstack=0$${ASAN_OPTIONS:+:$$ASAN_OPTIONS}" \
 	    LSAN_OPTIONS="suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0$${LSAN_OPTIONS:+:$$LSAN_OPTIONS}" sh tests/run.sh
 

@@ -11,13 +11,14 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
 export BUILD TOP
 export FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
+# a test's name (its result file's, TESTS_FILTER's): the file's, "fuzz" for the fuzz runner
+test_name() { case "$1" in */fuzz/run.sh) echo fuzz ;; *) basename "$1" ;; esac; }
 
 # sh tests/run.sh --one TEST: runs one test (a binary, a tests/cli script or the fuzz runner),
 # writes "passed failed skipped" to $GS_RUN_DIR/<name>.res and prints its report in one write.
 if [ "${1:-}" = --one ]; then
-    t=$2; name=$(basename "$t")
+    t=$2; name=$(test_name "$t")
     case "$t" in
-        */fuzz/run.sh) name=fuzz; set -- sh "$t" ;;
         *.sh) set -- sh "$t" ;;
         *) set -- "$t" ;;
     esac
@@ -61,6 +62,7 @@ test_row_cache.sh test_certify.sh test_kernel_cache.sh fuzz test_predict_text.sh
 test_precomputed.sh test_shrink.sh test_gzip_threads.sh test_predict_tile.sh test_predict_layout.sh
 test_predict_golden.sh test_train_types.sh test_predict_hash.sh test_prob.sh test_output_file.sh
 test_train_oracle.sh test_api.sh"
+slow=" $(echo $SLOW) "
 {
     for n in $SLOW; do
         case "$n" in
@@ -69,21 +71,21 @@ test_train_oracle.sh test_api.sh"
         esac
     done
     for t in tests/cli/test_*.sh; do
-        case " $(echo $SLOW) " in *" $(basename "$t") "*) continue ;; esac
+        case "$slow" in *" $(basename "$t") "*) continue ;; esac
         [ -f "$t" ] && echo "$t"
     done
     for t in "$BUILD"/tests/unit/* "$BUILD"/tests/device/*; do
         [ -x "$t" ] && [ -f "$t" ] && case "$t" in *.d|*.o) ;; *) echo "$t" ;; esac
     done
 } | while read -r t; do
-    case "$t" in */fuzz/run.sh) n=fuzz ;; *) n=$(basename "$t") ;; esac
+    n=$(test_name "$t")
     case "$n" in *"${TESTS_FILTER:-}"*) echo "$t" ;; esac
 done > "$GS_RUN_DIR/list"
 
 xargs -P "$JOBS" -I '{}' sh "$TOP/tests/run.sh" --one '{}' < "$GS_RUN_DIR/list"
 p=0; f=0; s=0
 while read -r t; do
-    case "$t" in */fuzz/run.sh) n=fuzz ;; *) n=$(basename "$t") ;; esac
+    n=$(test_name "$t")
     if [ -f "$GS_RUN_DIR/$n.res" ]; then
         read -r a b c < "$GS_RUN_DIR/$n.res"
     else
