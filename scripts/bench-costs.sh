@@ -298,8 +298,7 @@ if has kbuild; then
     # options) built with the driver's cache off by P processes at once (threads are serialised:
     # docs/performance.md, G1), each its own -D so no cache answers another
     cc -O1 -o "$TMP/kbuild" scripts/bench-kbuild.c -lOpenCL -lpthread || exit 1
-    O="-DWG=256 -DKTYPE=2 -DWCH=16 -DCCH=16 -DITEMS=8 -DQMAX=768 -DMWG=256 -DUSPLIT=4 -DHSPLIT=4 -DGRAM_WG=256"
-    O="$O -DGS_PRECISE=0 -DGS_WIDE=0 -DGS_MULTI_SEL=0 -DCERT_CB=16 -DGS_COL_ROWS=0 -DPCL=16 -DGS_ROW_CACHE=0"
+    O=$(cat scripts/a9a-solver.opts)
     for P in ${KB_PROCS:-1 2 4 8}; do
         s0=$(date +%s.%N)
         for i in $(seq "$P"); do

@@ -5,10 +5,11 @@
 # 6,216 lines 0.77 s, k_cert 4,712 lines 0.35 s, k_rows 2,807 lines 0.30 s). clang keeps some
 # functions out of line where NVIDIA's compiler inlines them, so compare builds of this script with
 # each other, not with the driver's PTX. A measurement tool, not part of gpusvm.
-# Usage: scripts/ptx-size.sh [PROGRAM [OPTIONS]]   (default: solver with a9a's options on an H100)
+# Usage: scripts/ptx-size.sh [PROGRAM [OPTIONS]]   (default: the solver with
+# a9a's options, scripts/a9a-solver.opts)
 set -eu
 P=${1:-solver}
-O=${2:-"-DWG=256 -DKTYPE=2 -DWCH=16 -DCCH=16 -DITEMS=8 -DQMAX=768 -DMWG=256 -DUSPLIT=4 -DHSPLIT=4 -DGRAM_WG=256 -DGS_PRECISE=0 -DGS_WIDE=0 -DGS_MULTI_SEL=0 -DCERT_CB=16 -DGS_COL_ROWS=0 -DPCL=16 -DGS_ROW_CACHE=0"}
+O=${2:-$(cat "$(dirname "$0")/a9a-solver.opts")}
 K=$(cd "$(dirname "$0")/../kernels" && pwd)
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 # the program as gpusvm builds it: common.cl, abi.h, then the program's file
