@@ -7,6 +7,13 @@
 #error "gpusvm needs double precision on the OpenCL device (cl_khr_fp64)"
 #endif
 
+/* Loops marked `#pragma unroll 1` (scans, tree reductions, the working-set merge, the digit
+ * picks: a few iterations each, between barriers, once a round) stay rolled: unrolled, they made
+ * a third of the solver's code, which the driver compiles on a machine's first run (H100: the
+ * solver's program in 3.6-3.8 s against 4.3-4.5 s, the same models and warm times;
+ * docs/performance.md, twenty-ninth session). The loops that stream rows keep the compiler's
+ * choice. */
+
 /* Sum of v over the work-group, returned to every work-item. scratch holds get_local_size(0)
  * elements. All work-items of the group must call it (it has barriers); any local size works, not
  * only powers of two. Pairwise tree: the rounding error grows with log2(local size). */
@@ -276,6 +283,7 @@ void gs_row_dots_dd(int c, int t, int w0, int nn, __global const long *col_off, 
     void name(__local T *a, int lid, int n)                  \
     {                                                        \
         barrier(CLK_LOCAL_MEM_FENCE);                        \
+        _Pragma("unroll 1")                                  \
         for (int off = 1; off < n; off <<= 1) {              \
             const T x = lid >= off ? a[lid - off] : (T)0;    \
             barrier(CLK_LOCAL_MEM_FENCE);                    \
@@ -295,10 +303,12 @@ int gs_block_scan(__local int *v, __local int *part, int lid)
 {
     const int per = QMAX / MWG, b = lid * per;
     int s = 0;
+    #pragma unroll 1
     for (int i = 0; i < per; i++) { const int x = v[b + i]; v[b + i] = s; s += x; }
     part[lid] = s;
     gs_scan_u((__local uint *)part, lid, MWG);
     const int add = lid ? part[lid - 1] : 0;
+    #pragma unroll 1
     for (int i = 0; i < per; i++) v[b + i] += add;
     const int total = part[MWG - 1];
     barrier(CLK_LOCAL_MEM_FENCE);

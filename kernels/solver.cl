@@ -297,6 +297,7 @@ __kernel void k_hist(__global const char *y, __global const double *G,
         lmax[lid] = mu;
         lmax[WG + lid] = ml;
         barrier(CLK_LOCAL_MEM_FENCE);
+        #pragma unroll 1
         for (int s = WG / 2; s > 0; s >>= 1) {
             if (lid < s) {
                 lmax[lid] = fmax(lmax[lid], lmax[lid + s]);
@@ -321,6 +322,7 @@ void gap_reduce(__global const double *gmax, __global double *gap, int ch0, int 
     lm[lid] = a;
     lm[n + lid] = b;
     barrier(CLK_LOCAL_MEM_FENCE);
+    #pragma unroll 1
     for (int s = n / 2; s > 0; s >>= 1) {
         if (lid < s) { lm[lid] = fmax(lm[lid], lm[lid + s]); lm[n + lid] = fmax(lm[n + lid], lm[n + lid + s]); }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -345,6 +347,7 @@ __kernel void k_pick(__global uint *state, __global uint *hist, __global const d
     const int shift = round == 0 ? 21 : (round == 1 ? 10 : 0);
     const uint dmask = round == 2 ? 0x3FFu : 0x7FFu;
     const int per = NBINS / WG;
+    #pragma unroll 1
     for (int L = 0; L < 2; L++) {
         for (int i = lid; i < NBINS; i += WG) { h[i] = hist[L * NBINS + i]; hist[L * NBINS + i] = 0; }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -422,6 +425,7 @@ __kernel void k_count(__global const char *y, __global const double *G,
     count_items(base, npos, y, G, alpha, ctab[2 * pid], ctab[2 * pid + 1], sel, in_ws, state[0], state[4], c);
     for (int k = 0; k < 4; k++) red[k * WG + lid] = c[k];
     barrier(CLK_LOCAL_MEM_FENCE);
+    #pragma unroll 1
     for (int s = WG / 2; s > 0; s >>= 1) {
         if (lid < s)
             for (int k = 0; k < 4; k++) red[k * WG + lid] += red[k * WG + lid + s];
@@ -435,6 +439,7 @@ __kernel void k_count(__global const char *y, __global const double *G,
 inline void scan4(__local uint *part, int lid, int n)
 {
     barrier(CLK_LOCAL_MEM_FENCE);
+    #pragma unroll 1
     for (int off = 1; off < n; off <<= 1) {
         uint v[4];
         for (int j = 0; j < 4; j++) v[j] = lid >= off ? part[j * n + lid - off] : 0u;
@@ -505,6 +510,7 @@ __kernel void k_write(__global const char *y, __global const double *G,
         uint k[2];
         double vu, vl;
         row_keys(t, y, G, alpha, Cp, Cn, sel, in_ws, &k[0], &k[1], &vu, &vl);
+        #pragma unroll 1
         for (int L = 0; L < 2; L++) {
             if (k[L] == EXCLUDED) continue;
             const uint gt = r[2 * L], eq = r[2 * L + 1];
@@ -560,12 +566,15 @@ __kernel void k_cache(__global const int *ws_pos, __global int *ws_row, __global
     new_slots += q * pid;
     __global int *line_pos = rc + 2, *mark = rc + 2 + rlines, *pos_line = rc + 2 + 2 * rlines;
     const int nn = n_new[pid], stamp = rc[1] + 1; /* from 0 (rc starts as -1 everywhere) */
+    #pragma unroll 1
     for (int e = lid; e < QMAX; e += MWG) need[e] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+    #pragma unroll 1
     for (int e = lid; e < nn; e += MWG) need[new_slots[e]] = 1;
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     /* the lines this round uses: every member's (a new one's: the member it replaces), and the
      * cached lines of returning members */
+    #pragma unroll 1
     for (int e = lid; e < QMAX; e += MWG) {
         hit[e] = -1;
         if (e >= q) continue;
@@ -578,19 +587,23 @@ __kernel void k_cache(__global const int *ws_pos, __global int *ws_row, __global
         }
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    #pragma unroll 1
     for (int e = lid; e < QMAX; e += MWG) rank[e] = e < q && need[e] && hit[e] < 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     /* the misses' lines: the next unmarked ones from the hand, span at a time */
     const int nmiss = gs_block_scan(rank, part, lid);
     const int span = rlines < QMAX ? rlines : QMAX;
     int hand = rc[0] < 0 ? 0 : rc[0], got = 0;
+    #pragma unroll 1
     for (int it = 0; got < nmiss && it <= rlines / span + 1; it++) {
+        #pragma unroll 1
         for (int e = lid; e < QMAX; e += MWG) {
             flag[e] = e < span && mark[(hand + e) % rlines] != stamp;
             v[e] = flag[e];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         const int nf = gs_block_scan(v, part, lid), want = nmiss - got;
+        #pragma unroll 1
         for (int e = lid; e < span; e += MWG)
             if (flag[e] && v[e] < want) {
                 victim[got + v[e]] = (hand + e) % rlines;
@@ -601,6 +614,7 @@ __kernel void k_cache(__global const int *ws_pos, __global int *ws_row, __global
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    #pragma unroll 1
     for (int e = lid; e < q; e += MWG) {
         if (!need[e]) continue;
         if (hit[e] >= 0) {
@@ -617,9 +631,11 @@ __kernel void k_cache(__global const int *ws_pos, __global int *ws_row, __global
     if (lid == 0) rc[1] = stamp;
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     /* the slots still new, in slot order */
+    #pragma unroll 1
     for (int e = lid; e < QMAX; e += MWG) v[e] = need[e];
     barrier(CLK_LOCAL_MEM_FENCE);
     const int m = gs_block_scan(v, part, lid);
+    #pragma unroll 1
     for (int e = lid; e < QMAX; e += MWG) if (need[e]) new_slots[v[e]] = e;
     if (lid == 0) n_new[pid] = m;
 }
@@ -644,6 +660,7 @@ void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int 
     __local int *part = scr + 6 * QMAX;
     /* a: candidates = up list, then the low picks the up list does not hold (binary search: the up
      * list is in ascending order) */
+    #pragma unroll 1
     for (int e = lid; e < QMAX; e += MWG) {
         int keep = 0;
         if (e < n_low) {
@@ -659,18 +676,22 @@ void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int 
         lc[e] = keep; /* temporarily: keep flag by low index */
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    #pragma unroll 1
     for (int e = lid; e < QMAX; e += MWG) v[e] = lc[e];
     barrier(CLK_LOCAL_MEM_FENCE);
     const int nkeep = gs_block_scan(v, part, lid);
+    #pragma unroll 1
     for (int e = lid; e < QMAX; e += MWG) {
         if (e < n_low && lc[e]) freeslot[n_up + v[e]] = cand[qh + e];
         if (e < n_up) freeslot[e] = cand[e];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const int nc = n_up + nkeep;
+    #pragma unroll 1
     for (int e = lid; e < QMAX; e += MWG) lc[e] = e < nc ? freeslot[e] : -1;
     barrier(CLK_LOCAL_MEM_FENCE);
     /* b: a candidate already in an E slot keeps it */
+    #pragma unroll 1
     for (int e = lid; e < nc; e += MWG) {
         const int s = slot_of[lc[e]];
         if (s >= 0) {
@@ -680,15 +701,19 @@ void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int 
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     /* c: rank the unplaced candidates and the free E slots */
+    #pragma unroll 1
     for (int e = lid; e < QMAX; e += MWG) v[e] = (e < q_new && !taken[e]) ? 1 : 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     const int nfree = gs_block_scan(v, part, lid);
+    #pragma unroll 1
     for (int e = lid; e < q_new; e += MWG) if (!taken[e]) freeslot[v[e]] = e;
     barrier(CLK_LOCAL_MEM_FENCE);
+    #pragma unroll 1
     for (int e = lid; e < QMAX; e += MWG) v[e] = (e < nc && !placed[e]) ? 1 : 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     gs_block_scan(v, part, lid);
     /* d: evict the untaken E slots' occupants */
+    #pragma unroll 1
     for (int e = lid; e < q_new; e += MWG) {
         if (taken[e]) continue;
         const int s = (head + e) % q;
@@ -697,6 +722,7 @@ void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int 
         ws_pos[s] = -1;
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    #pragma unroll 1
     for (int e = lid; e < nc; e += MWG) {
         if (placed[e] || v[e] >= nfree) continue;
         const int s = (head + freeslot[v[e]]) % q;
@@ -709,9 +735,11 @@ void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int 
      * the update of the set being solved meanwhile (see ws_row); with the row cache (nbank 1 here),
      * k_cache gives it a line next */
     if (nbank == 2)
+        #pragma unroll 1
         for (int e = lid; e < q; e += MWG)
             if (need_row[e]) ws_row[e] = ws_row[e] < q ? ws_row[e] + q : ws_row[e] - q;
     /* e: in_ws for the next selection = every filled slot outside the next eviction window */
+    #pragma unroll 1
     for (int e = lid; e < q; e += MWG) {
         const int p = ws_pos[e];
         if (p >= 0) {
@@ -720,9 +748,11 @@ void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int 
         }
     }
     /* f: the slots whose kernel rows must be computed, in slot order */
+    #pragma unroll 1
     for (int e = lid; e < QMAX; e += MWG) v[e] = need_row[e];
     barrier(CLK_LOCAL_MEM_FENCE);
     const int nn = gs_block_scan(v, part, lid);
+    #pragma unroll 1
     for (int e = lid; e < QMAX; e += MWG) if (need_row[e]) new_slots[v[e]] = e;
     if (lid == 0) n_new[0] = nn;
 }
@@ -743,6 +773,7 @@ __kernel void k_merge(__global const uint *state, __global const int *cand, int 
     state += 8 * pid;
     cand += 2 * qh * pid;
     const int n_up = (int)state[3], n_low = (int)state[7];
+    #pragma unroll 1
     for (int e = lid; e < QMAX; e += MWG) {
         lcand[e] = e < n_up ? cand[e] : -1;
         lcand[QMAX + e] = e < n_low ? cand[qh + e] : -1;
@@ -790,12 +821,15 @@ void pick_bins(__local const uint *h, __local uint *part, __local uint *res, int
                uint *bin, uint *above, uint *inbin)
 {
     const int per = NBINS / MWG;
+    #pragma unroll 1
     for (int L = 0; L < 2; L++) {
         uint s = 0;
+        #pragma unroll 1
         for (int i = 0; i < per; i++) s += h[L * NBINS + NBINS - 1 - (lid * per + i)];
         part[L * MWG + lid] = s;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    #pragma unroll 1
     for (int off = 1; off < MWG; off <<= 1) { /* inclusive scans */
         const uint v0 = lid >= off ? part[lid - off] : 0u, v1 = lid >= off ? part[MWG + lid - off] : 0u;
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -803,11 +837,13 @@ void pick_bins(__local const uint *h, __local uint *part, __local uint *res, int
         part[MWG + lid] += v1;
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+    #pragma unroll 1
     for (int L = 0; L < 2; L++) {
         if (clamp) need[L] = min(need[L], part[L * MWG + MWG - 1]);
         const uint before = lid ? part[L * MWG + lid - 1] : 0u;
         if (need[L] > 0 && before < need[L] && need[L] <= part[L * MWG + lid]) {
             uint cum = before;
+            #pragma unroll 1
             for (int i = 0; i < per; i++) {
                 const int b = NBINS - 1 - (lid * per + i);
                 const uint c = h[L * NBINS + b];
@@ -817,6 +853,7 @@ void pick_bins(__local const uint *h, __local uint *part, __local uint *res, int
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    #pragma unroll 1
     for (int L = 0; L < 2; L++) {
         bin[L] = res[2 * L];
         above[L] = res[2 * L + 1];
@@ -895,6 +932,7 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
         barrier(CLK_LOCAL_MEM_FENCE);
         uint bin[2], above[2], inbin[2];
         pick_bins(h, part, res, lid, act, pass == 0, bin, above, inbin);
+        #pragma unroll 1
         for (int L = 0; L < 2; L++) {
             if (pass == 0) taken[L] = need[L] = act[L]; /* clamped to the list's keys */
             if (act[L] > 0) {
@@ -905,6 +943,7 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
             }
         }
     }
+    #pragma unroll 1
     for (int L = 0; L < 2; L++)
         if (taken[L] == 0) { pre[L] = msk[L] = 0xFFFFFFFFu; need[L] = 0u; } /* a threshold no key passes */
     /* ordered compaction, MWG * KB positions (a tile) at a time: each work-item loads KB keys MWG
@@ -939,6 +978,7 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
         for (int j = 0; j < 4; j++) rk[j] = base[j] + (uint)(ex >> (16 * j) & 0xFFFFu);
         for (int j = 0; j < KB; j++) {
             const int t = t0 + lid * KB + j;
+            #pragma unroll 1
             for (int L = 0; L < 2; L++) {
                 const uint gt = rk[2 * L], eq = rk[2 * L + 1];
                 if (f[j] >> (2 * L) & 1u) {
@@ -954,10 +994,12 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
         barrier(CLK_LOCAL_MEM_FENCE); /* fl and sc are rewritten by the next tile; lcand is read next */
     }
     if (cand_out) {
+        #pragma unroll 1
         for (int e = lid; e < (int)taken[0]; e += MWG) {
             cand[2 * q * pid + e] = lcand[e];
             ckeys[2 * q * pid + e] = keys[lcand[e]].x;
         }
+        #pragma unroll 1
         for (int e = lid; e < (int)taken[1]; e += MWG) {
             cand[2 * q * pid + q + e] = lcand[QMAX + e];
             ckeys[2 * q * pid + q + e] = keys[lcand[QMAX + e]].y;
