@@ -5,6 +5,9 @@
  *   CUDA_CACHE_DISABLE=1 ./kbuild kernels solver "-DWG=256 -DKTYPE=2 ..." 1 1 4
  * KDIR PROGRAM OPTIONS N...: the program is common.cl + abi.h + PROGRAM.cl, as gpusvm builds it;
  * each N is a round of N concurrent builds (each with its own -D, so no cache answers another).
+ * KBUILD_CTX=1: each concurrent build in a context of its own, created on its thread (does the
+ * driver serialise builds per context or per process?). The start-up (platforms, device, context)
+ * is printed first.
  * KBUILD_BINARY=FILE: the first build's program binary (NVIDIA: PTX) is written to FILE, so that
  * the assembler's share can be timed kernel by kernel (ptxas -arch=sm_90 -e KERNEL FILE). */
 #define CL_TARGET_OPENCL_VERSION 120
@@ -52,8 +55,13 @@ static void *build(void *arg)
     job *j = arg;
     char o[2048];
     snprintf(o, sizeof o, "%s -DGS_KBUILD_%d=1 -cl-std=CL1.2", j->opts, j->id);
+    cl_context own = NULL;
+    if (!j->ctx) {
+        own = clCreateContext(NULL, 1, &j->dev, NULL, NULL, &j->err);
+        if (!own) return NULL;
+    }
     const double t = now();
-    cl_program p = clCreateProgramWithSource(j->ctx, 5, j->parts, NULL, &j->err);
+    cl_program p = clCreateProgramWithSource(own ? own : j->ctx, 5, j->parts, NULL, &j->err);
     if (p) j->err = clBuildProgram(p, 1, &j->dev, o, NULL, NULL);
     j->seconds = now() - t;
     const char *bin = getenv("KBUILD_BINARY");
@@ -68,6 +76,7 @@ static void *build(void *arg)
         free(b);
     }
     if (p) clReleaseProgram(p);
+    if (own) clReleaseContext(own);
     return NULL;
 }
 
@@ -77,6 +86,7 @@ int main(int argc, char **argv)
     char prog[256];
     snprintf(prog, sizeof prog, "%s.cl", argv[2]);
     const char *parts[5] = {slurp(argv[1], "common.cl"), "\n", slurp(argv[1], "abi.h"), "\n", slurp(argv[1], prog)};
+    const double t0 = now();
     cl_platform_id pl[8];
     cl_uint np = 0;
     cl_device_id dev = NULL;
@@ -87,6 +97,9 @@ int main(int argc, char **argv)
     cl_int e = CL_SUCCESS;
     cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
     if (e != CL_SUCCESS) { fprintf(stderr, "clCreateContext failed: %d\n", e); return 1; }
+    const char *per = getenv("KBUILD_CTX");
+    const int own_ctx = per && per[0] == '1';
+    printf("start-up (platforms, device, context): %.3f s%s\n", now() - t0, own_ctx ? "; a context per build" : "");
     for (int a = 4; a < argc; a++) {
         int n = atoi(argv[a]);
         if (n < 1 || n > 64) n = 1;
@@ -94,7 +107,7 @@ int main(int argc, char **argv)
         pthread_t th[64];
         const double t = now();
         for (int i = 0; i < n; i++) {
-            js[i] = (job){.ctx = ctx, .dev = dev, .parts = parts, .opts = argv[3], .id = 100 * a + i};
+            js[i] = (job){.ctx = own_ctx ? NULL : ctx, .dev = dev, .parts = parts, .opts = argv[3], .id = 100 * a + i};
             pthread_create(&th[i], NULL, build, &js[i]);
         }
         for (int i = 0; i < n; i++) pthread_join(th[i], NULL);
