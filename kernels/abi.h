@@ -20,6 +20,12 @@ typedef int32_t gs_abi_i32;
 typedef uint64_t gs_abi_u64;
 #endif
 
+/* ---- the solver's program (kernels/solver.cl) ------------------------------------------------ */
+
+/* The parts kernels/solver.cl's kernels are split into (-DGS_PART=1..GS_SOLVER_PARTS), so that
+ * separate processes can build them at once (src/device/ocl.h gs_ocl_build_parts). */
+#define GS_SOLVER_PARTS 4
+
 /* ---- the solver's round readback (src/train/solver.c, kernels/solver.cl k_readback, k_gram) ---- */
 
 /* Per active problem, in doubles: a head of GS_RB_HEAD(q) (gap parts, n_new; per slot its G,

@@ -17,7 +17,7 @@
 /* Sum of v over the work-group, returned to every work-item. scratch holds get_local_size(0)
  * elements. All work-items of the group must call it (it has barriers); any local size works, not
  * only powers of two. Pairwise tree: the rounding error grows with log2(local size). */
-float gs_wg_sum_f(float v, __local float *scratch)
+static float gs_wg_sum_f(float v, __local float *scratch)
 {
     const uint l = get_local_id(0);
     scratch[l] = v;
@@ -99,7 +99,7 @@ GS_SPARSE_DOT_DEF(gs_sparse_dot_d, double)
 /* Working-set block (solver.cl, cs.cl): the row at clustered position p into column k of U, U[col * q
  * + k] over compact columns (or zeros over the row's columns when clear). Dense clusters hold a
  * row's values over the cluster's union, row-wise clusters its own entries. Needs -DWG. */
-void gs_put_row(int p, int clear, __global const long *col_off, __global const int *cols,
+static void gs_put_row(int p, int clear, __global const long *col_off, __global const int *cols,
                 __global const float *vals, __global const int *ell_w, __global const long *ell_off,
                 __global const int *ell_idx, __global const float *ell_val, __global float *U, int q, int k)
 {
@@ -181,7 +181,7 @@ typedef float gs_acc_t;
 /* Defined twice: NAME over ACC (ACC4 accumulators, CONV4 widening a float4), float and double
  * (the certification's exact gradients use the double one whatever GS_PRECISE says). */
 #define GS_ROW_DOTS_DEF(NAME, ACC, ACC4, CONV4)                                                     \
-void NAME(int c, int t, int w0, int nn, __global const long *col_off, __global const int *cols,                  \
+static void NAME(int c, int t, int w0, int nn, __global const long *col_off, __global const int *cols,           \
                  __global const float *vals, __global const int *ell_w, __global const long *ell_off,            \
                  __global const int *ell_idx, __global const float *ell_val, __global const float *U, int q,     \
                  __local float4 *lu, ACC *acc)                                                                   \
@@ -234,7 +234,7 @@ GS_ROW_DOTS_DEF(gs_row_dots_d, double, double4, convert_double4)
  * dense clusters' U staged in local memory as double (lu: GS_LU_FLOAT4S double4s) and each row
  * value widened once per column: the certification (solver.cl k_cert) was bound by widening a
  * float for every multiply-add, not by the multiply-adds. */
-void gs_row_dots_dd(int c, int t, int w0, int nn, __global const long *col_off, __global const int *cols,
+static void gs_row_dots_dd(int c, int t, int w0, int nn, __global const long *col_off, __global const int *cols,
                     __global const float *vals, __global const int *ell_w, __global const long *ell_off,
                     __global const int *ell_idx, __global const float *ell_val, __global const float *U, int q,
                     __local double4 *lu, double *acc)
@@ -280,7 +280,7 @@ void gs_row_dots_dd(int c, int t, int w0, int nn, __global const long *col_off, 
  * its barriers come first (a[] written just before is seen) and last. Counts only: no overflow.
  * gs_scan_u over uints, gs_scan_ul over ulongs (several counters packed in one). */
 #define GS_SCAN_DEF(name, T)                                 \
-    void name(__local T *a, int lid, int n)                  \
+    static void name(__local T *a, int lid, int n)           \
     {                                                        \
         barrier(CLK_LOCAL_MEM_FENCE);                        \
         _Pragma("unroll 1")                                  \
@@ -299,6 +299,7 @@ GS_SCAN_DEF(gs_scan_ul, ulong)
 /* Working-set merges (solver.cl k_merge, cs.cl cs_merge): in-place exclusive scan of v[QMAX] by one
  * work-group of MWG, each work-item owning QMAX / MWG consecutive entries (part: MWG ints of local
  * scratch); returns the total. */
+/* not static: PoCL 3.1's LLVM 15 crashes inlining it into a work-group function */
 int gs_block_scan(__local int *v, __local int *part, int lid)
 {
     const int per = QMAX / MWG, b = lid * per;
@@ -318,7 +319,7 @@ int gs_block_scan(__local int *v, __local int *part, int lid)
 
 /* LIBSVM's powi: base^times by squaring (the same products in the same order); times <= 0 gives 1.
  * The polynomial kernel of training (gs_kfun) and of prediction (predict.cl). */
-double gs_powi(double base, int times)
+static double gs_powi(double base, int times)
 {
     double tmp = base, ret = 1.0;
     for (int t = times; t > 0; t /= 2) {
@@ -332,7 +333,7 @@ double gs_powi(double base, int times)
 /* K from the dot product and the squared norms, for -DKTYPE = 0 linear, 1 poly, 2 RBF, 3 sigmoid
  * (4, precomputed, reads K from the data instead: solver.cl gs_pre_serial; training's kernel rows;
  * prediction's, from the merged rows in LIBSVM's order, is predict.cl's). */
-double gs_kfun(double dot, double ni, double nj, double gamma, double coef0, int degree)
+static double gs_kfun(double dot, double ni, double nj, double gamma, double coef0, int degree)
 {
 #if KTYPE == 0
     return dot;

@@ -48,6 +48,15 @@
  * WCH (working-set vectors per register block), CCH (columns of a row loaded at once in k_rows),
  * ITEMS (elements per work-item in the compaction kernels), QMAX / MWG (k_merge and k_select: a
  * multiple of MWG >= q, and their work-group; the host builds with MWG 256). */
+/* The program in parts (-DGS_PART=k, 1 <= k <= GS_SOLVER_PARTS in abi.h): part k holds the
+ * kernels marked GS_IN_PART(k) and the static helpers they call, so that the parts can be built
+ * at once by separate processes (src/device/ocl.h gs_ocl_prebuild); without GS_PART, or 0, the
+ * whole program. The four parts take about as long each to compile (clang's PTX of a9a's options:
+ * 2,326, 2,649, 1,945 and 2,608 lines; scripts/ptx-size.sh). */
+#ifndef GS_PART
+#define GS_PART 0
+#endif
+#define GS_IN_PART(k) (GS_PART == 0 || GS_PART == (k))
 #ifndef WG
 #define WG 256
 #endif
@@ -147,6 +156,7 @@ inline void run_flush(__local uint *h, run *r)
 
 /* Starts every problem of the batch: G = -1 on rows, alpha 0, nothing in a working set. One
  * work-item per position of the concatenated per-problem arrays. */
+#if GS_IN_PART(4)
 __kernel void k_init(__global double *G, __global double *alpha, __global uchar *in_ws,
                      __global int *slot_of, __global const char *y, int total)
 {
@@ -157,6 +167,7 @@ __kernel void k_init(__global double *G, __global double *alpha, __global uchar 
     in_ws[t] = 0;
     slot_of[t] = -1;
 }
+#endif
 
 /* USPLIT work-groups per virtual cluster, each for WG / USPLIT of its rows: work-item (row, slice)
  * sums the updates slice, slice + USPLIT, ... for its row, and the slices' partial sums are added
@@ -196,6 +207,7 @@ inline double upd_sum(__local const double *lc, __local const int *lr, int nupd,
     return acc;
 }
 
+#if GS_IN_PART(4)
 __kernel void k_update(__global double *G, __global double *alpha, __global const char *y,
                        __global const float *K, __global const long *koff, __global const double *upd,
                        __global const gs_abi_round *rt, __global const gs_abi_problem *ptab, __global const int *vc,
@@ -232,6 +244,7 @@ __kernel void k_update(__global double *G, __global double *alpha, __global cons
         G[t] += y[t] > 0 ? sum : -sum;
     }
 }
+#endif
 
 /* HSPLIT work-groups per virtual chunk, each for ITEMS / HSPLIT of its work-items' positions (more
  * work-groups keep more loads in flight). state[pid*8 + L*4 + 0..3] = prefix, mask, k remaining, k
@@ -245,6 +258,7 @@ __kernel void k_update(__global double *G, __global double *alpha, __global cons
 #ifndef GS_MULTI_SEL
 #define GS_MULTI_SEL 1
 #endif
+#if GS_IN_PART(3)
 __kernel void k_hist(__global const char *y, __global const double *G,
                      __global const double *alpha, __global const double *ctab,
                      __global const uchar *in_ws, __global const uint *state,
@@ -311,10 +325,11 @@ __kernel void k_hist(__global const char *y, __global const double *G,
         }
     }
 }
+#endif
 
 /* The problem's maximal violating pair parts: the maxima of its nch gmax entries (from ch0) into
  * gap[2 pid ..], by a work-group of n work-items with lm (2 n doubles of local memory). */
-void gap_reduce(__global const double *gmax, __global double *gap, int ch0, int nch, int pid,
+static void gap_reduce(__global const double *gmax, __global double *gap, int ch0, int nch, int pid,
                 __local double *lm, int lid, int n)
 {
     double a = -INFINITY, b = -INFINITY;
@@ -333,6 +348,7 @@ void gap_reduce(__global const double *gmax, __global double *gap, int ch0, int 
 /* One work-group of WG per active problem: finds the digit holding the k-th largest key of each
  * list; round 0 also reduces the problem's chunks' maxima to its gap[2 * pid ..]. */
 #if GS_MULTI_SEL
+#if GS_IN_PART(1)
 __kernel void k_pick(__global uint *state, __global uint *hist, __global const double *gmax,
                      __global double *gap, int round, __global const gs_abi_round *rt)
 {
@@ -386,6 +402,7 @@ __kernel void k_pick(__global uint *state, __global uint *hist, __global const d
     if (round == 0) gap_reduce(gmax, gap, ch0 * HSPLIT, nch * HSPLIT, pid, lm, lid, WG);
 }
 #endif
+#endif
 
 /* Counts this work-item's ITEMS rows from base whose keys are above / equal to the thresholds:
  * c[0], c[1] for list 0 ("up"), c[2], c[3] for list 1 ("low"). */
@@ -407,6 +424,7 @@ inline void count_items(int base, int npos, __global const char *y, __global con
 
 /* Per virtual chunk: how many keys are above the threshold and equal to it (per list). */
 #if GS_MULTI_SEL
+#if GS_IN_PART(3)
 __kernel void k_count(__global const char *y, __global const double *G,
                       __global const double *alpha, __global const double *ctab,
                       __global const uchar *in_ws, __global const uint *state,
@@ -434,6 +452,7 @@ __kernel void k_count(__global const char *y, __global const double *G,
     if (lid < 4) gcnt[v * 4 + lid] = red[lid * WG];
 }
 #endif
+#endif
 
 /* Inclusive scan over a work-group of n of four counters held as part[j*n + lid]. */
 inline void scan4(__local uint *part, int lid, int n)
@@ -451,6 +470,7 @@ inline void scan4(__local uint *part, int lid, int n)
 
 /* One work-group per active problem: exclusive prefix sums of gcnt over its chunks, in place. */
 #if GS_MULTI_SEL
+#if GS_IN_PART(3)
 __kernel void k_scan(__global uint *gcnt, __global const gs_abi_round *rt)
 {
     __local uint part[4 * WG];
@@ -476,9 +496,11 @@ __kernel void k_scan(__global uint *gcnt, __global const gs_abi_round *rt)
     }
 }
 #endif
+#endif
 
 /* Writes the selected rows of each list in index order to the problem's cand[L * qh + rank]. */
 #if GS_MULTI_SEL
+#if GS_IN_PART(3)
 __kernel void k_write(__global const char *y, __global const double *G,
                       __global const double *alpha, __global const double *ctab,
                       __global const uchar *in_ws, __global const uint *state,
@@ -525,6 +547,7 @@ __kernel void k_write(__global const char *y, __global const double *G,
     }
 }
 #endif
+#endif
 
 /* One work-group of MWG work-items; each owns QMAX / MWG consecutive entries of the
  * q <= QMAX slots. Ring working set of q slots: this round replaces the q_new slots from head (E);
@@ -556,6 +579,7 @@ __kernel void k_write(__global const char *y, __global const double *G,
  * a step of ws_merge: inlined into k_select and k_merge it took PoCL's cold build of the solver
  * program from 20 s to 88 s (heart_scale, 2 cores). */
 #if GS_ROW_CACHE
+#if GS_IN_PART(4)
 __kernel void k_cache(__global const int *ws_pos, __global int *ws_row, __global int *new_slots,
                       __global int *n_new, int q, __global const gs_abi_round *rt, __global int *rc, int rlines)
 {
@@ -640,13 +664,14 @@ __kernel void k_cache(__global const int *ws_pos, __global int *ws_row, __global
     if (lid == 0) n_new[pid] = m;
 }
 #endif
+#endif
 
 /* The merge of one problem's picks (cand: up list [0, n_up), low list [qh, qh + n_low), each in
  * ascending position order) into its working set, by the whole work-group of MWG. scr: 6 * QMAX +
  * MWG ints of local scratch. renew: a candidate that keeps its E slot gets its kernel row computed
  * again too (a problem split by rows over devices: the set's matrix entries then all come from
  * k_gram, which needs no other device's rows; the row's values are the same bits). */
-void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int *scr, int lid, int head,
+static void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int *scr, int lid, int head,
               int q_new, int q_next, int q, __global int *ws_pos, __global int *slot_of,
               __global uchar *in_ws, __global int *new_slots, __global int *n_new, __global int *ws_row,
               int nbank, int renew)
@@ -759,6 +784,7 @@ void ws_merge(__local const int *cand, int qh, int n_up, int n_low, __local int 
 
 /* The merge after the multi-kernel selection: one work-group of MWG per active problem. */
 #if GS_MULTI_SEL
+#if GS_IN_PART(1)
 __kernel void k_merge(__global const uint *state, __global const int *cand, int qh,
                       __global int *ws_pos, __global int *slot_of, __global uchar *in_ws,
                       __global int *new_slots, __global int *n_new, int q, __global const gs_abi_round *rt,
@@ -782,11 +808,13 @@ __kernel void k_merge(__global const uint *state, __global const int *cand, int 
     ws_merge(lcand, QMAX, n_up, n_low, scr, lid, r->head, r->q_new, r->q_next, q, ws_pos + q * pid,
              slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid, ws_row + q * pid, nbank, renew);
 }
+#endif
 
 /* A problem split by rows over devices (src/train/solver.c): after k_write, the keys of this
  * device's picks (cand's lists), so that the host can merge every device's picks into the ones a
  * single device would make (the largest keys, ties by position). One work-group per active
  * problem. */
+#if GS_IN_PART(3)
 __kernel void k_cand_keys(__global const char *y, __global const double *G, __global const double *alpha,
                           __global const double *ctab, __global const uchar *in_ws, __global const uint *state,
                           __global const int *cand, int qh, __global const gs_abi_round *rt,
@@ -812,12 +840,13 @@ __kernel void k_cand_keys(__global const char *y, __global const double *G, __gl
     }
 }
 #endif
+#endif
 
 /* Both lists' digit picks at once over the histograms h[0..NBINS) (list 0) and h[NBINS..) (list 1):
  * for each list L with need[L] > 0 (first lowered to the list's total when clamp), the bin b
  * holding the need-th largest key (bins from the top), the count of keys in higher bins and the
  * count in b. part: 2 * MWG uints, res: 6 uints (local); the whole work-group calls it. */
-void pick_bins(__local const uint *h, __local uint *part, __local uint *res, int lid, uint *need, int clamp,
+static void pick_bins(__local const uint *h, __local uint *part, __local uint *res, int lid, uint *need, int clamp,
                uint *bin, uint *above, uint *inbin)
 {
     const int per = NBINS / MWG;
@@ -875,6 +904,7 @@ void pick_bins(__local const uint *h, __local uint *part, __local uint *res, int
  * (round 0, which wrote every row's keys and the top digit's histogram), the gap, the three digit
  * picks (the second and third histograms over the stored keys), the ordered compaction of the
  * picks and the merge. The same picks as k_pick x3, k_count, k_scan, k_write and k_merge. */
+#if GS_IN_PART(1)
 __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global const double *gmax,
                        __global double *gap, __global int *ws_pos, __global int *slot_of,
                        __global uchar *in_ws, __global int *new_slots, __global int *n_new, int q,
@@ -1011,9 +1041,11 @@ __kernel void k_select(__global const uint2 *keys, __global uint *hist, __global
              r->q_next, q, ws_pos + q * pid, slot_of + poff, in_ws + poff, new_slots + q * pid, n_new + pid,
              ws_row + q * pid, nbank, 0);
 }
+#endif
 
 /* Work-group (k, active problem): new slot k's vector into the problem's U. u_pos keeps the global
  * position each column holds, so it can be cleared first. */
+#if GS_IN_PART(4)
 __kernel void k_gather_u(__global const int *ws_pos, __global const int *new_slots,
                          __global const int *n_new, __global int *u_pos,
                          __global const long *col_off, __global const int *cols,
@@ -1037,6 +1069,7 @@ __kernel void k_gather_u(__global const int *ws_pos, __global const int *new_slo
     gs_put_row(p, 0, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, qn, k);
     if (lid == 0) u_pos[k] = p;
 }
+#endif
 
 #if GS_WIDE && KTYPE != 4
 /* Wide data's k_rows and k_cert dots without a block U: the group's m <= WCH vectors (positions lg)
@@ -1049,7 +1082,7 @@ __kernel void k_gather_u(__global const int *ws_pos, __global const int *new_slo
 #define GS_HT_SHIFT 20 /* 32 - log2(GS_HT) */
 #define GS_HT_MAX 3072
 #define GS_BLOCK_DOTS_WIDE_DEF(NAME, ACC, DOT)                                                                     \
-void NAME(int p, int m, __local const int *lg, __global const long *col_off,                                       \
+static void NAME(int p, int m, __local const int *lg, __global const long *col_off,                                \
                         __global const int *cols, __global const float *vals, __global const int *ell_w,           \
                         __global const long *ell_off, __global const int *ell_idx, __global const float *ell_val,  \
                         __local int *ht, __local float *hv, __local uchar *hw, ACC *acc)                           \
@@ -1115,6 +1148,7 @@ GS_BLOCK_DOTS_WIDE_DEF(gs_block_dots_wide_d, double, gs_sparse_dot_d)
 
 /* Work-group (virtual cluster, block w0/WCH), work-item = row: the kernel rows of WCH new slots. The
  * second dimension spreads the new slots over many work-groups so the whole device is busy. */
+#if GS_IN_PART(4)
 __kernel void k_rows(__global const long *col_off, __global const int *cols,
                      __global const float *vals, __global const double *norm2,
                      __global const float *U, __global const int *ws_pos,
@@ -1177,6 +1211,7 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
     }
 #endif
 }
+#endif
 
 #if GS_COL_ROWS
 /* By-column sums (src/data/colchunks.h), for data whose clusters are mostly row-wise (text): the
@@ -1191,7 +1226,7 @@ __kernel void k_rows(__global const long *col_off, __global const int *cols,
  * (src/train/solver.c decides). Work-groups of 256; every work-item must call it (barriers). */
 #define PCH (PCL * WG)
 #define GS_COL_SUMS_DEF(NAME, ACC)                                                                         \
-void NAME(int g, int h, __global const int *pc_cols, __global const int *pc_ccol,                         \
+static void NAME(int g, int h, __global const int *pc_cols, __global const int *pc_ccol,                  \
           __global const int *pc_coff, __global const ushort *pc_row, __global const float *pc_val,       \
           __global const long *col_off, __global const int *cols, __global const float *vals,             \
           __global const int *ell_w, __global const long *ell_off, __global const int *ell_idx,           \
@@ -1253,6 +1288,7 @@ inline int gs_range_pos(__global const gs_abi_problem *pt, int k, int c, int lan
  * positions, written into the problem's positions of each range holding them (both for
  * regression's two copies of the rows; none for another problem's rows or past the layout).
  * vpc: (round entry, global chunk) pairs. */
+#if GS_IN_PART(4)
 __kernel __attribute__((reqd_work_group_size(256, 1, 1)))
 void k_rows_col(__global const int *pc_cols, __global const int *pc_ccol, __global const int *pc_coff,
                 __global const ushort *pc_row, __global const float *pc_val, __global const long *col_off,
@@ -1286,11 +1322,13 @@ void k_rows_col(__global const int *pc_cols, __global const int *pc_ccol, __glob
         }
     }
 }
+#endif
 
 /* The certification's dot products by column, in double: work-group (virtual chunk v of the pass,
  * SV w), SV w of pass slot a against the chunk's positions into D[w * dstride + the problem's
  * position] (both ranges' positions, as k_rows_col), which k_cert reads instead of summing them
  * itself (the same bits). cvpc: (slot in the pass, global chunk) pairs. */
+#if GS_IN_PART(2)
 __kernel __attribute__((reqd_work_group_size(256, 1, 1)))
 void k_cert_dots(__global const int *pc_cols, __global const int *pc_ccol, __global const int *pc_coff,
                  __global const ushort *pc_row, __global const float *pc_val, __global const long *col_off,
@@ -1320,6 +1358,7 @@ void k_cert_dots(__global const int *pc_cols, __global const int *pc_ccol, __glo
     }
 }
 #endif
+#endif
 
 #define RB_HEAD GS_RB_HEAD(q)
 /* A problem's head: gap parts, count of new slots; per slot its G, position, the new slots and its
@@ -1344,6 +1383,7 @@ inline void head_slot(__global double *h, int q, int s, int p, double g, int nn,
  * gradients include the update records in upd. Work-item (slot, slice) sums a slice as k_update
  * does and the slices are added in the same order, so the values are those k_update then leaves in
  * G. Work-group (256 work-items, a multiple of USPLIT) row = active problem. */
+#if GS_IN_PART(4)
 __kernel void k_heads(__global const double *gap, __global const int *n_new, __global const int *ws_pos,
                       __global const int *new_slots, __global const double *G, __global const float *K,
                       __global const long *koff, __global double *rb, int q, __global const gs_abi_round *rt,
@@ -1377,6 +1417,7 @@ __kernel void k_heads(__global const double *gap, __global const int *n_new, __g
     }
     if (i == 0) head_top(h, gap, pid, nn);
 }
+#endif
 
 /* Work-group row (i, active problem a). rb holds every active problem's head (RB_HEAD doubles
  * from a * RB_HEAD), then their matrices (RB_KWS doubles from n * RB_HEAD + a * RB_KWS, n the
@@ -1398,6 +1439,7 @@ __kernel void k_heads(__global const double *gap, __global const int *n_new, __g
 #define RB_KWS GS_RB_KWS(q)
 #define RB_FULL GS_RB_KWS_FULL(q)
 #define RB_TRI(a, b) GS_RB_TRI(q, a, b)
+#if GS_IN_PART(4)
 __kernel void k_readback(__global const double *gap, __global const int *n_new,
                          __global const int *ws_pos, __global const int *new_slots,
                          __global const double *G, __global const float *K, __global const long *koff,
@@ -1442,6 +1484,7 @@ __kernel void k_readback(__global const double *gap, __global const int *n_new,
         else if (a <= b) out[RB_TRI(a, b)] = v;
     }
 }
+#endif
 
 /* Work-group (slot a, active problem), GRAM_WG work-items over the new slots (each up to GRAM_KPI
  * of them, accumulated together so a's entries are staged once): the set's matrix entries that
@@ -1459,6 +1502,7 @@ __kernel void k_readback(__global const double *gap, __global const int *n_new,
 #define GRAM_KPI ((QMAX + GRAM_WG - 1) / GRAM_WG) /* new slots per work-item, at most */
 #define GRAM_CH 256 /* a's columns staged at once */
 #define GRAM_B 8    /* U loads in flight per work-item */
+#if GS_IN_PART(3)
 __kernel __attribute__((reqd_work_group_size(GRAM_WG, 1, 1)))
 void k_gram(__global const long *col_off, __global const int *cols, __global const float *vals,
             __global const double *norm2, __global const float *U, __global const int *ws_pos,
@@ -1582,6 +1626,7 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
         }
     }
 }
+#endif
 
 /* Certification (src/train/solver.c, certify_batch): every row's exact gradient from its problem's
  * support vectors, in double, for all the batch's problems at once, q SVs per problem a pass.
@@ -1602,6 +1647,7 @@ void k_gram(__global const long *col_off, __global const int *cols, __global con
  * k_cert_sum adds a row's ngrp groups in order to its running sums gx and mx. ngrp is the
  * problem's (ctab), so its sums are the same whichever problems share the launch; the launch has
  * the pass's largest ngrp and a row's partials are gstride apart. */
+#if GS_IN_PART(2)
 __kernel void k_cert_gather(__global const int *cold, __global const int *cnew, __global const gs_abi_cert *ctab,
                             __global const long *col_off, __global const int *cols, __global const float *vals,
                             __global const int *ell_w, __global const long *ell_off, __global const int *ell_idx,
@@ -1616,12 +1662,13 @@ __kernel void k_cert_gather(__global const int *cold, __global const int *cnew, 
     barrier(CLK_GLOBAL_MEM_FENCE);
     if (k < ct->n) gs_put_row(cnew[a * q + k], 0, col_off, cols, vals, ell_w, ell_off, ell_idx, ell_val, U, q, k);
 }
+#endif
 
 #if CERT_CB > WCH && !GS_WIDE && KTYPE != 4
 /* k_cert's dot products of row t of row-wise cluster c with the m (<= CERT_CB) vectors w0 .. of the
  * block U, in double: gs_row_dots_d's row-wise sums (GS_ELL_DOTS, the same bits) for CERT_CB
  * vectors in one pass over the row. */
-void gs_ell_dots_cb(int c, int t, int w0, int m, __global const int *ell_w, __global const long *ell_off,
+static void gs_ell_dots_cb(int c, int t, int w0, int m, __global const int *ell_w, __global const long *ell_off,
                     __global const int *ell_idx, __global const float *ell_val, __global const float *U, int q,
                     double *acc)
 {
@@ -1633,6 +1680,7 @@ void gs_ell_dots_cb(int c, int t, int w0, int m, __global const int *ell_w, __gl
 }
 #endif
 
+#if GS_IN_PART(2)
 __kernel void k_cert(__global const long *col_off, __global const int *cols, __global const float *vals,
                      __global const double *norm2, __global const float *U, __global const int *cnew,
                      __global const double *ccoef, int q, double gamma, double coef0, int degree,
@@ -1751,7 +1799,9 @@ __kernel void k_cert(__global const long *col_off, __global const int *cols, __g
     part[r + grp] = sum;
     part[r + gstride + grp] = mag;
 }
+#endif
 
+#if GS_IN_PART(2)
 __kernel void k_cert_sum(__global const double *part, __global const gs_abi_cert *ctab, __global const int *vcc,
                          __global const gs_abi_problem *ptab, __global double *gx, __global double *mx, int gstride,
                          int sbase, int vbase)
@@ -1768,3 +1818,4 @@ __kernel void k_cert_sum(__global const double *part, __global const gs_abi_cert
     gx[pos] += s;
     mx[pos] += m;
 }
+#endif
