@@ -1,6 +1,8 @@
 /* env.c — see env.h. The only getenv/setenv calls of gpusvm. */
 #include "cli/env.h"
 
+#include "device/ocl.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +90,11 @@ void gs_tuning_from_env(gs_tuning *t)
     t->kernel_cache = kernel_cache_dir();
     const char *kc = getenv("GPUSVM_KERNEL_CACHE");
     t->kernel_cache_cpu = kc && *kc && strcmp(kc, "0") != 0 && strcmp(kc, "1") != 0;
+    const long bp = env_count("GPUSVM_BUILD_PROCS");
+    if (bp >= 0) t->build_procs = bp < 16 ? (int)bp : 16;
+#ifdef __linux__
+    t->build_exe = "/proc/self/exe"; /* this very program, whatever its path */
+#endif
     /* GS_PRED_LAYOUT: words separated by commas (rows,nohash) */
     const char *lay = getenv("GS_PRED_LAYOUT");
     for (const char *w = lay; w && *w;) {
@@ -137,4 +144,18 @@ char *gs_cli_which(const char *name)
         path += len + (path[len] == ':');
     }
     return NULL;
+}
+
+int gs_cli_build_helper(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], GS_OCL_HELPER_FLAG) != 0)
+        return -1;
+    gs_tuning t;
+    gs_tuning_init(&t);
+    gs_tuning_from_env(&t);
+    gs_cli_driver_env(&t);
+    if (gs_ocl_helper_run(argc, argv, &t) == GS_OK)
+        return 0;
+    fprintf(stderr, "%s\n", gs_last_error()); /* a helper's stderr is /dev/null: for people trying it */
+    return 1;
 }

@@ -22,6 +22,12 @@ void gs_tuning_from_env(gs_tuning *t);
  * is left as it is. Other drivers ignore both. Call before any OpenCL call and any thread (setenv). */
 void gs_cli_driver_env(const gs_tuning *t);
 
+/* When argv is a build helper's command line (device/ocl.h GS_OCL_HELPER_FLAG, which
+ * gs_ocl_build_parts starts): the tuning from the environment, the driver's variables, then the
+ * helper's build. The mains call it first (before MPI and anything else).
+ * @return -1 when argv is not a helper's; else the exit status: 0 built, 1 not */
+int gs_cli_build_helper(int argc, char **argv);
+
 /* The path of program `name` as the shell would find it through PATH (a name with a '/' is taken
  * as it is), when it is an executable file; NULL otherwise. malloc'd (free it). */
 char *gs_cli_which(const char *name);

@@ -987,6 +987,8 @@ static void report_best(const grid_run *r)
 
 int main(int argc, char **argv)
 {
+    const int helper = gs_cli_build_helper(argc, argv); /* a build helper: nothing else */
+    if (helper >= 0) return helper;
     grid_comm cm;
     comm_init(&argc, &argv, &cm);
     grid_opts o;

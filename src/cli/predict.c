@@ -921,6 +921,8 @@ cleanup:
 
 int main(int argc, char **argv)
 {
+    const int helper = gs_cli_build_helper(argc, argv); /* a build helper: nothing else */
+    if (helper >= 0) return helper;
     predict_opts opt;
     memset(&opt, 0, sizeof opt);
     gs_tuning_from_env(&opt.tuning);

@@ -326,6 +326,8 @@ static void print_stats(const gs_log *log, const gs_train_stats *s)
 
 int main(int argc, char **argv)
 {
+    const int helper = gs_cli_build_helper(argc, argv); /* a build helper: nothing else */
+    if (helper >= 0) return helper;
     train_opts o;
     memset(&o, 0, sizeof o);
     gs_param_init(&o.param);

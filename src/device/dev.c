@@ -161,8 +161,8 @@ gs_status gs_dev_upload_clustered(const gs_dev *d, const gs_clustered *cl, gs_de
 
 /* ---- kernels ---------------------------------------------------------------------------------- */
 
-gs_status gs_dev_kernels_build(gs_ocl *ocl, const char *program, const char *options, const char *const *names,
-                               int n, gs_dev_kernels *out)
+gs_status gs_dev_kernels_build(gs_ocl *ocl, const char *program, const char *options, int nparts,
+                               const char *const *names, int n, gs_dev_kernels *out)
 {
     gs_status st = GS_OK;
     memset(out, 0, sizeof *out);
@@ -170,9 +170,18 @@ gs_status gs_dev_kernels_build(gs_ocl *ocl, const char *program, const char *opt
         return GS_FAIL(GS_ERR_INTERNAL, "%d kernels asked of program '%s' (at most %d)", n, program,
                        GS_DEV_KERNELS_MAX);
     out->names = names;
-    if ((st = gs_ocl_build(ocl, program, options, &out->prog)) != GS_OK) goto cleanup;
+    if ((st = gs_ocl_build_parts(ocl, program, options, nparts, out->prog, &out->nprog)) != GS_OK) goto cleanup;
     for (int i = 0; i < n; i++) {
-        if (names[i] && (st = gs_ocl_kernel(out->prog, names[i], &out->k[i])) != GS_OK) goto cleanup;
+        /* the part that holds it: the others answer CL_INVALID_KERNEL_NAME */
+        for (int k = 0; names[i] && !out->k[i] && k < out->nprog; k++) {
+            cl_int e = CL_SUCCESS;
+            out->k[i] = clCreateKernel(out->prog[k], names[i], &e);
+            if (e != CL_SUCCESS) out->k[i] = NULL;
+        }
+        if (names[i] && !out->k[i]) {
+            st = GS_FAIL(GS_ERR_OCL, "program '%s' has no kernel %s (%d part(s))", program, names[i], out->nprog);
+            goto cleanup;
+        }
         out->n = i + 1;
     }
 cleanup:
@@ -184,7 +193,8 @@ void gs_dev_kernels_release(gs_dev_kernels *ks)
 {
     for (int i = 0; i < GS_DEV_KERNELS_MAX; i++)
         if (ks->k[i]) clReleaseKernel(ks->k[i]);
-    if (ks->prog) clReleaseProgram(ks->prog);
+    for (int k = 0; k < ks->nprog; k++)
+        if (ks->prog[k]) clReleaseProgram(ks->prog[k]);
     memset(ks, 0, sizeof *ks);
 }
 

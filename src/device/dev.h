@@ -89,21 +89,23 @@ gs_status gs_dev_upload_clustered(const gs_dev *d, const gs_clustered *cl, gs_de
 
 #define GS_DEV_KERNELS_MAX 32
 
-/* A program and kernels k[0..n) created from it by name (names[i], kept for messages). Copyable;
- * zero-initialise. */
+/* A program (or its parts) and kernels k[0..n) created from it by name (names[i], kept for
+ * messages). Copyable; zero-initialise. */
 typedef struct gs_dev_kernels {
-    cl_program prog;
+    cl_program prog[GS_OCL_PARTS_MAX]; /* prog[0..nprog) */
+    int nprog;
     int n;
     cl_kernel k[GS_DEV_KERNELS_MAX];
     const char *const *names; /* [n], static */
 } gs_dev_kernels;
 
-/* Builds kernels/<program>.cl with options (gs_ocl_build) and creates the n (<= GS_DEV_KERNELS_MAX)
- * kernels names[0..n) (a NULL name: no kernel at that index, which the options left out); names must
- * outlive out. On failure out is released.
+/* Builds kernels/<program>.cl with options, a source of nparts parts (gs_ocl_build_parts; 1: one
+ * program, gs_ocl_build), and creates the n (<= GS_DEV_KERNELS_MAX) kernels names[0..n), each from
+ * the program or part that holds it (a NULL name: no kernel at that index, which the options left
+ * out); names must outlive out. On failure out is released.
  * @return GS_OK, the build's errors, GS_ERR_OCL (a kernel is missing) */
-gs_status gs_dev_kernels_build(gs_ocl *ocl, const char *program, const char *options, const char *const *names,
-                               int n, gs_dev_kernels *out);
+gs_status gs_dev_kernels_build(gs_ocl *ocl, const char *program, const char *options, int nparts,
+                               const char *const *names, int n, gs_dev_kernels *out);
 /* Releases kernels and program and zeroes ks; ks may be half-built. */
 void gs_dev_kernels_release(gs_dev_kernels *ks);
 

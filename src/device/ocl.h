@@ -55,6 +55,12 @@ typedef struct gs_ocl {
     } built[GS_OCL_BUILT_MAX];
     int n_built;
     int reused;                /* gs_ocl_build calls answered from built[] */
+    int index;                 /* the device's place in --list-devices (a helper opens it so) */
+    /* programs in parts (gs_ocl_build_parts) */
+    int build_procs;           /* gs_tuning.build_procs */
+    char *build_exe;           /* gs_tuning.build_exe copied (owned; NULL: no helper processes) */
+    int parts_built;           /* programs built in parts */
+    int helpers_started, helpers_ok; /* helper processes started, and those that succeeded */
     /* gs_ocl_build's: threads may build on one device at once (gpusvm-grid's lanes); everything
        above that changes after gs_ocl_open changes under it */
     pthread_mutex_t build_lock;
@@ -119,6 +125,33 @@ gs_status gs_ocl_list(FILE *f);
  * @return GS_OK, GS_ERR_OCL, GS_ERR_INTERNAL (no embedded source of that name), GS_ERR_IO (dev
  *         mode: the file cannot be read), GS_ERR_NOMEM */
 gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_program *out);
+/* The most parts a program may have (abi.h GS_SOLVER_PARTS). */
+#define GS_OCL_PARTS_MAX 8
+/* A build helper's first argument: `EXE GS_OCL_HELPER_FLAG DEVICE CACHE PROGRAM OPTIONS` (see
+ * gs_ocl_helper_run); the CLIs' mains hand such a command line to gs_ocl_helper_run. */
+#define GS_OCL_HELPER_FLAG "--gs-build-helper"
+
+/* Builds program name, whose source is made of nparts parts (-DGS_PART=k, 1 <= k <= nparts, each a
+ * program holding some of the kernels; none: all), as the whole program or as its parts:
+ * - whole (progs[0], *nprogs 1, as gs_ocl_build) when nparts < 2, o->build_procs is 0, or (its
+ *   default, GS_TUNE_AUTO) on a CPU device, without a helper program (o->build_exe), without the
+ *   kernel cache, or when the whole program needs no compile (built in this process or cached);
+ * - else in parts (progs[0..nparts), *nprogs nparts): helper processes (o->build_exe run as
+ *   GS_OCL_HELPER_FLAG ..., at most o->build_procs when it is positive, else nparts - 1) build
+ *   the parts missing from the kernel cache but the first, into it (or the driver's cache), while
+ *   this process builds that first one; once they end this process builds every part with
+ *   gs_ocl_build, which finds them in a cache or (a helper that failed) compiles them itself.
+ *   The helpers only save time: what this process uses is what gs_ocl_build gives it. A NVIDIA
+ *   driver builds the programs of one process one at a time, those of several processes at once
+ *   (docs/performance.md, twenty-ninth session).
+ * On failure no program is kept.
+ * @return as gs_ocl_build */
+gs_status gs_ocl_build_parts(gs_ocl *o, const char *name, const char *options, int nparts, cl_program *progs,
+                             int *nprogs);
+/* A build helper's work: argv as GS_OCL_HELPER_FLAG's line (argv[1] the flag), the device opened by
+ * its index with tuning's settings but the kernel cache (CACHE; "" none), the program built there.
+ * @return GS_OK, GS_ERR_ARG (another command line), the open's or the build's errors */
+gs_status gs_ocl_helper_run(int argc, char **argv, const gs_tuning *tuning);
 /* Creates a kernel, error naming the kernel. *out is NULL on failure.
  * @return GS_OK or GS_ERR_OCL */
 gs_status gs_ocl_kernel(cl_program prog, const char *kname, cl_kernel *out);

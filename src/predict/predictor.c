@@ -331,7 +331,7 @@ gs_status gs_pred_program_build(gs_ocl *ocl, gs_pred_program *out)
     char opts[64];
     snprintf(opts, sizeof opts, "-DWG=%d -DRT=%d -DLX=%d -DHR=%d -DHP=%d", PRED_WG, PRED_RT, PRED_LX, PRED_HR,
              PRED_HP);
-    return gs_dev_kernels_build(ocl, "predict", opts, pk_names, PK_N, &out->ks);
+    return gs_dev_kernels_build(ocl, "predict", opts, 1, pk_names, PK_N, &out->ks);
 }
 
 void gs_pred_program_release(gs_pred_program *p)

@@ -251,7 +251,7 @@ static gs_status build_kernels(run *r, gs_ocl *ocl, const gs_param *param)
     char opts[256];
     snprintf(opts, sizeof opts, "-DWG=%d -DKTYPE=%d -DCB=%d -DWCH=%d -DCCH=%d -DQMAX=%d -DMWG=%d -DGS_WIDE=%d",
              r->wg, param->kernel_type, CB, WCH, CCH, qmax, r->mwg, r->wide);
-    if ((st = gs_dev_kernels_build(ocl, "cs", opts, k_names, K_N, &r->ks))) return st;
+    if ((st = gs_dev_kernels_build(ocl, "cs", opts, 1, k_names, K_N, &r->ks))) return st;
     for (int i = 0; i < K_N; i++) {
         size_t kw = 0;
         if ((st = gs_ocl_kernel_wg(ocl, r->ks.k[i], &kw))) return st;

@@ -240,7 +240,7 @@ gs_status gs_solver_create(gs_ocl *ocl, const gs_param *param, int precise, int 
     memcpy(s->names, s->multi_sel ? k_names : k_names_one, sizeof s->names);
     if (!s->col_rows) s->names[K_ROWS_COL] = s->names[K_CERT_DOTS] = NULL;
     if (!s->row_cache) s->names[K_CACHE] = NULL;
-    if ((st = gs_dev_kernels_build(ocl, "solver", opts, s->names, K_COUNT_ALL, &s->ks)))
+    if ((st = gs_dev_kernels_build(ocl, "solver", opts, GS_SOLVER_PARTS, s->names, K_COUNT_ALL, &s->ks)))
         goto cleanup;
     size_t wm = MWG, ws = 0;
     cl_ulong lm = 0, ls = 0;

@@ -26,6 +26,8 @@ void gs_tuning_init(gs_tuning *t)
     t->kernel_dir = NULL;
     t->kernel_cache = NULL;
     t->kernel_cache_cpu = 0;
+    t->build_procs = GS_TUNE_AUTO;
+    t->build_exe = NULL;
     t->pred_blocks = GS_PRED_BLOCKS_AUTO;
     t->pred_tile = GS_TUNE_AUTO;
     t->pred_hash = GS_TUNE_AUTO;

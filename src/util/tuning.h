@@ -103,6 +103,17 @@ typedef struct gs_tuning {
                                and handing out a binary makes it compile every kernel's generic
                                work-group function first (+120 s for the solver on 2 cores), while
                                our binary spares only its front end (~3 s of a 35 s cold start) */
+    int build_procs;        /* GPUSVM_BUILD_PROCS=N: a program made of parts (the solver's, abi.h
+                               GS_SOLVER_PARTS) built part by part, up to N of them by helper
+                               processes at once while this one builds another (N >= 1, on any
+                               device, with or without the kernel cache: tests); 0 whole, in this
+                               process; GS_TUNE_AUTO (default): in parts, by helpers, on a GPU
+                               when build_exe and the kernel cache are set and the whole program
+                               is not in the cache (device/ocl.h gs_ocl_build_parts) */
+    const char *build_exe;  /* the program that serves as a build helper (the CLIs: their own,
+                               /proc/self/exe, run as GS_OCL_HELPER_FLAG ...); NULL (default, so the
+                               library starts no process unasked): none, parts built here.
+                               Copied by gs_ocl_open */
     /* ---- prediction (src/predict/predictor.c), all from GS_PRED_LAYOUT, a comma-separated list ---- */
     int pred_blocks;        /* =rows: every SV block row-wise (GS_PRED_BLOCKS_ROWS); =dense: none
                                (GS_PRED_BLOCKS_DENSE); default GS_PRED_BLOCKS_AUTO: by sparsity */

@@ -66,7 +66,7 @@ static void check_device(gs_ocl *o, const char *mode)
     gs_dev_buf out = {0};
     memset(&ks, 0, sizeof ks);
     gs_status st = gs_dev_init(&d, o, NULL);
-    if (st == GS_OK) st = gs_dev_kernels_build(o, "abi_probe", NULL, knames, 1, &ks);
+    if (st == GS_OK) st = gs_dev_kernels_build(o, "abi_probe", NULL, 1, knames, 1, &ks);
     CHECK(st == GS_OK, "%s: build abi_probe: %s", mode, gs_last_error());
     if (st != GS_OK) goto cleanup;
     const int cap = CAP;

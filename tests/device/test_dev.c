@@ -1,6 +1,7 @@
 /* test_dev.c — src/device/dev: buffers grow and are reused (contents uploaded and filled as asked,
  * a size over the device's limit refused with a message naming the buffer), pinned memory grows and
- * carries transfers, a kernel set is built by names (a missing one refused by name), launches run
+ * carries transfers, a kernel set is built by names (a missing one refused by name; from a
+ * program's parts, whatever its helper processes do), launches run
  * (an axpy against the CPU) and record profiling events tagged with their kernel on a profiling
  * queue (none on a plain one), and the clustered layout's upload holds exactly the host's arrays.
  * Skips (saying why) when there is no device. */
@@ -101,7 +102,7 @@ static void check_launch(gs_ocl *o, const gs_dev *d, const char *what)
     gs_dev_buf bx = {0}, by = {0};
     gs_dev_prof pf = {0};
     cl_event done = NULL;
-    gs_status st = gs_dev_kernels_build(o, "selftest", "-DWG=16", names, K_N, &ks);
+    gs_status st = gs_dev_kernels_build(o, "selftest", "-DWG=16", 1, names, K_N, &ks);
     CHECK(st == GS_OK && ks.n == K_N && ks.k[K_AXPY] && ks.k[K_DOT], "%s: kernel set: %s", what, gs_last_error());
     if (st != GS_OK) return;
     const int n = N;
@@ -144,15 +145,47 @@ cleanup:
     gs_dev_buf_release(&by);
     gs_dev_buf_release(&bx);
     gs_dev_kernels_release(&ks);
-    CHECK(!ks.prog && !ks.k[0], "%s: kernels released", what);
+    CHECK(!ks.nprog && !ks.prog[0] && !ks.k[0], "%s: kernels released", what);
+}
+
+/* A program in parts (gs_ocl_build_parts), its helpers forced (build_procs 2) but unable to build
+ * (/bin/false starts and fails; a missing program does not start): this process builds every part
+ * itself and the kernels come from the parts (selftest has no GS_PART guards: every part holds
+ * both). build_procs 0: the whole program. */
+static void check_parts(gs_ocl *o)
+{
+    static const char *const exes[] = {"/bin/false", "/nonexistent/gpusvm-train"};
+    static const char *const opts[] = {"-DWG=8", "-DWG=4"};
+    char *saved = o->build_exe;
+    const int saved_procs = o->build_procs;
+    for (int i = 0; i < 2; i++) {
+        o->build_exe = (char *)exes[i];
+        o->build_procs = 2;
+        const int started = o->helpers_started, ok = o->helpers_ok, parts = o->parts_built;
+        gs_dev_kernels ks;
+        gs_status st = gs_dev_kernels_build(o, "selftest", opts[i], 3, names, K_N, &ks);
+        CHECK(st == GS_OK && ks.nprog == 3 && ks.k[K_AXPY] && ks.k[K_DOT] && o->parts_built == parts + 1,
+              "%s as the helper: 3 parts, both kernels: %s", exes[i], gs_last_error());
+        CHECK(o->helpers_started - started == (i == 0 ? 2 : 0) && o->helpers_ok == ok,
+              "%s as the helper: %d started, %d succeeded", exes[i], o->helpers_started - started, o->helpers_ok - ok);
+        gs_dev_kernels_release(&ks);
+    }
+    o->build_procs = 0;
+    gs_dev_kernels ks;
+    gs_status st = gs_dev_kernels_build(o, "selftest", "-DWG=2", 3, names, K_N, &ks);
+    CHECK(st == GS_OK && ks.nprog == 1 && ks.k[K_AXPY] && ks.k[K_DOT], "build_procs 0: one program: %s",
+          gs_last_error());
+    gs_dev_kernels_release(&ks);
+    o->build_exe = saved;
+    o->build_procs = saved_procs;
 }
 
 static void check_missing_kernel(gs_ocl *o)
 {
     static const char *const bad[] = {"gs_selftest_axpy", "gs_no_such_kernel"};
     gs_dev_kernels ks;
-    gs_status st = gs_dev_kernels_build(o, "selftest", NULL, bad, 2, &ks);
-    CHECK(st == GS_ERR_OCL && strstr(gs_last_error(), "gs_no_such_kernel") && !ks.prog && !ks.k[0],
+    gs_status st = gs_dev_kernels_build(o, "selftest", NULL, 1, bad, 2, &ks);
+    CHECK(st == GS_ERR_OCL && strstr(gs_last_error(), "gs_no_such_kernel") && !ks.nprog && !ks.prog[0] && !ks.k[0],
           "a missing kernel: %s", gs_last_error());
 }
 
@@ -228,6 +261,7 @@ int main(void)
     check_buffers(&d);
     check_pinned(&d);
     check_missing_kernel(&o);
+    check_parts(&o);
     check_launch(&o, &d, "device queue");
     check_upload(&d);
 
