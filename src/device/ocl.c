@@ -874,6 +874,19 @@ cleanup:
     return st;
 }
 
+/* The device's build lock (gs_ocl.build_lock), where it exists. */
+static void build_lock(gs_ocl *o)
+{
+    if (o->build_lock_ready)
+        pthread_mutex_lock(&o->build_lock);
+}
+
+static void build_unlock(gs_ocl *o)
+{
+    if (o->build_lock_ready)
+        pthread_mutex_unlock(&o->build_lock);
+}
+
 /* 1 when a build of name with options needs no compile: this process built it, or the kernel
  * cache has an entry for it (not checked here: a bad one is still rebuilt by gs_ocl_build). */
 static int available(gs_ocl *o, const char *name, const char *options)
@@ -885,8 +898,10 @@ static int available(gs_ocl *o, const char *name, const char *options)
         gs_clear_error();
         return 0;
     }
+    build_lock(o); /* built[] changes under it */
     for (int i = 0; i < o->n_built && !yes; i++)
         yes = o->built[i].hash == p.key.hash;
+    build_unlock(o);
     if (!yes && o->kernel_cache && gs_kcache_path(o->kernel_cache, name, &p.key, &entry) == GS_OK)
         yes = access(entry, R_OK) == 0;
     gs_clear_error();
@@ -899,11 +914,9 @@ static gs_status build_locked(gs_ocl *o, const char *name, const char *options, 
 
 gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_program *out)
 {
-    if (o->build_lock_ready)
-        pthread_mutex_lock(&o->build_lock);
+    build_lock(o);
     const gs_status st = build_locked(o, name, options, out);
-    if (o->build_lock_ready)
-        pthread_mutex_unlock(&o->build_lock);
+    build_unlock(o);
     return st;
 }
 
@@ -1006,18 +1019,21 @@ gs_status gs_ocl_build_parts(gs_ocl *o, const char *name, const char *options, i
     }
     /* the helpers take every missing part but the first, which this process builds meanwhile */
     const int limit = forced ? o->build_procs : nparts - 1;
-    for (int i = 1, started = 0; i < nmiss && started < limit && o->build_exe; i++) {
+    int started = 0, ok = 0;
+    for (int i = 1; i < nmiss && started < limit && o->build_exe; i++) {
         const int k = missing[i];
-        if ((pid[k] = start_helper(o, name, popts[k])) > 0) {
+        if ((pid[k] = start_helper(o, name, popts[k])) > 0)
             started++;
-            o->helpers_started++;
-        }
     }
     if (nmiss > 0)
         st = gs_ocl_build(o, name, popts[missing[0]], &progs[missing[0]]);
     for (int k = 0; k < nparts; k++)
-        if (pid[k] > 0 && gs_spawn_wait(pid[k]) == 0)
-            o->helpers_ok++;
+        if (pid[k] > 0)
+            ok += gs_spawn_wait(pid[k]) == 0;
+    build_lock(o); /* the counters: gpusvm-grid's lanes build on one gs_ocl */
+    o->helpers_started += started;
+    o->helpers_ok += ok;
+    build_unlock(o);
     if (st != GS_OK)
         goto cleanup;
     /* every part now, from this process's, the kernel cache or (a helper that failed) source */
@@ -1025,7 +1041,9 @@ gs_status gs_ocl_build_parts(gs_ocl *o, const char *name, const char *options, i
         if (!progs[k] && (st = gs_ocl_build(o, name, popts[k], &progs[k])) != GS_OK)
             goto cleanup;
     *nprogs = nparts;
+    build_lock(o);
     o->parts_built++;
+    build_unlock(o);
 cleanup:
     if (st != GS_OK)
         for (int k = 0; k < nparts; k++)
