@@ -387,6 +387,10 @@ gs_status gs_ocl_open(gs_ocl *o, const char *spec, const gs_tuning *tuning)
     memset(o, 0, sizeof *o);
     if (pthread_mutex_init(&o->build_lock, NULL) != 0)
         return GS_FAIL(GS_ERR_OCL, "could not make the device's build lock");
+    if (pthread_mutex_init(&o->parts_lock, NULL) != 0) {
+        pthread_mutex_destroy(&o->build_lock);
+        return GS_FAIL(GS_ERR_OCL, "could not make the device's build lock");
+    }
     o->build_lock_ready = 1;
     gs_status st = choose_device(o, spec, tuning->device);
     if (st != GS_OK) {
@@ -428,8 +432,10 @@ void gs_ocl_close(gs_ocl *o)
     o->build_log = NULL;
     o->kernel_dir = NULL;
     o->kernel_cache = NULL;
-    if (o->build_lock_ready)
+    if (o->build_lock_ready) {
         pthread_mutex_destroy(&o->build_lock);
+        pthread_mutex_destroy(&o->parts_lock);
+    }
     o->build_lock_ready = 0;
 }
 
@@ -1010,6 +1016,10 @@ gs_status gs_ocl_build_parts(gs_ocl *o, const char *name, const char *options, i
             *nprogs = 1;
         return st;
     }
+    /* one thread at a time from here (gpusvm-grid's lanes share the gs_ocl): the next finds the
+     * parts built and starts no helpers of its own */
+    if (o->build_lock_ready)
+        pthread_mutex_lock(&o->parts_lock);
     for (int k = 0; k < nparts; k++) {
         pid[k] = -1;
         if ((st = part_options(options, k + 1, &popts[k])) != GS_OK)
@@ -1045,6 +1055,8 @@ gs_status gs_ocl_build_parts(gs_ocl *o, const char *name, const char *options, i
     o->parts_built++;
     build_unlock(o);
 cleanup:
+    if (o->build_lock_ready)
+        pthread_mutex_unlock(&o->parts_lock);
     if (st != GS_OK)
         for (int k = 0; k < nparts; k++)
             if (progs[k]) {

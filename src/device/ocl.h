@@ -64,7 +64,8 @@ typedef struct gs_ocl {
     /* gs_ocl_build's: threads may build on one device at once (gpusvm-grid's lanes); everything
        above that changes after gs_ocl_open changes under it */
     pthread_mutex_t build_lock;
-    int build_lock_ready;
+    pthread_mutex_t parts_lock; /* gs_ocl_build_parts: one program in parts at a time */
+    int build_lock_ready;       /* both locks made */
 } gs_ocl;
 
 /* Opens a device: chooses it, then makes its context and in-order queue. spec: NULL/"" = automatic
