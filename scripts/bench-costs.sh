@@ -23,6 +23,11 @@
 #   prob    whole-process -b 1 training of a9a, letter and mnist10k, NEW and OLD interleaved,
 #           models compared, then ThunderSVM's (TSVM=path of thundersvm-train, when set) and
 #           NEW's --verbose held-out split (its held-out rows on the device and on the CPU).
+#   first   a machine's first run of a9a's training (scripts/bench-first-run.sh, states fresh and
+#           ours+driver, REPEAT rounds) by NEW (the solver in parts, by helper processes, where
+#           the kernel cache lacks it), NEW with GPUSVM_BUILD_PROCS=0 (the whole program) and OLD,
+#           the three models compared; then one fresh --verbose run of NEW: its device, program
+#           and kernel cache lines (how many helpers succeeded);
 #   kbuild  the solver program built with the driver's cache off by KB_PROCS (default "1 2 4 8")
 #           processes at once (scripts/bench-kbuild.c): does the driver build in parallel across
 #           processes?
@@ -292,6 +297,25 @@ if has text && [ -n "$TEXT" ]; then
     fi
     "$NEW/gpusvm-train" --verbose -c 1 -g 1 "$TEXT" "$TMP/tn.m" 2>&1 |
         grep -E 'clustering|device seconds per kernel|^gpusvm: seconds|iterations|certification [0-9.]+ s'
+fi
+if has first; then
+    A="-q -c 1 -g 0.05 $D/a9a/a9a.gz $TMP/first.m"
+    for v in "new:$NEW:GPUSVM_BUILD_PROCS=" "new-whole:$NEW:GPUSVM_BUILD_PROCS=0" ${OLD:+"old:$OLD:GPUSVM_BUILD_PROCS="}; do
+        n=${v%%:*}; r=${v#*:}; b=${r%%:*}; e=${r#*:}
+        echo "first run, $n ($b, ${e}):"
+        # shellcheck disable=SC2086
+        env "$e" sh scripts/bench-first-run.sh -n "$REPEAT" -s "fresh ours+driver" -- "$b/gpusvm-train" $A | tail -n 2
+        cp "$TMP/first.m" "$TMP/first.$n" 2>/dev/null
+    done
+    cmp -s "$TMP/first.new" "$TMP/first.new-whole" && echo "  parts and whole: the same model" ||
+        echo "  PARTS AND WHOLE DIFFER"
+    if [ -n "$OLD" ]; then
+        cmp -s "$TMP/first.new" "$TMP/first.old" && echo "  NEW and OLD: the same model" || echo "  NEW AND OLD DIFFER"
+    fi
+    mkdir -p "$TMP/fnv" "$TMP/fxdg"
+    # shellcheck disable=SC2086
+    CUDA_CACHE_PATH="$TMP/fnv" XDG_CACHE_HOME="$TMP/fxdg" GPUSVM_PROFILE=0 "$NEW/gpusvm-train" --verbose $A 2>&1 |
+        grep -E 'ready after|program|kernel cache|training \('
 fi
 if has kbuild; then
     # whether NVIDIA's compiler builds in parallel across processes: the solver program (a9a's
