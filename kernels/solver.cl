@@ -50,7 +50,7 @@
  * multiple of MWG >= q, and their work-group; the host builds with MWG 256). */
 /* The program in parts (-DGS_PART=k, 1 <= k <= GS_SOLVER_PARTS in abi.h): part k holds the
  * kernels marked GS_IN_PART(k) and the static helpers they call, so that the parts can be built
- * at once by separate processes (src/device/ocl.h gs_ocl_prebuild); without GS_PART, or 0, the
+ * at once by separate processes (src/device/ocl.h gs_ocl_build_parts); without GS_PART, or 0, the
  * whole program. The four parts take about as long each to compile (clang's PTX of a9a's options:
  * 2,326, 2,649, 1,945 and 2,608 lines; scripts/ptx-size.sh). */
 #ifndef GS_PART

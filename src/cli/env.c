@@ -151,7 +151,6 @@ int gs_cli_build_helper(int argc, char **argv)
     if (argc < 2 || strcmp(argv[1], GS_OCL_HELPER_FLAG) != 0)
         return -1;
     gs_tuning t;
-    gs_tuning_init(&t);
     gs_tuning_from_env(&t);
     gs_cli_driver_env(&t);
     if (gs_ocl_helper_run(argc, argv, &t) == GS_OK)

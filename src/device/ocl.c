@@ -880,17 +880,17 @@ cleanup:
     return st;
 }
 
-/* The device's build lock (gs_ocl.build_lock), where it exists. */
-static void build_lock(gs_ocl *o)
+/* One of the device's locks (build_lock, parts_lock), where gs_ocl_open made them. */
+static void lock(gs_ocl *o, pthread_mutex_t *m)
 {
     if (o->build_lock_ready)
-        pthread_mutex_lock(&o->build_lock);
+        pthread_mutex_lock(m);
 }
 
-static void build_unlock(gs_ocl *o)
+static void unlock(gs_ocl *o, pthread_mutex_t *m)
 {
     if (o->build_lock_ready)
-        pthread_mutex_unlock(&o->build_lock);
+        pthread_mutex_unlock(m);
 }
 
 /* 1 when a build of name with options needs no compile: this process built it, or the kernel
@@ -904,10 +904,10 @@ static int available(gs_ocl *o, const char *name, const char *options)
         gs_clear_error();
         return 0;
     }
-    build_lock(o); /* built[] changes under it */
+    lock(o, &o->build_lock); /* built[] changes under it */
     for (int i = 0; i < o->n_built && !yes; i++)
         yes = o->built[i].hash == p.key.hash;
-    build_unlock(o);
+    unlock(o, &o->build_lock);
     if (!yes && o->kernel_cache && gs_kcache_path(o->kernel_cache, name, &p.key, &entry) == GS_OK)
         yes = access(entry, R_OK) == 0;
     gs_clear_error();
@@ -920,9 +920,9 @@ static gs_status build_locked(gs_ocl *o, const char *name, const char *options, 
 
 gs_status gs_ocl_build(gs_ocl *o, const char *name, const char *options, cl_program *out)
 {
-    build_lock(o);
+    lock(o, &o->build_lock);
     const gs_status st = build_locked(o, name, options, out);
-    build_unlock(o);
+    unlock(o, &o->build_lock);
     return st;
 }
 
@@ -1018,8 +1018,7 @@ gs_status gs_ocl_build_parts(gs_ocl *o, const char *name, const char *options, i
     }
     /* one thread at a time from here (gpusvm-grid's lanes share the gs_ocl): the next finds the
      * parts built and starts no helpers of its own */
-    if (o->build_lock_ready)
-        pthread_mutex_lock(&o->parts_lock);
+    lock(o, &o->parts_lock);
     for (int k = 0; k < nparts; k++) {
         pid[k] = -1;
         if ((st = part_options(options, k + 1, &popts[k])) != GS_OK)
@@ -1040,10 +1039,10 @@ gs_status gs_ocl_build_parts(gs_ocl *o, const char *name, const char *options, i
     for (int k = 0; k < nparts; k++)
         if (pid[k] > 0)
             ok += gs_spawn_wait(pid[k]) == 0;
-    build_lock(o); /* the counters: gpusvm-grid's lanes build on one gs_ocl */
+    lock(o, &o->build_lock); /* the counters: gpusvm-grid's lanes build on one gs_ocl */
     o->helpers_started += started;
     o->helpers_ok += ok;
-    build_unlock(o);
+    unlock(o, &o->build_lock);
     if (st != GS_OK)
         goto cleanup;
     /* every part now, from this process's, the kernel cache or (a helper that failed) source */
@@ -1051,12 +1050,11 @@ gs_status gs_ocl_build_parts(gs_ocl *o, const char *name, const char *options, i
         if (!progs[k] && (st = gs_ocl_build(o, name, popts[k], &progs[k])) != GS_OK)
             goto cleanup;
     *nprogs = nparts;
-    build_lock(o);
+    lock(o, &o->build_lock);
     o->parts_built++;
-    build_unlock(o);
+    unlock(o, &o->build_lock);
 cleanup:
-    if (o->build_lock_ready)
-        pthread_mutex_unlock(&o->parts_lock);
+    unlock(o, &o->parts_lock);
     if (st != GS_OK)
         for (int k = 0; k < nparts; k++)
             if (progs[k]) {

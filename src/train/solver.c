@@ -61,6 +61,7 @@
  * 2, 0.7 with 4, 0.65 with 8; ijcnn1 0.8 / 0.6 / 0.45 / 0.45 ms) */
 #define HSPLIT 4
 _Static_assert(ITEMS % HSPLIT == 0, "k_hist splits a chunk's ITEMS evenly");
+_Static_assert(GS_SOLVER_PARTS <= GS_OCL_PARTS_MAX, "the solver's parts fit a gs_dev_kernels (device/ocl.h)");
 #define CCH 16
 /* Batches whose problems all have at most this many positions are selected by k_hist + k_select
  * (one work-group per problem after the first histogram); larger ones by the chain of k_hist /
